@@ -1,0 +1,68 @@
+package session
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// Find returns the condition of type t in conds, or nil. The pointer aliases
+// the slice element.
+func Find(conds []xpv2.Condition, t xpv2.ConditionType) *xpv2.Condition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// ReasonMessageOr reads a condition's reason and message, substituting the
+// defaults for a nil condition or an empty field. Use it when projecting
+// another object's condition, which may not have been published yet.
+func ReasonMessageOr(c *xpv2.Condition, defReason xpv2.ConditionReason, defMessage string) (xpv2.ConditionReason, string) {
+	if c == nil {
+		return defReason, defMessage
+	}
+	reason, message := c.Reason, c.Message
+	if reason == "" {
+		reason = defReason
+	}
+	if message == "" {
+		message = defMessage
+	}
+	return reason, message
+}
+
+// upsert writes c into conds IN PLACE, keeping list order: remove-then-append
+// would reorder the list and make every touch a diff. lastTransitionTime
+// moves only when the status changes; a new entry gets now. An empty reason
+// becomes ReasonUnspecified. Crossplane's own SetConditions is not used
+// because it neither defaults the reason nor stamps observedGeneration.
+func upsert(conds []xpv2.Condition, c xpv2.Condition, now metav1.Time) []xpv2.Condition {
+	if c.Reason == "" {
+		c.Reason = ReasonUnspecified
+	}
+	existing := Find(conds, c.Type)
+	if existing == nil {
+		c.LastTransitionTime = now
+		return append(conds, c)
+	}
+	c.LastTransitionTime = existing.LastTransitionTime
+	if existing.Status != c.Status {
+		c.LastTransitionTime = now
+	}
+	*existing = c
+	return conds
+}
+
+// remove drops the condition of type t, keeping the order of the rest.
+func remove(conds []xpv2.Condition, t xpv2.ConditionType) []xpv2.Condition {
+	out := conds[:0]
+	for _, c := range conds {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package session
+
+import (
+	"maps"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// MetricResourceCondition is the name of the condition gauge family.
+const MetricResourceCondition = "provider_git_resource_condition"
+
+// trioTypes are the only published condition types: axis conditions are not,
+// the failing gate is identified by the reason label instead.
+var trioTypes = [...]xpv2.ConditionType{xpv2.TypeReady, TypeReconciling, TypeStalled}
+
+// statuses are the three series published per condition type.
+var statuses = [...]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}
+
+// identity is one published object. The namespace is empty for
+// cluster-scoped kinds.
+type identity struct{ kind, namespace, name string }
+
+// state is one trio condition as published.
+type state struct {
+	status corev1.ConditionStatus
+	reason xpv2.ConditionReason
+}
+
+// ConditionMetrics publishes the trio of every declared object as a gauge
+// family read at scrape time from an in-process map, so forgetting an object
+// is a map delete and there is no stale value to unset.
+//
+// Identity labels are prefixed (resource_namespace, not namespace) because a
+// pod scrape with honor_labels=false overwrites a bare namespace label.
+// Cardinality is bounded by the number of declared objects: nine series each.
+type ConditionMetrics struct {
+	desc *prometheus.Desc
+
+	mu      sync.Mutex
+	objects map[identity][len(trioTypes)]state
+}
+
+// NewConditionMetrics returns an empty family. It registers nothing: cmd
+// registers it on controller-runtime's metrics.Registry, so tests can use
+// their own registries.
+func NewConditionMetrics() *ConditionMetrics {
+	return &ConditionMetrics{
+		desc: prometheus.NewDesc(MetricResourceCondition,
+			"Status of an object's Ready, Reconciling and Stalled conditions: 1 on the series of the current status, 0 on the other two.",
+			[]string{"kind", "resource_namespace", "resource_name", "type", "status", "reason"}, nil),
+		objects: map[identity][len(trioTypes)]state{},
+	}
+}
+
+// Record replaces everything published for (kind, namespace, name) with the
+// trio found in conditions, so a reason change leaves no stale series. A trio
+// type the object does not carry is published as Unknown/Unspecified: "not
+// reconciled yet" is a state, distinct from "not published at all". An empty
+// list is a no-op, never a delete: only Forget removes an object.
+func (m *ConditionMetrics) Record(kind, namespace, name string, conditions []xpv2.Condition) {
+	if len(conditions) == 0 {
+		return
+	}
+	m.record(identity{kind: kind, namespace: namespace, name: name}, conditions)
+}
+
+// record is Record without the empty-list guard: a session publishes a fresh
+// object's (empty) condition set as three Unknown conditions.
+func (m *ConditionMetrics) record(id identity, conditions []xpv2.Condition) {
+	var s [len(trioTypes)]state
+	for i, t := range trioTypes {
+		s[i] = state{status: corev1.ConditionUnknown, reason: ReasonUnspecified}
+		if c := Find(conditions, t); c != nil {
+			s[i] = state{status: c.Status, reason: c.Reason}
+			if c.Reason == "" {
+				s[i].reason = ReasonUnspecified
+			}
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.objects[id] = s
+}
+
+// Forget removes every series of exactly (kind, namespace, name).
+func (m *ConditionMetrics) Forget(kind, namespace, name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.objects, identity{kind: kind, namespace: namespace, name: name})
+}
+
+// Describe implements prometheus.Collector.
+func (m *ConditionMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.desc }
+
+// Collect implements prometheus.Collector. Each trio type yields three
+// series, one per status; the current one is 1. A status matching none of
+// the three yields three zeros.
+func (m *ConditionMetrics) Collect(ch chan<- prometheus.Metric) {
+	// Copy under the lock and send outside it, so a slow scrape never blocks
+	// a reconcile's Record.
+	m.mu.Lock()
+	objects := maps.Clone(m.objects)
+	m.mu.Unlock()
+	for id, trio := range objects {
+		for i, t := range trioTypes {
+			for _, st := range statuses {
+				v := 0.0
+				if trio[i].status == st {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, v,
+					id.kind, id.namespace, id.name, string(t), string(st), string(trio[i].reason))
+			}
+		}
+	}
+}
