@@ -1,0 +1,268 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProviderConfigSpec says which repository to manage and how to reach it.
+type ProviderConfigSpec struct {
+	// URL of the repository: https://host/path, ssh://[user@]host[:port]/path, or
+	// scp-like user@host:path. http:// and file:// URLs are accepted here but
+	// refused by the provider unless it runs with --allow-insecure-remotes (for
+	// tests and the local default only). Credentials never go in the URL.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(https?://[^/@ ]+/[^ ]+|ssh://([A-Za-z0-9._-]+@)?[^/@ ]+/[^ ]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^ ]+|file:///[^ ]+)$')",message="url must be https://host/path, ssh://[user@]host/path or scp-like user@host:path (http:// and file:// only for tests); credentials never go in the URL"
+	URL string `json:"url"`
+
+	// Credentials used to fetch from and push to the repository.
+	Credentials ProviderCredentials `json:"credentials"`
+
+	// Commit configures the commits the provider makes.
+	// +optional
+	// +kubebuilder:default={}
+	Commit CommitConfig `json:"commit,omitempty"`
+}
+
+// CommitConfig configures the commits the provider makes.
+type CommitConfig struct {
+	// Author of the provider's commits.
+	// +optional
+	Author *CommitAuthor `json:"author,omitempty"`
+
+	// Window is how long a branch's writer waits for more changes before it
+	// commits and pushes them together. Changes from many resources within one
+	// window become one commit and one push.
+	// +optional
+	// +kubebuilder:default="1s"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1m')",message="commit.window must be a duration between 0s and 1m"
+	Window *metav1.Duration `json:"window,omitempty"`
+}
+
+// CommitAuthor is the identity written into commits as author and committer.
+type CommitAuthor struct {
+	// Name of the author.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// Email of the author.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[^@<> ]+@[^@<> ]+$')",message="commit.author.email must look like user@host"
+	Email string `json:"email"`
+}
+
+// ProviderCredentials selects where credentials come from. The URL decides
+// which ones are used: an SSH URL needs a private key and known_hosts, an
+// HTTPS URL a username and password or token.
+// +kubebuilder:validation:XValidation:rule="self.source != 'Secret' || has(self.secretRef)",message="credentials.secretRef is required when credentials.source is Secret"
+type ProviderCredentials struct {
+	// Source of the credentials: Secret, or None for anonymous read-only
+	// access over HTTPS.
+	// +kubebuilder:validation:Enum=None;Secret
+	// +kubebuilder:default=Secret
+	Source xpv2.CredentialsSource `json:"source"`
+
+	// SecretRef names the Secret, in this ProviderConfig's namespace, that
+	// holds the credentials.
+	// +optional
+	SecretRef *LocalCredentialsSecretRef `json:"secretRef,omitempty"`
+}
+
+// ClusterProviderCredentials selects where a ClusterProviderConfig's
+// credentials come from.
+// +kubebuilder:validation:XValidation:rule="self.source != 'Secret' || has(self.secretRef)",message="credentials.secretRef is required when credentials.source is Secret"
+type ClusterProviderCredentials struct {
+	// Source of the credentials: Secret, or None for anonymous read-only
+	// access over HTTPS.
+	// +kubebuilder:validation:Enum=None;Secret
+	// +kubebuilder:default=Secret
+	Source xpv2.CredentialsSource `json:"source"`
+
+	// SecretRef names the Secret, and its namespace, that holds the
+	// credentials.
+	// +optional
+	SecretRef *CredentialsSecretRef `json:"secretRef,omitempty"`
+}
+
+// CredentialKeys names the keys of a credentials Secret. The defaults follow
+// the key names Flux uses for Git credentials, so one Secret can serve both.
+type CredentialKeys struct {
+	// SSHPrivateKeyKey is the key holding a PEM or OpenSSH private key.
+	// +optional
+	// +kubebuilder:default=identity
+	SSHPrivateKeyKey string `json:"sshPrivateKeyKey,omitempty"`
+
+	// KnownHostsKey is the key holding known_hosts lines for the SSH host.
+	// Required with SSH: host keys are always verified.
+	// +optional
+	// +kubebuilder:default=known_hosts
+	KnownHostsKey string `json:"knownHostsKey,omitempty"`
+
+	// UsernameKey is the key holding the HTTPS username.
+	// +optional
+	// +kubebuilder:default=username
+	UsernameKey string `json:"usernameKey,omitempty"`
+
+	// PasswordKey is the key holding the HTTPS password or access token.
+	// +optional
+	// +kubebuilder:default=password
+	PasswordKey string `json:"passwordKey,omitempty"`
+}
+
+// LocalCredentialsSecretRef names a Secret in the referencing object's
+// namespace.
+type LocalCredentialsSecretRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+
+	CredentialKeys `json:",inline"`
+}
+
+// CredentialsSecretRef names a Secret in a given namespace.
+type CredentialsSecretRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+
+	// Namespace of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Namespace string `json:"namespace"`
+
+	CredentialKeys `json:",inline"`
+}
+
+// ProviderConfigStatus is the observed state of a provider configuration.
+type ProviderConfigStatus struct {
+	xpv2.ProviderConfigStatus `json:",inline"`
+
+	// ObservedGeneration is the metadata.generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ProviderConfig configures how provider-git reaches one repository. Managed
+// resources in the same namespace use it through spec.providerConfigRef.
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="REASON",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,git}
+type ProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProviderConfigList contains a list of ProviderConfig.
+type ProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfig `json:"items"`
+}
+
+// ClusterProviderConfigSpec is a ProviderConfigSpec whose Secret may live in
+// any namespace: only a cluster administrator can write one.
+type ClusterProviderConfigSpec struct {
+	// URL of the repository; see ProviderConfig.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(https?://[^/@ ]+/[^ ]+|ssh://([A-Za-z0-9._-]+@)?[^/@ ]+/[^ ]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^ ]+|file:///[^ ]+)$')",message="url must be https://host/path, ssh://[user@]host/path or scp-like user@host:path (http:// and file:// only for tests); credentials never go in the URL"
+	URL string `json:"url"`
+
+	// Credentials used to fetch from and push to the repository.
+	Credentials ClusterProviderCredentials `json:"credentials"`
+
+	// Commit configures the commits the provider makes.
+	// +optional
+	// +kubebuilder:default={}
+	Commit CommitConfig `json:"commit,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ClusterProviderConfig configures how provider-git reaches one repository,
+// for managed resources in any namespace.
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="REASON",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,git}
+type ClusterProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ClusterProviderConfigSpec `json:"spec"`
+	Status ProviderConfigStatus      `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterProviderConfigList contains a list of ClusterProviderConfig.
+type ClusterProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterProviderConfig `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ProviderConfigUsage records that a managed resource uses a ProviderConfig
+// or ClusterProviderConfig. It lives in the managed resource's namespace and
+// is owned by it, so a configuration in use cannot be deleted from under it.
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="CONFIG-KIND",type="string",JSONPath=".providerConfigRef.kind"
+// +kubebuilder:printcolumn:name="CONFIG-NAME",type="string",JSONPath=".providerConfigRef.name"
+// +kubebuilder:printcolumn:name="RESOURCE-KIND",type="string",JSONPath=".resourceRef.kind"
+// +kubebuilder:printcolumn:name="RESOURCE-NAME",type="string",JSONPath=".resourceRef.name"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,git}
+type ProviderConfigUsage struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	xpv2.TypedProviderConfigUsage `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProviderConfigUsageList contains a list of ProviderConfigUsage.
+type ProviderConfigUsageList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfigUsage `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(
+		&ProviderConfig{}, &ProviderConfigList{},
+		&ClusterProviderConfig{}, &ClusterProviderConfigList{},
+		&ProviderConfigUsage{}, &ProviderConfigUsageList{},
+	)
+}
