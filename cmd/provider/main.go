@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command provider runs provider-git: the controllers that make Git
+// repositories a Crossplane managed external system.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"go.uber.org/zap/zapcore"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane-contrib/provider-git/apis"
+	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+)
+
+func main() {
+	var (
+		app            = kingpin.New(filepath.Base(os.Args[0]), "Crossplane provider that manages Git repositories.").DefaultEnvars()
+		debug          = app.Flag("debug", "Run with debug logging.").Short('d').Bool()
+		leaderElection = app.Flag("leader-election", "Use leader election for the controller manager.").Short('l').Default("false").Bool()
+		syncInterval   = app.Flag("sync", "How often all resources are re-listed from the API server (informer resync).").Short('s').Default("1h").Duration()
+		pollInterval   = app.Flag("poll", "How often each managed resource is checked against Git for drift.").Default("1m").Duration()
+		pollJitter     = app.Flag("poll-jitter-percentage", "Spread of the poll interval, in percent, so resources created together do not poll together.").Default("10").Uint()
+		maxReconcile   = app.Flag("max-reconcile-rate", "The global maximum rate per second at which resources may be checked for drift from the desired state.").Default("10").Int()
+		metricsAddr    = app.Flag("metrics-bind-address", "The address the Prometheus metrics endpoint binds to.").Default(":8080").String()
+		probeAddr      = app.Flag("health-probe-bind-address", "The address the health and readiness probes bind to.").Default(":8081").String()
+		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
+		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
+	)
+	kingpin.MustParse(app.Parse(os.Args[1:]))
+
+	level := zapcore.InfoLevel
+	if *debug {
+		level = zapcore.DebugLevel
+	}
+	zl := zap.New(zap.UseDevMode(*debug), zap.Level(level))
+	ctrl.SetLogger(zl)
+	log := logging.NewLogrLogger(zl.WithName("provider-git"))
+
+	kingpin.FatalIfError(os.MkdirAll(*cacheDir, 0o700), "cannot create the cache directory")
+	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
+		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
+		"allow-insecure-remotes", *allowInsecure)
+
+	cfg, err := ctrl.GetConfig()
+	kingpin.FatalIfError(err, "cannot get a Kubernetes API server config")
+
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
+		Cache:                   cache.Options{SyncPeriod: syncInterval},
+		LeaderElection:          *leaderElection,
+		LeaderElectionID:        "crossplane-leader-election-provider-git",
+		LeaseDuration:           func() *time.Duration { d := 60 * time.Second; return &d }(),
+		RenewDeadline:           func() *time.Duration { d := 50 * time.Second; return &d }(),
+		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
+		HealthProbeBindAddress:  *probeAddr,
+		GracefulShutdownTimeout: func() *time.Duration { d := 30 * time.Second; return &d }(),
+	})
+	kingpin.FatalIfError(err, "cannot create the controller manager")
+	kingpin.FatalIfError(clientgoscheme.AddToScheme(mgr.GetScheme()), "cannot add client-go APIs to the scheme")
+	kingpin.FatalIfError(apiextensionsv1.AddToScheme(mgr.GetScheme()), "cannot add CRD APIs to the scheme")
+	kingpin.FatalIfError(apis.AddToScheme(mgr.GetScheme()), "cannot add provider-git APIs to the scheme")
+	kingpin.FatalIfError(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add the health check")
+	kingpin.FatalIfError(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add the readiness check")
+
+	o := controller.Options{
+		Logger:                  log,
+		MaxConcurrentReconciles: *maxReconcile,
+		PollInterval:            *pollInterval,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcile),
+		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+	}
+	// Safe start: controllers are registered with the gate and start once their
+	// CRD is established, because Crossplane v2 may keep a managed resource
+	// kind inactive (no CRD) until an activation policy enables it.
+	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
+	kingpin.FatalIfError(gitcontroller.SetupGated(mgr, o), "cannot set up the controllers")
+
+	kingpin.FatalIfError(errors.Wrap(mgr.Start(ctrl.SetupSignalHandler()), "manager stopped"), "cannot run the controller manager")
+}
