@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The Crossplane Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package managed
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// A StalledError marks an error that waiting cannot clear: a human must act
+// (credentials refused, host key mismatch, a spec the external system
+// rejects). The reconciler reports it as Stalled=True, which kstatus reads as
+// Failed, instead of retrying it with backoff as InProgress forever.
+type StalledError struct {
+	// Reason is the CamelCase reason written to Ready and Stalled, e.g.
+	// AuthenticationFailed. It should name the cause, not restate the
+	// condition type.
+	Reason xpv2.ConditionReason
+	err    error
+}
+
+// Error returns the wrapped error's message; the class is not part of the
+// text a human reads in the condition message.
+func (e *StalledError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *StalledError) Unwrap() error { return e.err }
+
+// Stalled marks err as needing a human, with reason. An external client
+// returns a plain error for anything that may clear by itself (network,
+// 5xx, timeouts) and Stalled(...) for the rest. Stalled(reason, nil) is nil.
+// The mark survives further wrapping with errors.Wrap.
+func Stalled(reason xpv2.ConditionReason, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StalledError{Reason: reason, err: err}
+}
+
+// IsStalled reports whether err, or any error it wraps, was marked with
+// Stalled.
+func IsStalled(err error) bool {
+	_, ok := StalledReason(err)
+	return ok
+}
+
+// StalledReason returns the reason err was marked with, and whether it was
+// marked at all. The outermost mark wins.
+func StalledReason(err error) (xpv2.ConditionReason, bool) {
+	var se *StalledError
+	if !errors.As(err, &se) {
+		return "", false
+	}
+	return se.Reason, true
+}
