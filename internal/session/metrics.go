@@ -13,6 +13,8 @@ import (
 // MetricResourceCondition is the name of the condition gauge family.
 const MetricResourceCondition = "provider_git_resource_condition"
 
+const helpResourceCondition = "Status of an object's Ready, Reconciling and Stalled conditions: 1 on the series of the current status, 0 on the other two."
+
 // trioTypes are the only published condition types: axis conditions are not,
 // the failing gate is identified by the reason label instead.
 var trioTypes = [...]xpv2.ConditionType{xpv2.TypeReady, TypeReconciling, TypeStalled}
@@ -49,8 +51,7 @@ type ConditionMetrics struct {
 // their own registries.
 func NewConditionMetrics() *ConditionMetrics {
 	return &ConditionMetrics{
-		desc: prometheus.NewDesc(MetricResourceCondition,
-			"Status of an object's Ready, Reconciling and Stalled conditions: 1 on the series of the current status, 0 on the other two.",
+		desc: prometheus.NewDesc(MetricResourceCondition, helpResourceCondition,
 			[]string{"kind", "resource_namespace", "resource_name", "type", "status", "reason"}, nil),
 		objects: map[identity][len(trioTypes)]state{},
 	}

@@ -185,17 +185,22 @@ func (s *Session) AfterPersist(fn func()) {
 	s.afterPersist = append(s.afterPersist, fn)
 }
 
-// MetadataWritten tells the session the reconcile wrote the object's metadata
-// itself (e.g. added a finalizer with Update). The new resourceVersion and
-// finalizers are copied into the patch base, so the optimistic lock is taken
-// against the reconcile's own write instead of conflicting with it, and the
-// status patch carries no metadata diff.
+// MetadataWritten tells the session the reconcile wrote the object itself
+// (e.g. added a finalizer with Update). Call it right after that write. The
+// new resourceVersion and finalizers are copied into the patch base, so the
+// optimistic lock is taken against the reconcile's own write instead of
+// conflicting with it, and the status patch carries no metadata diff.
+//
+// The write's response replaced the in-memory status with the stored one, so
+// Begin's observedGeneration stamp is re-applied here (at the generation the
+// write left, which the reconcile has now seen). Conditions set before the
+// write were lost the same way: set them after it.
 func (s *Session) MetadataWritten() {
-	if s.before == nil {
-		return
+	if s.before != nil {
+		s.before.SetResourceVersion(s.obj.GetResourceVersion())
+		s.before.SetFinalizers(s.obj.GetFinalizers())
 	}
-	s.before.SetResourceVersion(s.obj.GetResourceVersion())
-	s.before.SetFinalizers(s.obj.GetFinalizers())
+	s.obj.SetObservedGeneration(s.obj.GetGeneration())
 }
 
 // WriteLost reports whether Commit's patch was rejected by the optimistic

@@ -1,0 +1,518 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+const cadence = 5 * time.Minute
+
+var widgetsGR = schema.GroupResource{Group: widgetGVK.Group, Resource: "widgets"}
+
+// logRecorder keeps Info messages so tests can assert what was logged.
+type logRecorder struct{ infos []string }
+
+func (l *logRecorder) Info(msg string, _ ...any)        { l.infos = append(l.infos, msg) }
+func (l *logRecorder) Debug(string, ...any)             {}
+func (l *logRecorder) WithValues(...any) logging.Logger { return l }
+
+// trioConditions is what ApplyReadiness(r) stores at generation gen.
+func trioConditions(r *Readiness, gen int64) []xpv2.Condition {
+	tr := r.Trio()
+	c := func(t xpv2.ConditionType, v Verdict) xpv2.Condition {
+		return xpv2.Condition{Type: t, Status: v.Status, Reason: v.Reason, Message: v.Message, LastTransitionTime: t0, ObservedGeneration: gen}
+	}
+	return []xpv2.Condition{c(xpv2.TypeReady, tr.Ready), c(TypeReconciling, tr.Reconciling), c(TypeStalled, tr.Stalled)}
+}
+
+// converged is a readiness with nothing contributed.
+func converged() *Readiness { return newTestReadiness() }
+
+func TestCommitOutcome(t *testing.T) {
+	errBoom := errors.New("boom")
+	type want struct {
+		err          error
+		writeLost    bool
+		requeue      time.Duration
+		events       []string
+		afterPersist int
+		series       int
+		logged       []string
+		storedReady  *corev1.ConditionStatus
+	}
+	ready := corev1.ConditionTrue
+	cases := map[string]struct {
+		reason   string
+		patchErr error
+		want     want
+	}{
+		"Landed": {
+			reason: "A landed write is not flagged as lost, keeps the caller's cadence, announces Ready, runs callbacks once.",
+			want: want{
+				requeue:      cadence,
+				events:       []string{"Normal Available " + readyMsg},
+				afterPersist: 1,
+				series:       9,
+				storedReady:  &ready,
+			},
+		},
+		"Conflict": {
+			reason:   "A lost race is recorded, not returned; the caller comes back in exactly 100ms; nothing announced or settled.",
+			patchErr: kerrors.NewConflict(widgetsGR, testName, errors.New("object was modified")),
+			want: want{
+				writeLost: true,
+				requeue:   RequeueWriteLostInterval,
+				series:    9,
+				logged:    []string{msgWriteLost},
+			},
+		},
+		"NotFound": {
+			reason:   "An object that is gone is not an error and settles nothing.",
+			patchErr: kerrors.NewNotFound(widgetsGR, testName),
+			want:     want{requeue: cadence, series: 9},
+		},
+		"OtherError": {
+			reason:   "Any other failure is returned wrapped so controller-runtime backs off; metrics were still published.",
+			patchErr: errBoom,
+			want:     want{err: errors.Wrap(errBoom, errPatchStatus), requeue: cadence, series: 9},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var p patchLog
+			c, obj := env(t, newWidget(2), p.funcs(tc.patchErr))
+			rec := record.NewFakeRecorder(10)
+			m := NewConditionMetrics()
+			log := &logRecorder{}
+			s := Begin(c, obj, WithRecorder(rec), WithMetrics(m, testKind), WithLogger(log))
+			ran := 0
+			s.AfterPersist(func() { ran++ })
+			s.ApplyReadiness(converged())
+
+			err := s.Commit(context.Background())
+
+			var storedReady *corev1.ConditionStatus
+			if r := Find(stored(t, c).Status.Conditions, xpv2.TypeReady); r != nil {
+				storedReady = &r.Status
+			}
+			got := want{
+				err:          err,
+				writeLost:    s.WriteLost(),
+				requeue:      s.RequeueAfter(cadence),
+				events:       drain(rec),
+				afterPersist: ran,
+				series:       testutil.CollectAndCount(m),
+				logged:       log.infos,
+				storedReady:  storedReady,
+			}
+			if diff := cmp.Diff(tc.want, got, test.EquateErrors(), cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nCommit(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if len(p.bodies) != 1 {
+				t.Errorf("%s\nCommit() sent %d patches, want exactly 1 (no retry)", tc.reason, len(p.bodies))
+			}
+		})
+	}
+}
+
+func TestCommitLostRaceAgainstStaleRead(t *testing.T) {
+	// Two reconciles read the same resourceVersion (the second from a lagging
+	// cache). The first lands; the second must lose to the real optimistic
+	// lock, not overwrite it.
+	c, first := env(t, newWidget(1), interceptor.Funcs{})
+	second := first.DeepCopyObject().(*widget)
+
+	s1 := Begin(c, first)
+	r := newTestReadiness()
+	r.Progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "first")
+	s1.ApplyReadiness(r)
+	if err := s1.Commit(context.Background()); err != nil {
+		t.Fatalf("first Commit(): %v", err)
+	}
+
+	s2 := Begin(c, second)
+	s2.ApplyReadiness(converged())
+	if err := s2.Commit(context.Background()); err != nil {
+		t.Fatalf("second Commit(): want nil for a lost race, got %v", err)
+	}
+	if !s2.WriteLost() || s2.RequeueAfter(cadence) != RequeueWriteLostInterval {
+		t.Errorf("second session: WriteLost()=%t RequeueAfter()=%s, want true and %s", s2.WriteLost(), s2.RequeueAfter(cadence), RequeueWriteLostInterval)
+	}
+	if s1.WriteLost() {
+		t.Error("first session: WriteLost() = true for a landed write")
+	}
+	if got := Find(stored(t, c).Status.Conditions, xpv2.TypeReady); got == nil || got.Message != "first" {
+		t.Errorf("stored Ready = %v, want the first (winning) write", got)
+	}
+}
+
+func TestCommitPatchCarriesOptimisticLock(t *testing.T) {
+	var p patchLog
+	c, obj := env(t, newWidget(3), p.funcs(nil))
+	readRV := obj.GetResourceVersion()
+	s := Begin(c, obj)
+	s.ApplyReadiness(converged())
+	if err := s.Commit(context.Background()); err != nil {
+		t.Fatalf("Commit(): %v", err)
+	}
+	if len(p.bodies) != 1 {
+		t.Fatalf("sent %d patches, want 1", len(p.bodies))
+	}
+	var body struct {
+		Metadata map[string]any `json:"metadata"`
+		Status   map[string]any `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(p.bodies[0]), &body); err != nil {
+		t.Fatalf("patch body %q: %v", p.bodies[0], err)
+	}
+	if diff := cmp.Diff(map[string]any{"resourceVersion": readRV}, body.Metadata); diff != "" {
+		t.Errorf("patch metadata must be exactly the resourceVersion as read: -want, +got:\n%s", diff)
+	}
+	if body.Status["observedGeneration"] != float64(3) || body.Status["conditions"] == nil {
+		t.Errorf("patch status = %v, want observedGeneration 3 and the conditions", body.Status)
+	}
+}
+
+func TestCommitNoOp(t *testing.T) {
+	// A reconcile that computes what the object already holds sends nothing
+	// (breaking the status-write -> watch event -> requeue loop), still
+	// publishes metrics, settles callbacks and announces nothing.
+	storedObj := newWidget(2, trioConditions(converged(), 2)...)
+	storedObj.Status.ObservedGeneration = 2
+
+	t.Run("FakeClient", func(t *testing.T) {
+		var p patchLog
+		c, obj := env(t, storedObj, p.funcs(nil))
+		rec := record.NewFakeRecorder(10)
+		m := NewConditionMetrics()
+		s := Begin(c, obj, WithRecorder(rec), WithMetrics(m, testKind))
+		ran := false
+		s.AfterPersist(func() { ran = true })
+		s.ApplyReadiness(converged())
+		if err := s.Commit(context.Background()); err != nil {
+			t.Fatalf("Commit(): %v", err)
+		}
+		if len(p.bodies) != 0 || !ran || testutil.CollectAndCount(m) != 9 {
+			t.Errorf("patches=%d afterPersist=%t series=%d, want 0, true, 9", len(p.bodies), ran, testutil.CollectAndCount(m))
+		}
+		if ev := drain(rec); len(ev) != 0 {
+			t.Errorf("no-op commit emitted Events %v", ev)
+		}
+	})
+	t.Run("NilClient", func(t *testing.T) {
+		// A nil client proves no API call is made at all.
+		obj := storedObj.DeepCopyObject().(*widget)
+		m := NewConditionMetrics()
+		s := Begin(nil, obj, WithMetrics(m, testKind))
+		s.ApplyReadiness(converged())
+		if err := s.Commit(context.Background()); err != nil {
+			t.Fatalf("Commit(): %v", err)
+		}
+		if n := testutil.CollectAndCount(m); n != 9 {
+			t.Errorf("series = %d, want 9 published on a no-op commit", n)
+		}
+	})
+}
+
+func TestAfterPersistRunsInOrderOnce(t *testing.T) {
+	c, obj := env(t, newWidget(1), interceptor.Funcs{})
+	s := Begin(c, obj)
+	var order []int
+	s.AfterPersist(func() { order = append(order, 1) })
+	s.AfterPersist(func() { order = append(order, 2) })
+	s.ApplyReadiness(converged())
+	for range 2 {
+		if err := s.Commit(context.Background()); err != nil {
+			t.Fatalf("Commit(): %v", err)
+		}
+	}
+	if diff := cmp.Diff([]int{1, 2}, order); diff != "" {
+		t.Errorf("callbacks run in registration order, once across commits: -want, +got:\n%s", diff)
+	}
+}
+
+func TestMetadataWritten(t *testing.T) {
+	const finalizer = "finalizer.git.m.crossplane.io"
+	type want struct {
+		writeLost          bool
+		patchMetadata      map[string]any
+		finalizers         []string
+		observedGeneration int64
+		ready              bool
+	}
+	cases := map[string]struct {
+		reason          string
+		metadataWritten bool
+		want            want
+	}{
+		"MetadataWritten": {
+			reason:          "After the reconcile's own Update, the lock is taken on the version that Update left and the patch carries no metadata diff.",
+			metadataWritten: true,
+			want: want{
+				patchMetadata:      map[string]any{"resourceVersion": "1000"},
+				finalizers:         []string{finalizer},
+				observedGeneration: 5,
+				ready:              true,
+			},
+		},
+		"WithoutMetadataWritten": {
+			reason: "Without it the session conflicts with the reconcile's own write (this row proves the test can fail).",
+			want: want{
+				writeLost:     true,
+				patchMetadata: map[string]any{"resourceVersion": "999", "finalizers": []any{finalizer}},
+				finalizers:    []string{finalizer},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var p patchLog
+			c, obj := env(t, newWidget(5), p.funcs(nil))
+			s := Begin(c, obj)
+			obj.Finalizers = append(obj.Finalizers, finalizer)
+			if err := c.Update(context.Background(), obj); err != nil {
+				t.Fatalf("Update(): %v", err)
+			}
+			if tc.metadataWritten {
+				s.MetadataWritten()
+			}
+			s.ApplyReadiness(converged())
+			if err := s.Commit(context.Background()); err != nil {
+				t.Fatalf("Commit(): %v", err)
+			}
+			var body struct {
+				Metadata map[string]any `json:"metadata"`
+			}
+			if len(p.bodies) != 1 {
+				t.Fatalf("sent %d patches, want 1", len(p.bodies))
+			}
+			if err := json.Unmarshal([]byte(p.bodies[0]), &body); err != nil {
+				t.Fatal(err)
+			}
+			got := stored(t, c)
+			g := want{
+				writeLost:          s.WriteLost(),
+				patchMetadata:      body.Metadata,
+				finalizers:         got.Finalizers,
+				observedGeneration: got.Status.ObservedGeneration,
+				ready:              Find(got.Status.Conditions, xpv2.TypeReady) != nil,
+			}
+			if diff := cmp.Diff(tc.want, g, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestBeginStampsObservedGeneration(t *testing.T) {
+	obj := newWidget(7)
+	s := Begin(nil, obj)
+	if obj.Status.ObservedGeneration != 7 {
+		t.Errorf("status.observedGeneration = %d after Begin, want 7", obj.Status.ObservedGeneration)
+	}
+	if base := s.before.(*widget); base.Status.ObservedGeneration != 0 {
+		t.Errorf("patch base observedGeneration = %d, want 0: the base must be taken before the stamp", base.Status.ObservedGeneration)
+	}
+	s.Set(xpv2.Condition{Type: "Axis", Status: corev1.ConditionTrue, Reason: "Ok"})
+	if len(obj.Status.Conditions) != 1 || obj.Status.Conditions[0].ObservedGeneration != 7 {
+		t.Errorf("Set must land in the object's own list at generation 7, got %+v", obj.Status.Conditions)
+	}
+}
+
+func TestBeginTheStampAloneIsPersisted(t *testing.T) {
+	// The only news is a new generation: it must still be written, or
+	// kstatus reports the object stale forever.
+	w := newWidget(4, trioConditions(converged(), 3)...)
+	w.Status.ObservedGeneration = 3
+	c, obj := env(t, w, interceptor.Funcs{})
+	if err := Begin(c, obj).Commit(context.Background()); err != nil {
+		t.Fatalf("Commit(): %v", err)
+	}
+	if got := stored(t, c).Status.ObservedGeneration; got != 4 {
+		t.Errorf("stored observedGeneration = %d, want 4", got)
+	}
+}
+
+func TestReadyTransitionEvents(t *testing.T) {
+	progressing := func(st corev1.ConditionStatus, reason xpv2.ConditionReason, msg string) *Readiness {
+		r := newTestReadiness()
+		r.Progressing(st, reason, msg)
+		return r
+	}
+	stalled := newTestReadiness()
+	stalled.Stalled("SecretNotFound", "secret missing")
+
+	cases := map[string]struct {
+		reason  string
+		before  []xpv2.Condition
+		write   func(s *Session, obj *widget)
+		events  []string
+		patches int
+	}{
+		"FirstReadyConverged": {
+			reason:  "Reaching Ready is Normal; the first Ready is a transition.",
+			write:   func(s *Session, _ *widget) { s.ApplyReadiness(converged()) },
+			events:  []string{"Normal Available " + readyMsg},
+			patches: 1,
+		},
+		"ProgressingFalseIsNormal": {
+			reason: "Progressing clears on its own: Normal.",
+			write: func(s *Session, _ *widget) {
+				s.ApplyReadiness(progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "cloning"))
+			},
+			events:  []string{"Normal Creating cloning"},
+			patches: 1,
+		},
+		"ProgressingUnknownIsNormal": {
+			reason: "Ready=Unknown while progressing is still Normal.",
+			write: func(s *Session, _ *widget) {
+				s.ApplyReadiness(progressing(corev1.ConditionUnknown, "AwaitingDiscovery", "waiting"))
+			},
+			events:  []string{"Normal AwaitingDiscovery waiting"},
+			patches: 1,
+		},
+		"StalledIsWarning": {
+			reason:  "Only a stall, which needs a human, is a Warning.",
+			write:   func(s *Session, _ *widget) { s.ApplyReadiness(stalled) },
+			events:  []string{"Warning SecretNotFound secret missing"},
+			patches: 1,
+		},
+		"ReadyWithoutTheTrioStaysAWarning": {
+			reason: "Ready written without Stalled (e.g. directly by an external client) is loud, not silently downgraded.",
+			write: func(_ *Session, obj *widget) {
+				obj.Status.Conditions = append(obj.Status.Conditions, xpv2.Condition{
+					Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: xpv2.ReasonUnavailable, Message: "down", LastTransitionTime: t0,
+				})
+			},
+			events:  []string{"Warning Unavailable down"},
+			patches: 1,
+		},
+		"ReasonChangeIsATransition": {
+			reason: "Same status, new reason: announced.",
+			before: trioConditions(progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "cloning"), 1),
+			write: func(s *Session, _ *widget) {
+				s.ApplyReadiness(progressing(corev1.ConditionFalse, "Fetching", "fetching"))
+			},
+			events:  []string{"Normal Fetching fetching"},
+			patches: 1,
+		},
+		"MessageOnlyChangeIsNotATransition": {
+			reason: "A message-only change is written but not announced.",
+			before: trioConditions(progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "cloning 10%"), 1),
+			write: func(s *Session, _ *widget) {
+				s.ApplyReadiness(progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "cloning 90%"))
+			},
+			patches: 1,
+		},
+		"NoOpIsSilent": {
+			reason:  "Nothing written, nothing announced.",
+			before:  trioConditions(converged(), 1),
+			write:   func(s *Session, _ *widget) { s.ApplyReadiness(converged()) },
+			patches: 0,
+		},
+		"NoReadyNoEvent": {
+			reason: "A status without Ready announces nothing.",
+			write: func(s *Session, _ *widget) {
+				s.Set(xpv2.Condition{Type: "Axis", Status: corev1.ConditionTrue, Reason: "Ok"})
+			},
+			patches: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var p patchLog
+			w := newWidget(1, tc.before...)
+			w.Status.ObservedGeneration = 1
+			c, obj := env(t, w, p.funcs(nil))
+			rec := record.NewFakeRecorder(10)
+			s := Begin(c, obj, WithRecorder(rec))
+			tc.write(s, obj)
+			if err := s.Commit(context.Background()); err != nil {
+				t.Fatalf("Commit(): %v", err)
+			}
+			if diff := cmp.Diff(tc.events, drain(rec)); diff != "" {
+				t.Errorf("%s\nEvents: -want, +got:\n%s", tc.reason, diff)
+			}
+			if len(p.bodies) != tc.patches {
+				t.Errorf("%s\npatches sent = %d, want %d", tc.reason, len(p.bodies), tc.patches)
+			}
+		})
+	}
+}
+
+func TestSetRefusesTheTrio(t *testing.T) {
+	// ApplyReadiness is the only writer of Ready, Reconciling and Stalled; a
+	// direct write is refused and logged rather than silently winning.
+	trio := trioConditions(converged(), 1)
+	obj := newWidget(1, trio...)
+	log := &logRecorder{}
+	s := Begin(nil, obj, WithLogger(log))
+	s.Set(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: "Nope"})
+	s.SetValue(TypeStalled, Verdict{Status: corev1.ConditionTrue, Reason: "Nope"})
+	s.Remove(TypeReconciling)
+	if diff := cmp.Diff(trio, obj.Status.Conditions); diff != "" {
+		t.Errorf("trio must be untouched by Set/SetValue/Remove: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{msgTrioRefused, msgTrioRefused, msgTrioRefused}, log.infos); diff != "" {
+		t.Errorf("each refusal is logged: -want, +got:\n%s", diff)
+	}
+}
+
+func TestWritesArePersisted(t *testing.T) {
+	axis := func(t xpv2.ConditionType, r xpv2.ConditionReason) xpv2.Condition {
+		return xpv2.Condition{Type: t, Status: corev1.ConditionTrue, Reason: r, LastTransitionTime: t0, ObservedGeneration: 1}
+	}
+	cases := map[string]struct {
+		reason string
+		before []xpv2.Condition
+		write  func(s *Session)
+		want   []xpv2.Condition
+	}{
+		"EmptyReasonStoresUnspecified": {
+			reason: "The API would reject an empty reason; Unspecified is stored instead.",
+			write:  func(s *Session) { s.SetValue("Axis", Verdict{Status: corev1.ConditionTrue}) },
+			want:   []xpv2.Condition{axis("Axis", ReasonUnspecified)},
+		},
+		"RemoveDropsOneAndKeepsOrder": {
+			reason: "Remove persists the absence of the condition and the order of the rest.",
+			before: []xpv2.Condition{axis("A", "Ok"), axis("B", "Ok"), axis("C", "Ok")},
+			write:  func(s *Session) { s.Remove("B") },
+			want:   []xpv2.Condition{axis("A", "Ok"), axis("C", "Ok")},
+		},
+		"RemoveTheLastCondition": {
+			reason: "Removing the only condition persists an empty list.",
+			before: []xpv2.Condition{axis("A", "Ok")},
+			write:  func(s *Session) { s.Remove("A") },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, obj := env(t, newWidget(1, tc.before...), interceptor.Funcs{})
+			s := Begin(c, obj)
+			s.now = func() metav1.Time { return t0 }
+			tc.write(s)
+			if err := s.Commit(context.Background()); err != nil {
+				t.Fatalf("Commit(): %v", err)
+			}
+			if diff := cmp.Diff(tc.want, stored(t, c).Status.Conditions); diff != "" {
+				t.Errorf("%s\nstored conditions: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
