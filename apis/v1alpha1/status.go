@@ -16,7 +16,17 @@ limitations under the License.
 
 package v1alpha1
 
-import xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// Managed resources are namespaced Crossplane v2 ("modern") managed resources.
+var (
+	_ resource.ModernManaged = &Branch{}
+	_ resource.ModernManaged = &File{}
+	_ resource.ModernManaged = &CommitRequest{}
+)
 
 // The status session (internal/session) writes status through these
 // accessors. angryjet does not generate them, and reaching the live condition
@@ -36,3 +46,21 @@ func (in *ClusterProviderConfig) SetObservedGeneration(g int64) { in.Status.Obse
 func (in *ClusterProviderConfig) StatusConditions() *[]xpv2.Condition {
 	return &in.Status.Conditions
 }
+
+// SetObservedGeneration records the generation this status describes.
+func (in *Branch) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// StatusConditions returns the live condition list.
+func (in *Branch) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }
+
+// SetObservedGeneration records the generation this status describes.
+func (in *File) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// StatusConditions returns the live condition list.
+func (in *File) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }
+
+// SetObservedGeneration records the generation this status describes.
+func (in *CommitRequest) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// StatusConditions returns the live condition list.
+func (in *CommitRequest) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }

@@ -1,0 +1,198 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+)
+
+// The bad-input corpus for managed resources: each case is rejected by the
+// API server with a message that says what is wrong, before any controller
+// (or Git) sees it. internal/validate checks the same rules again in code.
+
+func validFile() v1alpha1.FileParameters {
+	return v1alpha1.FileParameters{Branch: "main", Path: "apps/demo/config.yaml", Content: ptr.To("a: 1\n")}
+}
+
+func TestFileValidation(t *testing.T) {
+	configMap := &runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"demo"},"data":{"a":"1"}}`)}
+	cases := map[string]struct {
+		reason string
+		mutate func(*v1alpha1.FileParameters)
+		want   string // substring of the API server's error; empty means accepted
+	}{
+		"Content":           {reason: "A plain file.", mutate: func(*v1alpha1.FileParameters) {}},
+		"Object":            {reason: "An embedded Kubernetes object.", mutate: func(p *v1alpha1.FileParameters) { p.Content, p.Object = nil, configMap }},
+		"NestedBranch":      {reason: "Slashes make branch folders.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "release/v1.2" }},
+		"DotFile":           {reason: "A dot file is not a .git path.", mutate: func(p *v1alpha1.FileParameters) { p.Path = ".github/workflows/ci.yaml" }},
+		"Executable":        {reason: "Scripts may be executable.", mutate: func(p *v1alpha1.FileParameters) { p.Mode = v1alpha1.FileModeExecutable }},
+		"Both":              {reason: "Content and object together are ambiguous.", mutate: func(p *v1alpha1.FileParameters) { p.Object = configMap }, want: "exactly one of content or object"},
+		"Neither":           {reason: "A file needs content.", mutate: func(p *v1alpha1.FileParameters) { p.Content = nil }, want: "exactly one of content or object"},
+		"AbsolutePath":      {reason: "Paths are relative to the repository root.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "/etc/passwd" }, want: "path must be relative and clean"},
+		"DotDot":            {reason: "No escaping the repository.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps/../../x" }, want: "path must be relative and clean"},
+		"DotComponent":      {reason: "Unclean paths name one file two ways.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps/./x" }, want: "path must be relative and clean"},
+		"DoubleSlash":       {reason: "Unclean paths name one file two ways.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps//x" }, want: "path must be relative and clean"},
+		"TrailingSlash":     {reason: "A folder is not a file.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps/" }, want: "path must be relative and clean"},
+		"GitDir":            {reason: "Writing into .git would corrupt a clone.", mutate: func(p *v1alpha1.FileParameters) { p.Path = ".git/hooks/pre-commit" }, want: "must not be inside a .git directory"},
+		"NestedGitDir":      {reason: "Nested .git directories are just as dangerous.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "vendor/x/.git/config" }, want: "must not be inside a .git directory"},
+		"ControlCharacter":  {reason: "Control characters in paths break tools.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps/a\tb" }, want: "must not contain control characters"},
+		"NewlineInPath":     {reason: "A newline in a path breaks every log.", mutate: func(p *v1alpha1.FileParameters) { p.Path = "apps/a\nb" }, want: "must not contain control characters"},
+		"LongPath":          {reason: "Paths are bounded.", mutate: func(p *v1alpha1.FileParameters) { p.Path = strings.Repeat("a", 1025) }, want: "Too long"},
+		"HugeContent":       {reason: "Content is capped well under the object size limit.", mutate: func(p *v1alpha1.FileParameters) { p.Content = ptr.To(strings.Repeat("x", 524289)) }, want: "Too long"},
+		"BranchDotDot":      {reason: "git check-ref-format forbids '..'.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "a..b" }, want: "branch must be a valid Git branch name"},
+		"BranchSpace":       {reason: "git check-ref-format forbids spaces.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "my branch" }, want: "branch must be a valid Git branch name"},
+		"BranchLock":        {reason: "git check-ref-format forbids .lock.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "main.lock" }, want: "branch must be a valid Git branch name"},
+		"BranchLeadingDash": {reason: "A leading dash reads as an option.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "-x" }, want: "branch must be a valid Git branch name"},
+		"BranchRefsPrefix":  {reason: "A leading slash is not a branch.", mutate: func(p *v1alpha1.FileParameters) { p.Branch = "/main" }, want: "branch must be a valid Git branch name"},
+		"BadMode":           {reason: "Only regular and executable files.", mutate: func(p *v1alpha1.FileParameters) { p.Mode = "Symlink" }, want: "Unsupported value"},
+	}
+	ns := namespace(t)
+	i := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			i++
+			p := validFile()
+			tc.mutate(&p)
+			f := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("f-%d", i)}, Spec: v1alpha1.FileSpec{ForProvider: p}}
+			checkCreate(t, tc.reason, f, tc.want)
+		})
+	}
+}
+
+func TestBranchValidation(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		params v1alpha1.BranchParameters
+		want   string
+	}{
+		"Plain":      {reason: "A simple branch.", params: v1alpha1.BranchParameters{Branch: "feature/x", From: "main"}},
+		"FromSHA":    {reason: "From may be a commit.", params: v1alpha1.BranchParameters{Branch: "hotfix", From: "0123456789abcdef0123456789abcdef01234567"}},
+		"Star":       {reason: "git check-ref-format forbids '*'.", params: v1alpha1.BranchParameters{Branch: "feature/*"}, want: "branch must be a valid Git branch name"},
+		"DotPart":    {reason: "No component may start with '.'.", params: v1alpha1.BranchParameters{Branch: "a/.hidden"}, want: "branch must be a valid Git branch name"},
+		"TrailingDo": {reason: "No trailing dot.", params: v1alpha1.BranchParameters{Branch: "a."}, want: "branch must be a valid Git branch name"},
+		"Empty":      {reason: "A branch needs a name.", params: v1alpha1.BranchParameters{}, want: "spec.forProvider.branch"},
+		"BadFrom":    {reason: "From is a ref, not an expression.", params: v1alpha1.BranchParameters{Branch: "x", From: "main~1"}, want: "from must be a branch, tag or commit SHA"},
+	}
+	ns := namespace(t)
+	i := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			i++
+			b := &v1alpha1.Branch{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("b-%d", i)}, Spec: v1alpha1.BranchSpec{ForProvider: tc.params}}
+			checkCreate(t, tc.reason, b, tc.want)
+		})
+	}
+}
+
+func TestCommitRequestValidation(t *testing.T) {
+	valid := func() v1alpha1.CommitRequestParameters {
+		return v1alpha1.CommitRequestParameters{Branch: "main", Message: "Add demo\n\nBody.\tTabbed.", Files: []v1alpha1.CommitFile{
+			{Path: "a.txt", Content: ptr.To("a")}, {Path: "old.txt", Delete: true},
+		}}
+	}
+	cases := map[string]struct {
+		reason string
+		mutate func(*v1alpha1.CommitRequestParameters)
+		want   string
+	}{
+		"Valid":         {reason: "Writes and deletes together.", mutate: func(*v1alpha1.CommitRequestParameters) {}},
+		"NoFiles":       {reason: "An empty commit is not a request.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Files = nil }, want: "spec.forProvider.files"},
+		"BothKinds":     {reason: "Content and delete together are ambiguous.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Files[0].Delete = true }, want: "exactly one of content, object or delete"},
+		"NothingToDo":   {reason: "A file entry must say what to do.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Files[0].Content = nil }, want: "exactly one of content, object or delete"},
+		"DuplicatePath": {reason: "One path, one action.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Files[1].Path = "a.txt" }, want: "Duplicate value"},
+		"EmptyMessage":  {reason: "A commit needs a message.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Message = "" }, want: "spec.forProvider.message"},
+		"ControlInMsg":  {reason: "Escape sequences in commit messages mislead terminals.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Message = "x\x1b[31m" }, want: "message must not contain control characters"},
+		"GitPath":       {reason: "Same path rules as File.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Files[0].Path = ".git/config" }, want: "must not be inside a .git directory"},
+		"BadBranch":     {reason: "Same branch rules as File.", mutate: func(p *v1alpha1.CommitRequestParameters) { p.Branch = "a b" }, want: "branch must be a valid Git branch name"},
+	}
+	ns := namespace(t)
+	i := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			i++
+			p := valid()
+			tc.mutate(&p)
+			cr := &v1alpha1.CommitRequest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cr-%d", i)}, Spec: v1alpha1.CommitRequestSpec{ForProvider: p}}
+			checkCreate(t, tc.reason, cr, tc.want)
+		})
+	}
+}
+
+// TestImmutableFields updates fields that must not change after creation.
+func TestImmutableFields(t *testing.T) {
+	ctx := context.Background()
+	ns := namespace(t)
+	f := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "f"}, Spec: v1alpha1.FileSpec{ForProvider: validFile()}}
+	b := &v1alpha1.Branch{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}, Spec: v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: "x"}}}
+	cr := &v1alpha1.CommitRequest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cr"}, Spec: v1alpha1.CommitRequestSpec{ForProvider: v1alpha1.CommitRequestParameters{
+		Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{{Path: "a", Content: ptr.To("a")}},
+	}}}
+	for _, o := range []client.Object{f, b, cr} {
+		if err := kube.Create(ctx, o); err != nil {
+			t.Fatalf("create %T: %v", o, err)
+		}
+	}
+	cases := map[string]struct {
+		reason string
+		obj    client.Object
+		mutate func()
+		want   string
+	}{
+		"FilePath":      {reason: "Moving a file is a delete and a create.", obj: f, mutate: func() { f.Spec.ForProvider.Path = "other.yaml" }, want: "path is immutable"},
+		"FileBranch":    {reason: "Moving a file is a delete and a create.", obj: f, mutate: func() { f.Spec.ForProvider.Branch = "dev" }, want: "branch is immutable"},
+		"FileContent":   {reason: "Content is what a File updates.", obj: f, mutate: func() { f.Spec.ForProvider.Content = ptr.To("b: 2\n") }},
+		"BranchName":    {reason: "A renamed branch is another branch.", obj: b, mutate: func() { b.Spec.ForProvider.Branch = "y" }, want: "branch is immutable"},
+		"CommitRequest": {reason: "A CommitRequest is one commit, made once.", obj: cr, mutate: func() { cr.Spec.ForProvider.Message = "changed" }, want: "a CommitRequest is immutable"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(tc.obj), tc.obj); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate()
+			err := kube.Update(ctx, tc.obj)
+			checkErr(t, tc.reason, "Update", err, tc.want)
+		})
+	}
+}
+
+func checkCreate(t *testing.T, reason string, o client.Object, want string) {
+	t.Helper()
+	checkErr(t, reason, "Create", kube.Create(context.Background(), o), want)
+}
+
+func checkErr(t *testing.T, reason, op string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s\n%s: want accepted, got: %v", reason, op, err)
+	case want != "" && err == nil:
+		t.Errorf("%s\n%s: want an error containing %q, got none", reason, op, want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Errorf("%s\n%s: want an error containing %q, got: %v", reason, op, want, err)
+	}
+}
