@@ -1,0 +1,673 @@
+/*
+Copyright 2026 The Crossplane Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package managed
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-git/internal/managed/testkind/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+)
+
+var _ Managed = &v1alpha1.Thing{}
+
+const (
+	testNS   = "default"
+	testName = "t"
+	testGen  = 3
+	testPoll = 10 * time.Second
+)
+
+var testKey = testNS + "/" + testName
+
+func testScheme(t testing.TB) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type cluster struct {
+	c client.Client
+	s *runtime.Scheme
+}
+
+func (c cluster) GetClient() client.Client   { return c.c }
+func (c cluster) GetScheme() *runtime.Scheme { return c.s }
+
+type thingOption func(*v1alpha1.Thing)
+
+// newThing is a Thing as a previous reconcile would have left it: external
+// name set, our finalizer present, value "v1".
+func newThing(o ...thingOption) *v1alpha1.Thing {
+	t := &v1alpha1.Thing{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: testNS, Name: testName, Generation: testGen,
+			Annotations: map[string]string{meta.AnnotationKeyExternalName: testName},
+			Finalizers:  []string{xpmanaged.FinalizerName},
+		},
+		Spec: v1alpha1.ThingSpec{
+			ManagedResourceSpec: xpv2.ManagedResourceSpec{ManagementPolicies: xpv2.ManagementPolicies{xpv2.ManagementActionAll}},
+			ForProvider:         v1alpha1.ThingParameters{Value: "v1", Colour: ptr("blue")},
+		},
+	}
+	for _, fn := range o {
+		fn(t)
+	}
+	return t
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func fresh() thingOption {
+	return func(t *v1alpha1.Thing) { t.Annotations, t.Finalizers = nil, nil }
+}
+
+func withAnnotation(k, v string) thingOption {
+	return func(t *v1alpha1.Thing) {
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		t.Annotations[k] = v
+	}
+}
+
+func withPolicies(p ...xpv2.ManagementAction) thingOption {
+	return func(t *v1alpha1.Thing) { t.Spec.ManagementPolicies = p }
+}
+
+func deleted(extraFinalizers ...string) thingOption {
+	return func(t *v1alpha1.Thing) {
+		now := metav1.Now()
+		t.DeletionTimestamp = &now
+		t.Finalizers = append(t.Finalizers, extraFinalizers...)
+	}
+}
+
+func withConditions(c ...xpv2.Condition) thingOption {
+	return func(t *v1alpha1.Thing) { t.Status.Conditions = c }
+}
+
+// cond is the part of a condition a test asserts on.
+type cond struct {
+	Type   xpv2.ConditionType
+	Status corev1.ConditionStatus
+	Reason xpv2.ConditionReason
+	Gen    int64
+}
+
+// observed is what a test asserts of the stored Thing.
+type observed struct {
+	ObservedGeneration int64
+	Conditions         []cond
+	Finalizers         []string
+	Annotations        []string // crossplane.io/ keys present
+	AtProvider         string
+	Colour             string
+}
+
+func observe(t *v1alpha1.Thing) *observed {
+	o := &observed{ObservedGeneration: t.Status.ObservedGeneration, Finalizers: t.Finalizers, AtProvider: t.Status.AtProvider.Value}
+	for _, c := range t.Status.Conditions {
+		o.Conditions = append(o.Conditions, cond{c.Type, c.Status, c.Reason, c.ObservedGeneration})
+	}
+	slices.SortFunc(o.Conditions, func(a, b cond) int { return strings.Compare(string(a.Type), string(b.Type)) })
+	for k := range t.Annotations {
+		if strings.HasPrefix(k, "crossplane.io/") {
+			o.Annotations = append(o.Annotations, k)
+		}
+	}
+	slices.Sort(o.Annotations)
+	if t.Spec.ForProvider.Colour != nil {
+		o.Colour = *t.Spec.ForProvider.Colour
+	}
+	return o
+}
+
+// trio returns the sorted expected conditions: Ready, Reconciling, Stalled,
+// Synced, all stamped with the generation read.
+func trio(ready cond, reconciling, stalled corev1.ConditionStatus, stallReason xpv2.ConditionReason, synced cond) []cond {
+	rec := cond{Type: session.TypeReconciling, Status: reconciling, Gen: testGen}
+	st := cond{Type: session.TypeStalled, Status: stalled, Gen: testGen}
+	switch {
+	case stalled == corev1.ConditionTrue:
+		rec.Reason, st.Reason = stallReason, stallReason
+	case reconciling == corev1.ConditionTrue:
+		rec.Reason, st.Reason = ready.Reason, session.ReasonProgressing
+	default:
+		rec.Reason, st.Reason = session.ReasonSucceeded, session.ReasonSucceeded
+	}
+	ready.Type, ready.Gen, synced.Type, synced.Gen = xpv2.TypeReady, testGen, xpv2.TypeSynced, testGen
+	return []cond{ready, rec, st, synced}
+}
+
+var (
+	ready       = cond{Status: corev1.ConditionTrue, Reason: xpv2.ReasonAvailable}
+	creating    = cond{Status: corev1.ConditionFalse, Reason: xpv2.ReasonCreating}
+	deleting    = cond{Status: corev1.ConditionFalse, Reason: xpv2.ReasonDeleting}
+	syncedOK    = cond{Status: corev1.ConditionTrue, Reason: xpv2.ReasonReconcileSuccess}
+	syncedError = cond{Status: corev1.ConditionFalse, Reason: xpv2.ReasonReconcileError}
+
+	allAnnotations = []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalName}
+	externalName   = []string{meta.AnnotationKeyExternalName}
+	ourFinalizer   = []string{xpmanaged.FinalizerName}
+)
+
+type calls struct{ Creates, Updates, Deletes, Observes int64 }
+
+func TestReconcile(t *testing.T) {
+	errBoom := errors.New("boom")
+	errConflict := kerrors.NewConflict(schema.GroupResource{Resource: "things"}, testName, errBoom)
+
+	type args struct {
+		thing     *v1alpha1.Thing
+		ext       map[string]extThing
+		observe   error
+		create    error
+		createAt  string
+		funcs     interceptor.Funcs
+		opts      []ReconcilerOption
+		secretRef bool
+	}
+	type want struct {
+		result reconcile.Result
+		err    error
+		obj    *observed
+		ext    map[string]extThing
+		calls  calls
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"NotFound": {
+			reason: "A resource that is gone is not an error and is not requeued.",
+			args:   args{},
+			want:   want{},
+		},
+		"CreateWhenMissing": {
+			reason: "A new resource gets an external name, our finalizer, the create annotations, an external resource, and Ready=False/Creating with Reconciling=True; it comes back soon.",
+			args:   args{thing: newThing(fresh())},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: allAnnotations, Colour: "blue",
+					Conditions: trio(creating, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"CreateKeepsStatusComputedByCreate": {
+			reason: "Status that Create computes survives the annotation writes that follow it (crossplane-runtime v2.4 discards it).",
+			args:   args{thing: newThing(fresh()), createAt: "from-create"},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: allAnnotations, Colour: "blue", AtProvider: "from-create",
+					Conditions: trio(creating, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"CreateTransientError": {
+			reason: "A failed Create records create-failed, reports Creating with Synced=False and is retried soon.",
+			args:   args{thing: newThing(fresh()), create: errBoom},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Colour: "blue",
+					Annotations: []string{meta.AnnotationKeyExternalCreateFailed, meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalName},
+					Conditions:  trio(creating, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				ext:   map[string]extThing{},
+				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"Converged": {
+			reason: "An up-to-date resource is Ready=True/Available, Reconciling=False, Stalled=False, and polled at the poll interval.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"DriftUpdates": {
+			reason: "A resource that is not up to date is updated and reported progressing until an observation confirms it.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "old"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "old",
+					Conditions: trio(cond{Status: corev1.ConditionUnknown, Reason: xpv2.ReasonUpdateRequested}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Updates: 1, Observes: 1},
+			},
+		},
+		"DriftWithoutUpdatePolicy": {
+			reason: "Without Update in managementPolicies a drifted resource is left alone and reported converged.",
+			args: args{
+				thing: newThing(withPolicies(xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionDelete, xpv2.ManagementActionLateInitialize)),
+				ext:   map[string]extThing{testKey: {Value: "old"}},
+				opts:  []ReconcilerOption{WithManagementPolicies()},
+			},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "old",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "old"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"LateInitialize": {
+			reason: "Spec fields Observe filled in are persisted and the resource still converges in the same reconcile.",
+			args:   args{thing: newThing(func(t *v1alpha1.Thing) { t.Spec.ForProvider.Colour = nil }), ext: map[string]extThing{testKey: {Value: "v1", Colour: "red"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "red", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1", Colour: "red"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ObserveTransientError": {
+			reason: "A plain error is transient: Synced=False, Ready=Unknown, Reconciling=True (kstatus InProgress), retried with backoff.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionUnknown, Reason: xpv2.ReasonReconcileError}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ObserveTransientErrorKeepsReadyFalse": {
+			reason: "A transient error on a resource already known not ready keeps Ready=False rather than claiming Unknown.",
+			args: args{thing: newThing(withConditions(xpv2.Creating())), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: xpv2.ReasonReconcileError}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ObserveStalledError": {
+			reason: "An error marked Stalled needs a human: Stalled=True with its reason (kstatus Failed), polled at the poll interval.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: Stalled("AuthenticationFailed", errBoom)},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: "AuthenticationFailed"}, corev1.ConditionFalse, corev1.ConditionTrue, "AuthenticationFailed", syncedError)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ObserveOnlyMissing": {
+			reason: "Observe-only and missing is progressing (something else may create it), polled at the poll interval, and nothing is created.",
+			args:   args{thing: newThing(fresh(), withPolicies(xpv2.ManagementActionObserve)), opts: []ReconcilerOption{WithManagementPolicies()}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: xpv2.ReasonUnavailable}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				ext:   map[string]extThing{},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ObserveOnlyExists": {
+			reason: "Observe-only and present converges without writing to the external resource.",
+			args: args{thing: newThing(withPolicies(xpv2.ManagementActionObserve)), opts: []ReconcilerOption{WithManagementPolicies()},
+				ext: map[string]extThing{testKey: {Value: "other"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "other",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "other"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"PolicyInvalid": {
+			reason: "An unsupported managementPolicies combination is stalled with its own reason.",
+			args:   args{thing: newThing(withPolicies(xpv2.ManagementActionCreate)), opts: []ReconcilerOption{WithManagementPolicies()}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: ReasonManagementPolicyInvalid}, corev1.ConditionFalse, corev1.ConditionTrue, ReasonManagementPolicyInvalid, syncedError)},
+			},
+		},
+		"PolicyWithoutFeature": {
+			reason: "A non-default policy without WithManagementPolicies is refused, as crossplane-runtime refuses it with the flag off.",
+			args:   args{thing: newThing(withPolicies(xpv2.ManagementActionObserve))},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: ReasonManagementPolicyInvalid}, corev1.ConditionFalse, corev1.ConditionTrue, ReasonManagementPolicyInvalid, syncedError)},
+			},
+		},
+		"PausedByAnnotation": {
+			reason: "A paused resource only gets Synced=False/ReconcilePaused (and its observed generation); the external system is not touched and nothing requeues.",
+			args:   args{thing: newThing(withAnnotation(meta.AnnotationKeyReconciliationPaused, "true")), ext: map[string]extThing{testKey: {Value: "old"}}},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalName, meta.AnnotationKeyReconciliationPaused}, Colour: "blue",
+					Conditions: []cond{{Type: xpv2.TypeSynced, Status: corev1.ConditionFalse, Reason: xpv2.ReasonReconcilePaused, Gen: testGen}}},
+				ext: map[string]extThing{testKey: {Value: "old"}},
+			},
+		},
+		"PausedByPolicy": {
+			reason: "Empty managementPolicies pause, like the annotation.",
+			args:   args{thing: newThing(withPolicies()), opts: []ReconcilerOption{WithManagementPolicies()}},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: []cond{{Type: xpv2.TypeSynced, Status: corev1.ConditionFalse, Reason: xpv2.ReasonReconcilePaused, Gen: testGen}}},
+			},
+		},
+		"CreateIncomplete": {
+			reason: "A create whose outcome was never recorded stalls rather than risk leaking a second external resource.",
+			args:   args{thing: newThing(withAnnotation(meta.AnnotationKeyExternalCreatePending, time.Now().Format(time.RFC3339)))},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalName}, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: ReasonCreateIncomplete}, corev1.ConditionFalse, corev1.ConditionTrue, ReasonCreateIncomplete, syncedError)},
+			},
+		},
+		"CreateIncompleteDeterministic": {
+			reason: "With a deterministic external name an unrecorded create is safe to re-observe and retry.",
+			args: args{thing: newThing(withAnnotation(meta.AnnotationKeyExternalCreatePending, time.Now().Format(time.RFC3339))),
+				ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithDeterministicExternalName(true)}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalName}, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"CreationGracePeriod": {
+			reason: "Shortly after a successful create, 'does not exist' is distrusted: no second Create.",
+			args:   args{thing: newThing(withAnnotation(meta.AnnotationKeyExternalCreateSucceeded, time.Now().Format(time.RFC3339)))},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalCreateSucceeded, meta.AnnotationKeyExternalName}, Colour: "blue",
+					Conditions: trio(creating, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{},
+				calls: calls{Observes: 1},
+			},
+		},
+		"DeleteRequested": {
+			reason: "A deleted resource whose external resource exists gets it deleted, keeps the finalizer, and reports Deleting.",
+			args:   args{thing: newThing(deleted()), ext: map[string]extThing{testKey: {Value: "v1"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(deleting, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{},
+				calls: calls{Deletes: 1, Observes: 1},
+			},
+		},
+		"DeleteFinalized": {
+			reason: "Once the external resource is gone the finalizer is removed and the resource disappears.",
+			args:   args{thing: newThing(deleted()), ext: map[string]extThing{}},
+			want:   want{ext: map[string]extThing{}, calls: calls{Observes: 1}},
+		},
+		"DeleteWaitsForOtherFinalizers": {
+			reason: "Another controller's finalizer holds deletion of the external resource back.",
+			args:   args{thing: newThing(deleted("example.org/other")), ext: map[string]extThing{testKey: {Value: "v1"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: []string{xpmanaged.FinalizerName, "example.org/other"}, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(deleting, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"DeleteOrphans": {
+			reason: "Without Delete in managementPolicies the external resource is left in place and the finalizer removed.",
+			args: args{thing: newThing(deleted(), withPolicies(xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)),
+				ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithManagementPolicies()}},
+			want: want{ext: map[string]extThing{testKey: {Value: "v1"}}},
+		},
+		"StatusWriteLost": {
+			reason: "A status patch rejected by the optimistic lock is not an error; the resource comes back in ~100ms.",
+			args: args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, funcs: interceptor.Funcs{
+				SubResourcePatch: func(_ context.Context, _ client.Client, _ string, _ client.Object, _ client.Patch, _ ...client.SubResourcePatchOption) error {
+					return errConflict
+				}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: session.RequeueWriteLostInterval},
+				obj:    &observed{Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue"},
+				ext:    map[string]extThing{testKey: {Value: "v1"}},
+				calls:  calls{Observes: 1},
+			},
+		},
+		"StatusWriteFails": {
+			reason: "Any other status write failure is returned so controller-runtime backs off.",
+			args: args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, funcs: interceptor.Funcs{
+				SubResourcePatch: func(_ context.Context, _ client.Client, _ string, _ client.Object, _ client.Patch, _ ...client.SubResourcePatchOption) error {
+					return errBoom
+				}}},
+			want: want{
+				err:   errors.Wrap(errBoom, "cannot patch status"),
+				obj:   &observed{Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue"},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+		"MetadataWriteConflict": {
+			reason: "A conflict writing our own metadata means our copy is stale: nothing computed from it is published and the resource comes back promptly.",
+			args: args{thing: newThing(func(t *v1alpha1.Thing) { t.Finalizers = nil }), ext: map[string]extThing{testKey: {Value: "v1"}}, funcs: interceptor.Funcs{
+				Update: func(_ context.Context, _ client.WithWatch, _ client.Object, _ ...client.UpdateOption) error {
+					return errConflict
+				}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: session.RequeueWriteLostInterval},
+				obj:    &observed{ObservedGeneration: testGen, Annotations: externalName, Colour: "blue", AtProvider: "v1"},
+				ext:    map[string]extThing{testKey: {Value: "v1"}},
+				calls:  calls{Observes: 1},
+			},
+		},
+		"PublishesConnectionDetails": {
+			reason: "Connection details are written to the local Secret the resource names (checked below).",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, secretRef: true},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := testScheme(t)
+			b := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).WithInterceptorFuncs(tc.args.funcs)
+			if tc.args.thing != nil {
+				if tc.args.secretRef {
+					tc.args.thing.Spec.WriteConnectionSecretToReference = &xpv2.LocalSecretReference{Name: "conn"}
+				}
+				b = b.WithObjects(tc.args.thing)
+			}
+			c := b.Build()
+			st := newStore()
+			for k, v := range tc.args.ext {
+				st.put(k, v)
+			}
+			st.observeErr[testKey] = tc.args.observe
+			st.createErr[testKey] = tc.args.create
+			if tc.args.createAt != "" {
+				st.createAt[testKey] = tc.args.createAt
+			}
+			opts := append([]ReconcilerOption{WithTypedExternalConnector[*v1alpha1.Thing](st), WithPollInterval(testPoll)}, tc.args.opts...)
+			r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind), opts...)
+
+			got, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNS, Name: testName}})
+			if diff := cmp.Diff(tc.want.err, err, test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nReconcile(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.result, got); diff != "" {
+				t.Errorf("%s\nReconcile(...): -want result, +got result:\n%s", tc.reason, diff)
+			}
+
+			var obj *observed
+			stored := &v1alpha1.Thing{}
+			if err := c.Get(context.Background(), types.NamespacedName{Namespace: testNS, Name: testName}, stored); err == nil {
+				obj = observe(stored)
+			} else if !kerrors.IsNotFound(err) {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want.obj, obj); diff != "" {
+				t.Errorf("%s\nstored Thing: -want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.want.ext == nil {
+				tc.want.ext = map[string]extThing{}
+				for k, v := range tc.args.ext {
+					tc.want.ext[k] = v
+				}
+			}
+			if diff := cmp.Diff(tc.want.ext, st.snapshot()); diff != "" {
+				t.Errorf("%s\nexternal things: -want, +got:\n%s", tc.reason, diff)
+			}
+			gotCalls := calls{Creates: st.creates.Load(), Updates: st.updates.Load(), Deletes: st.deletes.Load(), Observes: st.observes.Load()}
+			if diff := cmp.Diff(tc.want.calls, gotCalls); diff != "" {
+				t.Errorf("%s\nexternal calls: -want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.args.secretRef {
+				sec := &corev1.Secret{}
+				if err := c.Get(context.Background(), types.NamespacedName{Namespace: testNS, Name: "conn"}, sec); err != nil {
+					t.Fatalf("%s\nconnection Secret: %v", tc.reason, err)
+				}
+				if diff := cmp.Diff(map[string][]byte{"value": []byte("v1")}, sec.Data); diff != "" {
+					t.Errorf("%s\nconnection Secret data: -want, +got:\n%s", tc.reason, diff)
+				}
+			}
+		})
+	}
+}
+
+// countingClient counts status writes, so a test can prove a steady-state
+// reconcile sends none.
+func countingFuncs(statusWrites *atomic.Int64) interceptor.Funcs {
+	return interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, o ...client.SubResourcePatchOption) error {
+			statusWrites.Add(1)
+			return c.SubResource(sub).Patch(ctx, obj, p, o...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, o ...client.SubResourceUpdateOption) error {
+			statusWrites.Add(1)
+			return c.SubResource(sub).Update(ctx, obj, o...)
+		},
+	}
+}
+
+func TestReconcileSteadyStateWritesNothing(t *testing.T) {
+	s := testScheme(t)
+	var writes atomic.Int64
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).
+		WithInterceptorFuncs(countingFuncs(&writes)).WithObjects(newThing(fresh())).Build()
+	st := newStore()
+	rec := record.NewFakeRecorder(100)
+	r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
+		WithTypedExternalConnector[*v1alpha1.Thing](st), WithPollInterval(testPoll), WithCreationGracePeriod(0), WithRecorder(rec))
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNS, Name: testName}}
+
+	// Create, then converge, then poll three times.
+	for i := range 5 {
+		if _, err := r.Reconcile(context.Background(), req); err != nil {
+			t.Fatalf("reconcile %d: %v", i, err)
+		}
+	}
+	if got, want := writes.Load(), int64(2); got != want {
+		t.Errorf("status writes over create + converge + 3 polls: want %d (create, converge), got %d", want, got)
+	}
+
+	// One Event per action and per persisted Ready transition, none per poll.
+	close(rec.Events)
+	var events []string
+	for e := range rec.Events {
+		events = append(events, e)
+	}
+	wantEvents := []string{
+		"Normal CreatedExternalResource " + msgCreateRequested,
+		"Normal Creating " + msgCreateRequested,
+		"Normal Available " + msgAvailable,
+	}
+	if diff := cmp.Diff(wantEvents, events); diff != "" {
+		t.Errorf("events: -want, +got:\n%s", diff)
+	}
+}
+
+func TestStalled(t *testing.T) {
+	errBoom := errors.New("boom")
+	type want struct {
+		stalled bool
+		reason  xpv2.ConditionReason
+		msg     string
+	}
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   want
+	}{
+		"Nil":     {reason: "Stalled(reason, nil) is nil, so it can wrap a maybe-nil error.", err: Stalled("X", nil), want: want{}},
+		"Plain":   {reason: "A plain error is transient.", err: errBoom, want: want{msg: "boom"}},
+		"Marked":  {reason: "A marked error is stalled with its reason; the message is the error's.", err: Stalled("HostKeyMismatch", errBoom), want: want{stalled: true, reason: "HostKeyMismatch", msg: "boom"}},
+		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Stalled("PathRefused", errBoom), "observe failed"), want: want{stalled: true, reason: "PathRefused", msg: "observe failed: boom"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reason, ok := StalledReason(tc.err)
+			got := want{stalled: IsStalled(tc.err), reason: reason}
+			if tc.err != nil {
+				got.msg = tc.err.Error()
+			}
+			if ok != got.stalled {
+				t.Errorf("StalledReason ok=%v disagrees with IsStalled=%v", ok, got.stalled)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
