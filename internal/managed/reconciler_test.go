@@ -325,7 +325,7 @@ func TestReconcile(t *testing.T) {
 		},
 		"ObserveTransientErrorKeepsReadyFalse": {
 			reason: "A transient error on a resource already known not ready keeps Ready=False rather than claiming Unknown.",
-			args: args{thing: newThing(withConditions(xpv2.Creating())), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom},
+			args:   args{thing: newThing(withConditions(xpv2.Creating())), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom},
 			want: want{
 				result: reconcile.Result{RequeueAfter: time.Second},
 				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
