@@ -516,3 +516,38 @@ func TestWritesArePersisted(t *testing.T) {
 		})
 	}
 }
+
+func TestSecondCommitBuildsOnTheFirst(t *testing.T) {
+	// A session commits once by contract, but a second Commit must not
+	// conflict with the first or announce its transition again: each commit
+	// writes what changed since the last persisted state.
+	var p patchLog
+	c, obj := env(t, newWidget(1), p.funcs(nil))
+	rec := record.NewFakeRecorder(10)
+	s := Begin(c, obj, WithRecorder(rec))
+	r := newTestReadiness()
+	r.Progressing(corev1.ConditionFalse, xpv2.ReasonCreating, "cloning")
+	s.ApplyReadiness(r)
+	if err := s.Commit(context.Background()); err != nil {
+		t.Fatalf("first Commit(): %v", err)
+	}
+	s.ApplyReadiness(converged())
+	for range 2 {
+		if err := s.Commit(context.Background()); err != nil {
+			t.Fatalf("later Commit(): %v", err)
+		}
+	}
+	if s.WriteLost() {
+		t.Error("WriteLost() = true: the second commit conflicted with the first")
+	}
+	want := []string{"Normal Creating cloning", "Normal Available " + readyMsg}
+	if diff := cmp.Diff(want, drain(rec)); diff != "" {
+		t.Errorf("one Event per persisted transition: -want, +got:\n%s", diff)
+	}
+	if len(p.bodies) != 2 {
+		t.Errorf("patches = %d, want 2 (the third commit is a no-op)", len(p.bodies))
+	}
+	if got := Find(stored(t, c).Status.Conditions, xpv2.TypeReady); got == nil || got.Status != corev1.ConditionTrue {
+		t.Errorf("stored Ready = %v, want True", got)
+	}
+}
