@@ -387,9 +387,20 @@ type HTTPServer struct {
 // basic auth with username and password (a token works the same way).
 func NewHTTPServer(tb testing.TB, root, username, password string) *HTTPServer {
 	tb.Helper()
+	s, err := StartHTTPServer(root, username, password)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// StartHTTPServer is NewHTTPServer for callers outside a test (the local
+// default, cmd/local); the caller must Close it.
+func StartHTTPServer(root, username, password string) (*HTTPServer, error) {
 	execPath, err := Git("", nil, "--exec-path")
 	if err != nil {
-		tb.Fatalf("git is required for the test Git servers: %v", err)
+		return nil, fmt.Errorf("git is required for the Git server: %w", err)
 	}
 	s := &HTTPServer{
 		Root:     root,
@@ -399,8 +410,7 @@ func NewHTTPServer(tb testing.TB, root, username, password string) *HTTPServer {
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
-	tb.Cleanup(s.Close)
-	return s
+	return s, nil
 }
 
 // RepoURL returns the clone URL of the repository at name below Root.

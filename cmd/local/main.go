@@ -1,0 +1,302 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command local runs provider-git on an embedded default: a local control
+// plane (kube-apiserver + etcd from ./bin), a local smart-HTTP Git server with
+// one repository, the CRDs and examples/ applied, and the provider binary
+// pointed at both. It prints the resources' READY/SYNCED and every commit as
+// it lands, until Ctrl-C stops everything.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+const (
+	repoName  = "gitops.git"
+	gitUser   = "provider-git"
+	namespace = "default"
+	// The examples' ProviderConfig and Secret; run() points them at the local server.
+	exampleProviderConfig = "gitops"
+	exampleSecret         = "git-credentials"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	work := filepath.Join(root, "_output", "local", time.Now().Format("20060102-150405"))
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return err
+	}
+
+	step("starting the control plane (kube-apiserver + etcd from ./bin) with the CRDs from package/crds")
+	cp, err := testenv.StartControlPlane(testenv.ControlPlaneOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { step("stopping the control plane"); _ = cp.Stop() }()
+	kubeconfig := filepath.Join(work, "kubeconfig")
+	kc, err := cp.KubeconfigFor("local-admin")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return err
+	}
+
+	step("starting a smart-HTTP Git server on 127.0.0.1 with one repository")
+	token, err := randomToken()
+	if err != nil {
+		return err
+	}
+	repos := filepath.Join(work, "repos")
+	repo, err := initRepo(repos)
+	if err != nil {
+		return err
+	}
+	srv, err := testenv.StartHTTPServer(repos, gitUser, token)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	url := srv.RepoURL(repoName)
+
+	step("applying examples/ with the ProviderConfig pointed at " + url)
+	if err := applyExamples(ctx, cp.Client, filepath.Join(root, "examples"), url, token); err != nil {
+		return err
+	}
+
+	step("building and starting the provider")
+	provider, err := startProvider(ctx, root, kubeconfig, filepath.Join(work, "cache"), filepath.Join(work, "provider.log"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		step("stopping the provider")
+		_ = provider.Process.Signal(syscall.SIGTERM)
+		_ = provider.Wait()
+	}()
+
+	fmt.Printf("\n  KUBECONFIG=%s kubectl get managed\n  provider log: %s\n  repository:   %s\n  Ctrl-C stops everything.\n\n",
+		kubeconfig, filepath.Join(work, "provider.log"), repo)
+	watch(ctx, cp.Client, repo)
+	return nil
+}
+
+// initRepo makes the bare repository the provider writes to, with a first
+// commit on main so that branches have something to start from.
+func initRepo(root string) (string, error) {
+	dir := filepath.Join(root, repoName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if _, err := testenv.Git(dir, nil, "init", "--bare", "--quiet", "--initial-branch=main"); err != nil {
+		return "", err
+	}
+	r := &testenv.BareRepo{Dir: dir, Name: repoName}
+	_, err := r.Commit("main", testenv.CommitSpec{
+		Message: "Initial commit",
+		Files:   map[string]string{"README.md": "# gitops\n\nWritten to by provider-git's local default.\n"},
+	})
+	return dir, err
+}
+
+func step(msg string) { fmt.Printf("==> %s\n", msg) }
+
+func randomToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// applyExamples creates every object in examples/, pointing the example
+// ProviderConfig and its Secret at the local server. Objects for kinds this
+// build does not serve yet are skipped with a note.
+func applyExamples(ctx context.Context, c client.Client, dir, url, token string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if len(u.Object) == 0 || u.GetNamespace() != namespace && u.GetNamespace() != "" {
+				continue // only the default namespace's examples run locally
+			}
+			if u.GetKind() == "ClusterProviderConfig" {
+				continue // the local default uses the namespaced ProviderConfig
+			}
+			localize(u, url, token)
+			if err := c.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
+				return fmt.Errorf("%s: %s %s: %w", filepath.Base(f), u.GetKind(), u.GetName(), err)
+			}
+			fmt.Printf("    created %s %s/%s\n", u.GetKind(), u.GetNamespace(), u.GetName())
+		}
+	}
+	return nil
+}
+
+func localize(u *unstructured.Unstructured, url, token string) {
+	switch {
+	case u.GetKind() == "ProviderConfig" && u.GetName() == exampleProviderConfig:
+		_ = unstructured.SetNestedField(u.Object, url, "spec", "url")
+	case u.GetKind() == "Secret" && u.GetName() == exampleSecret:
+		_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"username": gitUser, "password": token}, "stringData")
+	}
+}
+
+func startProvider(ctx context.Context, root, kubeconfig, cacheDir, logPath string) (*exec.Cmd, error) {
+	bin := filepath.Join(root, "bin", "provider")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/provider")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("cannot build the provider: %w", err)
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	// Not CommandContext: Ctrl-C reaches the provider through its process
+	// group, and the deferred SIGTERM lets it shut down gracefully.
+	cmd := exec.Command(bin, "--debug", "--poll=15s", "--allow-insecure-remotes",
+		"--cache-dir="+cacheDir, "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// watch prints the managed resources' READY/SYNCED whenever they change, and
+// every new commit with its stat, until ctx ends.
+func watch(ctx context.Context, c client.Client, repo string) {
+	var lastTable string
+	seen := map[string]bool{}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		if t := table(ctx, c); t != lastTable {
+			fmt.Printf("--- %s\n%s", time.Now().Format(time.TimeOnly), t)
+			lastTable = t
+		}
+		printNewCommits(repo, seen)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// kinds the local default shows, in order; kinds whose CRD is not installed
+// are left out.
+var kinds = []string{"ProviderConfig", "Branch", "File", "CommitRequest"}
+
+func table(ctx context.Context, c client.Client) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "KIND\tNAME\tREADY\tSYNCED\tREASON")
+	for _, k := range kinds {
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion("git.m.crossplane.io/v1alpha1")
+		l.SetKind(k + "List")
+		if err := c.List(ctx, l, client.InNamespace(namespace)); err != nil {
+			continue
+		}
+		for _, o := range l.Items {
+			ready, reason := condition(o, "Ready")
+			synced, _ := condition(o, "Synced")
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k, o.GetName(), ready, synced, reason)
+		}
+	}
+	_ = w.Flush()
+	return b.String()
+}
+
+func condition(o unstructured.Unstructured, t string) (string, string) {
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == t {
+			return fmt.Sprint(m["status"]), fmt.Sprint(m["reason"])
+		}
+	}
+	return "-", ""
+}
+
+func printNewCommits(repo string, seen map[string]bool) {
+	out, err := testenv.Git(repo, nil, "log", "--all", "--reverse", "--format=%H")
+	if err != nil {
+		return
+	}
+	for _, sha := range strings.Fields(out) {
+		if seen[sha] {
+			continue
+		}
+		seen[sha] = true
+		if stat, err := testenv.Git(repo, nil, "show", "--stat", "--format=commit %h %d%n%an <%ae>  %ad%n%n    %s%n", sha); err == nil {
+			fmt.Print(stat)
+		}
+	}
+}
