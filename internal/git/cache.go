@@ -1,0 +1,162 @@
+// Package git is provider-git's Git engine: one shared local clone per remote
+// identity, reads that never touch the network, coalesced fetches, and a
+// batched, race-proof writer per branch that never force-pushes.
+package git
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+const (
+	errCacheDir    = "cannot create cache directory"
+	errIdentityKey = "cannot read or create the cache identity key"
+	errClosed      = "git cache is closed"
+)
+
+// Defaults. The commit window matches the ProviderConfig default (1s); the
+// batch cap keeps one push well under a second on the measured 2-core box
+// (1,000 files: 1.2–1.8 s with the CLI); timeouts are generous for hosted
+// forges, where a fetch of a large repository can take tens of seconds.
+const (
+	DefaultCommitWindow    = time.Second
+	DefaultMaxBatch        = 1000
+	DefaultFetchTimeout    = 2 * time.Minute
+	DefaultPushTimeout     = 2 * time.Minute
+	DefaultMaxPushAttempts = 8
+	DefaultRetryBackoff    = 50 * time.Millisecond
+)
+
+// Signature names an author or committer.
+type Signature struct {
+	Name  string
+	Email string
+}
+
+// Options configure a Cache.
+type Options struct {
+	CommitWindow    time.Duration
+	MaxBatch        int
+	FetchTimeout    time.Duration
+	PushTimeout     time.Duration
+	MaxPushAttempts int
+	RetryBackoff    time.Duration
+	Committer       Signature
+	Metrics         *Metrics
+}
+
+// Option changes Options.
+type Option func(*Options)
+
+// WithCommitWindow sets how long a writer collects changes before it
+// commits them together.
+func WithCommitWindow(d time.Duration) Option { return func(o *Options) { o.CommitWindow = d } }
+
+// WithMaxBatch caps the number of changes in one push.
+func WithMaxBatch(n int) Option { return func(o *Options) { o.MaxBatch = n } }
+
+// WithTimeouts sets the timeout of one fetch and of one push.
+func WithTimeouts(fetch, push time.Duration) Option {
+	return func(o *Options) { o.FetchTimeout, o.PushTimeout = fetch, push }
+}
+
+// WithPushRetries sets how many times a batch is pushed before a contended
+// branch is reported, and the base of the jittered exponential backoff.
+func WithPushRetries(attempts int, backoff time.Duration) Option {
+	return func(o *Options) { o.MaxPushAttempts, o.RetryBackoff = attempts, backoff }
+}
+
+// WithCommitter sets the committer of every commit, and the author of
+// commits that merge changes of several authors.
+func WithCommitter(s Signature) Option { return func(o *Options) { o.Committer = s } }
+
+// WithMetrics records metrics on m.
+func WithMetrics(m *Metrics) Option { return func(o *Options) { o.Metrics = m } }
+
+// Cache holds one Repository per remote identity under a directory. It is
+// safe for concurrent use; share one per process.
+type Cache struct {
+	dir  string
+	key  []byte
+	opts Options
+
+	ctx    context.Context //nolint:containedctx // cancels background fetches and pushes on Close
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	repos  map[string]*Repository
+	closed bool
+}
+
+// NewCache opens (creating if needed) a cache under dir.
+func NewCache(dir string, opts ...Option) (*Cache, error) {
+	o := Options{
+		CommitWindow:    DefaultCommitWindow,
+		MaxBatch:        DefaultMaxBatch,
+		FetchTimeout:    DefaultFetchTimeout,
+		PushTimeout:     DefaultPushTimeout,
+		MaxPushAttempts: DefaultMaxPushAttempts,
+		RetryBackoff:    DefaultRetryBackoff,
+		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
+	}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errors.Wrap(err, errCacheDir)
+	}
+	key, err := identityKey(filepath.Join(dir, ".identity-key"))
+	if err != nil {
+		return nil, errors.Wrap(err, errIdentityKey)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, repos: map[string]*Repository{}}, nil
+}
+
+// identityKey returns the cache's HMAC key, creating it on first use. It
+// survives restarts so a restarted provider finds its clones again.
+func identityKey(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	return b, os.WriteFile(path, b, 0o600)
+}
+
+// Repository returns the cache entry for r, opening or creating its local
+// clone. It does not touch the network.
+func (c *Cache) Repository(r Remote) (*Repository, error) {
+	id := r.identity(c.key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New(errClosed)
+	}
+	if repo, ok := c.repos[id]; ok {
+		return repo, nil
+	}
+	repo, err := openRepository(c, r, filepath.Join(c.dir, id))
+	if err != nil {
+		return nil, err
+	}
+	c.repos[id] = repo
+	return repo, nil
+}
+
+// Close cancels in-flight fetches and pushes; callers waiting on them get
+// an error. The cache's directory stays for the next process.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.cancel()
+}

@@ -1,0 +1,125 @@
+package git
+
+import (
+	"context"
+	"net"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/skeema/knownhosts"
+)
+
+// Kind tells a caller what an error asks of it: retry later (transient) or
+// stop and tell a human (everything else).
+type Kind int
+
+// Kinds of errors. Only KindTransient is worth retrying without a change
+// made by a human.
+const (
+	// KindTransient: network errors, timeouts, 5xx, a branch too contended
+	// to land a push within the retry budget.
+	KindTransient Kind = iota
+	// KindAuth: the server refused the credentials.
+	KindAuth
+	// KindHostKey: the SSH host key is unknown, mismatched, or no
+	// known_hosts was given (we fail closed).
+	KindHostKey
+	// KindRepositoryNotFound: the server has no such repository (or hides it).
+	KindRepositoryNotFound
+	// KindBranchNotFound: the branch does not exist on the remote.
+	KindBranchNotFound
+	// KindRejected: the server refused a push for a reason other than a
+	// race: a protected branch, a hook, a policy.
+	KindRejected
+	// KindInvalid: the request itself is wrong (bad URL, key or path).
+	KindInvalid
+)
+
+// String names the kind; used in condition reasons and logs.
+func (k Kind) String() string {
+	switch k {
+	case KindTransient:
+		return "Transient"
+	case KindAuth:
+		return "AuthenticationFailed"
+	case KindHostKey:
+		return "HostKeyVerificationFailed"
+	case KindRepositoryNotFound:
+		return "RepositoryNotFound"
+	case KindBranchNotFound:
+		return "BranchNotFound"
+	case KindRejected:
+		return "PushRejected"
+	case KindInvalid:
+		return "Invalid"
+	}
+	return "Unknown"
+}
+
+// Error is an error of a known Kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+// Error returns the message of the wrapped error.
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *Error) Unwrap() error { return e.Err }
+
+func newError(k Kind, msg string) error { return &Error{Kind: k, Err: errors.New(msg)} }
+
+// KindOf returns the Kind of err. Errors of no known kind are transient:
+// retrying is always safe because we never force-push.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindTransient
+}
+
+// IsTerminal reports whether err needs a human (wrong credentials, host key,
+// missing repository or branch, refused push) rather than a retry.
+func IsTerminal(err error) bool { return err != nil && KindOf(err) != KindTransient }
+
+// ErrNotExist is returned by reads of a path that a commit does not hold.
+var ErrNotExist = errors.New("path does not exist")
+
+// classify wraps a transport error with its Kind. It is applied once, where
+// go-git returns, so callers never parse messages.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	k := KindTransient
+	var herr *githttp.Err
+	var nerr net.Error
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		k = KindTransient
+	case knownhosts.IsHostKeyChanged(err), knownhosts.IsHostUnknown(err),
+		strings.Contains(msg, "knownhosts: key mismatch"), strings.Contains(msg, "knownhosts: key is unknown"):
+		k = KindHostKey
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		errors.Is(err, transport.ErrInvalidAuthMethod), strings.Contains(msg, "unable to authenticate"):
+		k = KindAuth
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		k = KindRepositoryNotFound
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		k = KindBranchNotFound
+	case errors.As(err, &herr):
+		k = KindTransient // 5xx, 429 and other statuses not mapped above
+	case errors.As(err, &nerr):
+		k = KindTransient
+	}
+	return &Error{Kind: k, Err: err}
+}

@@ -1,0 +1,108 @@
+package git
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics of the Git engine. Every series is labelled by remote host only,
+// never by repository path or resource, so cardinality stays bounded by the
+// number of Git servers. A nil *Metrics records nothing.
+type Metrics struct {
+	fetches        *prometheus.CounterVec
+	pushes         *prometheus.CounterVec
+	pushRetries    *prometheus.CounterVec
+	pushRejections *prometheus.CounterVec
+	batchSize      *prometheus.HistogramVec
+	fetchSeconds   *prometheus.HistogramVec
+	pushSeconds    *prometheus.HistogramVec
+}
+
+// NewMetrics returns unregistered metrics; the caller registers them on its
+// registry (e.g. controller-runtime's metrics.Registry) with Register.
+func NewMetrics() *Metrics {
+	host := []string{"host"}
+	hostResult := []string{"host", "result"}
+	return &Metrics{
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_fetches_total", Help: "Fetches from a Git remote (ls-refs included), by result.",
+		}, hostResult),
+		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_pushes_total", Help: "Pushes sent to a Git remote, by result.",
+		}, hostResult),
+		pushRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_push_retries_total", Help: "Pushes retried after the branch moved under us.",
+		}, host),
+		pushRejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_push_rejections_total", Help: "Pushes refused by the server (non-fast-forward, hooks, protection).",
+		}, host),
+		batchSize: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "provider_git_commit_batch_size", Help: "Changes carried by one push.",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 7), // 1 … 4096
+		}, host),
+		fetchSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "provider_git_fetch_duration_seconds", Help: "Latency of fetches.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10), // 10 ms … ~38 s
+		}, host),
+		pushSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "provider_git_push_duration_seconds", Help: "Latency of pushes.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
+		}, host),
+	}
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.fetches, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds}
+}
+
+// Register registers every metric on r.
+func (m *Metrics) Register(r prometheus.Registerer) error {
+	for _, c := range m.collectors() {
+		if err := r.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func result(err error) string {
+	if err == nil {
+		return "success"
+	}
+	return KindOf(err).String()
+}
+
+func (m *Metrics) fetched(host string, start time.Time, err error) {
+	if m == nil {
+		return
+	}
+	m.fetches.WithLabelValues(host, result(err)).Inc()
+	m.fetchSeconds.WithLabelValues(host).Observe(time.Since(start).Seconds())
+}
+
+func (m *Metrics) pushed(host string, start time.Time, err error) {
+	if m == nil {
+		return
+	}
+	m.pushes.WithLabelValues(host, result(err)).Inc()
+	m.pushSeconds.WithLabelValues(host).Observe(time.Since(start).Seconds())
+}
+
+func (m *Metrics) retried(host string) {
+	if m != nil {
+		m.pushRetries.WithLabelValues(host).Inc()
+	}
+}
+
+func (m *Metrics) rejected(host string) {
+	if m != nil {
+		m.pushRejections.WithLabelValues(host).Inc()
+	}
+}
+
+func (m *Metrics) batch(host string, n int) {
+	if m != nil {
+		m.batchSize.WithLabelValues(host).Observe(float64(n))
+	}
+}

@@ -1,0 +1,183 @@
+package git
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	"github.com/skeema/knownhosts"
+	"golang.org/x/crypto/ssh"
+)
+
+const (
+	errParseURL       = "cannot parse repository URL"
+	errNoKnownHosts   = "an SSH remote needs known_hosts: refusing to connect without host key verification"
+	errParseKey       = "cannot parse SSH private key"
+	errKnownHostsFile = "cannot stage known_hosts"
+	errParseKnown     = "cannot parse known_hosts"
+	errAuthScheme     = "credentials do not fit the URL scheme"
+)
+
+// sshDialTimeout bounds the TCP connect and SSH handshake: go-git's SSH
+// transport dials without the caller's context.
+const sshDialTimeout = 30 * time.Second
+
+// Remote names a repository and how to authenticate to it. Two Remotes with
+// the same URL and credentials share one cache entry.
+type Remote struct {
+	// URL: https://…, http://…, ssh://user@host[:port]/path or scp-like
+	// user@host:path.
+	URL string
+	// Auth is nil for anonymous access, else *BasicAuth or *SSHAuth.
+	Auth Auth
+}
+
+// Auth is a credential for a Remote: *BasicAuth or *SSHAuth.
+type Auth interface {
+	// fingerprint feeds the secret material into h, so a Remote's cache
+	// identity changes when its credentials do.
+	fingerprint(h func(...string))
+}
+
+// BasicAuth is HTTP(S) basic auth: a username with a password or token.
+type BasicAuth struct {
+	Username string
+	Password string
+}
+
+func (a *BasicAuth) fingerprint(h func(...string)) { h("basic", a.Username, a.Password) }
+
+// SSHAuth is an SSH private key plus the known_hosts that must list the
+// server. There is deliberately no way to skip host key verification.
+type SSHAuth struct {
+	// User to log in as when the URL names none; default "git".
+	User string
+	// PrivateKey in PEM or OpenSSH format.
+	PrivateKey []byte
+	// Passphrase of PrivateKey, if any.
+	Passphrase string
+	// KnownHosts in OpenSSH known_hosts format; required.
+	KnownHosts []byte
+}
+
+func (a *SSHAuth) fingerprint(h func(...string)) {
+	h("ssh", a.User, string(a.PrivateKey), a.Passphrase, string(a.KnownHosts))
+}
+
+// identity returns a stable, non-reversible name for the remote: an HMAC so
+// that a cache directory name reveals nothing about a password.
+func (r Remote) identity(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	add := func(parts ...string) {
+		for _, p := range parts {
+			m.Write([]byte(strconv.Itoa(len(p)) + ":" + p))
+		}
+	}
+	add(r.URL)
+	if r.Auth != nil {
+		r.Auth.fingerprint(add)
+	}
+	return hex.EncodeToString(m.Sum(nil))[:32]
+}
+
+// connection is what the transport needs to reach a remote.
+type connection struct {
+	ep   *transport.Endpoint
+	auth transport.AuthMethod
+	// host labels metrics: host only, never a path or a user.
+	host string
+}
+
+// connect resolves a Remote into an endpoint and an auth method. tmpDir holds
+// known_hosts for the moment it takes to parse it.
+func connect(r Remote, tmpDir string) (*connection, error) {
+	ep, err := transport.NewEndpoint(r.URL)
+	if err != nil {
+		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+	}
+	c := &connection{ep: ep, host: ep.Host}
+	switch a := r.Auth.(type) {
+	case nil:
+	case *BasicAuth:
+		if ep.Protocol != "http" && ep.Protocol != "https" {
+			return nil, newError(KindInvalid, errAuthScheme)
+		}
+		c.auth = &githttp.BasicAuth{Username: a.Username, Password: a.Password}
+	case *SSHAuth:
+		if ep.Protocol != "ssh" {
+			return nil, newError(KindInvalid, errAuthScheme)
+		}
+		c.auth, err = sshAuth(ep, a, tmpDir)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func sshAuth(ep *transport.Endpoint, a *SSHAuth, tmpDir string) (transport.AuthMethod, error) {
+	if len(a.KnownHosts) == 0 {
+		return nil, newError(KindHostKey, errNoKnownHosts)
+	}
+	user := ep.User
+	if user == "" {
+		user = a.User
+	}
+	if user == "" {
+		user = "git"
+	}
+	pk, err := gitssh.NewPublicKeys(user, a.PrivateKey, a.Passphrase)
+	if err != nil {
+		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseKey)}
+	}
+	// knownhosts reads files only; the file lives for the parse and is
+	// removed before we return.
+	f, err := os.CreateTemp(tmpDir, "known_hosts-*")
+	if err != nil {
+		return nil, errors.Wrap(err, errKnownHostsFile)
+	}
+	defer os.Remove(f.Name()) //nolint:errcheck // best effort
+	if _, err := f.Write(a.KnownHosts); err != nil {
+		_ = f.Close()
+		return nil, errors.Wrap(err, errKnownHostsFile)
+	}
+	if err := f.Close(); err != nil {
+		return nil, errors.Wrap(err, errKnownHostsFile)
+	}
+	db, err := knownhosts.NewDB(f.Name())
+	if err != nil {
+		return nil, &Error{Kind: KindHostKey, Err: errors.Wrap(err, errParseKnown)}
+	}
+	port := ep.Port
+	if port == 0 {
+		port = 22
+	}
+	hostPort := net.JoinHostPort(ep.Host, strconv.Itoa(port))
+	pk.HostKeyCallback = db.HostKeyCallback()
+	// Offer only the key types known_hosts lists for this host, else the
+	// server may present another type and we would report a mismatch
+	// (go-git#1551).
+	pk.HostKeyAlgorithms = db.HostKeyAlgorithms(hostPort)
+	return &timeoutSSHAuth{PublicKeys: pk}, nil
+}
+
+// timeoutSSHAuth adds a dial/handshake timeout, which go-git's SSH transport
+// does not take from the context.
+type timeoutSSHAuth struct{ *gitssh.PublicKeys }
+
+func (a *timeoutSSHAuth) ClientConfig() (*ssh.ClientConfig, error) {
+	cfg, err := a.PublicKeys.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = sshDialTimeout
+	return cfg, nil
+}

@@ -1,0 +1,254 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+const (
+	errFetch       = "cannot fetch"
+	errPush        = "cannot push"
+	errAdvertised  = "cannot read advertised references"
+	errSpool       = "cannot spool fetched pack"
+	errStorePack   = "cannot store fetched pack"
+	errEncodePack  = "cannot encode pack"
+	errSetRef      = "cannot update local reference"
+	errNoDeleteRef = "server does not support deleting references"
+)
+
+// packWindow is git's default pack.window: how many objects the encoder
+// tries as delta bases.
+const packWindow = 10
+
+// errMoved reports that the remote branch is not where we built on: someone
+// else pushed. It is retried after a fetch, never forced.
+type errMoved struct{ remote plumbing.Hash }
+
+func (e *errMoved) Error() string { return "remote branch moved to " + e.remote.String() }
+
+// fetch downloads the given branches with one ls-refs and at most one
+// upload-pack request, and points the local refs at the remote heads. Only
+// the branches in use are requested: the full advertisement is unavoidable
+// in go-git v5 (no protocol v2), the objects are not.
+func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
+	start := time.Now()
+	defer func() { r.cache.opts.Metrics.fetched(r.conn.host, start, err) }()
+
+	sess, err := r.tr.NewUploadPackSession(r.conn.ep, r.conn.auth)
+	if err != nil {
+		return errors.Wrap(classify(err), errFetch)
+	}
+	defer sess.Close() //nolint:errcheck // nothing to do about it
+
+	remote := map[string]plumbing.Hash{}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		// An empty repository has no branches: every local ref goes.
+	case err != nil:
+		return errors.Wrap(classify(err), errFetch)
+	default:
+		refs, err := ar.AllReferences()
+		if err != nil {
+			return errors.Wrap(err, errAdvertised)
+		}
+		for _, b := range branches {
+			if ref, ok := refs[branchRef(b)]; ok && ref.Type() == plumbing.HashReference {
+				remote[b] = ref.Hash()
+			}
+		}
+	}
+
+	r.mu.Lock()
+	var wants, haves []plumbing.Hash
+	for _, h := range remote {
+		if !r.hasLocked(h) {
+			wants = append(wants, h)
+		}
+	}
+	if len(wants) > 0 {
+		haves = r.localHeadsLocked()
+	}
+	r.mu.Unlock()
+
+	if len(wants) > 0 {
+		if err := r.download(ctx, sess, ar, wants, haves); err != nil {
+			return err
+		}
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range branches {
+		if r.pushedAt[b].After(start) {
+			continue
+		}
+		if h, ok := remote[b]; ok {
+			err = r.st.SetReference(plumbing.NewHashReference(branchRef(b), h))
+		} else {
+			err = r.st.RemoveReference(branchRef(b))
+		}
+		if err != nil {
+			return errors.Wrap(err, errSetRef)
+		}
+	}
+	return nil
+}
+
+// download spools the pack to a file outside the storage lock, so reads are
+// not blocked for the duration of a transfer, then stores it.
+func (r *Repository) download(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	if ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	req.Wants, req.Haves = wants, haves
+	resp, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		return errors.Wrap(classify(err), errFetch)
+	}
+	defer resp.Close() //nolint:errcheck // read fully below
+
+	f, err := os.CreateTemp(r.dir, "fetch-*.pack")
+	if err != nil {
+		return errors.Wrap(err, errSpool)
+	}
+	defer os.Remove(f.Name()) //nolint:errcheck // best effort
+	defer f.Close()           //nolint:errcheck // read-only after spooling
+
+	var rd io.Reader = resp
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		rd = sideband.NewDemuxer(sideband.Sideband64k, resp)
+	case req.Capabilities.Supports(capability.Sideband):
+		rd = sideband.NewDemuxer(sideband.Sideband, resp)
+	}
+	if _, err := io.Copy(f, rd); err != nil {
+		return errors.Wrap(classify(err), errFetch)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return errors.Wrap(err, errSpool)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Wrap(packfile.UpdateObjectStorage(r.st, f), errStorePack)
+}
+
+func (r *Repository) hasLocked(h plumbing.Hash) bool {
+	return r.st.HasEncodedObject(h) == nil
+}
+
+func (r *Repository) localHeadsLocked() []plumbing.Hash {
+	var hs []plumbing.Hash
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil
+	}
+	_ = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference && ref.Name().IsBranch() {
+			hs = append(hs, ref.Hash())
+		}
+		return nil
+	})
+	return hs
+}
+
+// push moves branch from old to new (either may be zero: create, delete),
+// sending exactly the given objects. It never forces: the server applies the
+// update only if the branch is still at old, and we check that first so a
+// moved branch costs one round trip, not a pack upload.
+//
+// go-git's Remote.Push is not used because it walks the whole history to
+// find what to send (go-git#1102); the writer knows the new objects.
+func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.Hash, objects []plumbing.Hash) (err error) {
+	start := time.Now()
+	defer func() {
+		var moved *errMoved
+		switch {
+		case errors.As(err, &moved):
+			r.cache.opts.Metrics.rejected(r.conn.host)
+		case KindOf(err) == KindRejected:
+			r.cache.opts.Metrics.rejected(r.conn.host)
+		}
+		r.cache.opts.Metrics.pushed(r.conn.host, start, err)
+	}()
+
+	sess, err := r.tr.NewReceivePackSession(r.conn.ep, r.conn.auth)
+	if err != nil {
+		return errors.Wrap(classify(err), errPush)
+	}
+	defer sess.Close() //nolint:errcheck // nothing to do about it
+
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return errors.Wrap(classify(err), errPush)
+	}
+	cur := plumbing.ZeroHash
+	if ar != nil {
+		refs, err := ar.AllReferences()
+		if err != nil {
+			return errors.Wrap(err, errAdvertised)
+		}
+		if ref, ok := refs[branchRef(branch)]; ok {
+			cur = ref.Hash()
+		}
+	}
+	if cur != old {
+		return &errMoved{remote: cur}
+	}
+	caps := capability.NewList()
+	if ar != nil {
+		caps = ar.Capabilities
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
+	req.Commands = []*packp.Command{{Name: branchRef(branch), Old: old, New: new}}
+	if new.IsZero() {
+		if !caps.Supports(capability.DeleteRefs) {
+			return &Error{Kind: KindRejected, Err: errors.New(errNoDeleteRef)}
+		}
+	} else {
+		var buf bytes.Buffer
+		r.mu.Lock()
+		_, err := packfile.NewEncoder(&buf, r.st, !caps.Supports(capability.OFSDelta)).Encode(objects, packWindow)
+		r.mu.Unlock()
+		if err != nil {
+			return errors.Wrap(err, errEncodePack)
+		}
+		req.Packfile = io.NopCloser(&buf)
+	}
+	rs, err := sess.ReceivePack(ctx, req)
+	// go-git returns the report's error as err too; the report tells a lost
+	// race from a refusal, so it goes first.
+	if rs != nil {
+		if serr := rs.Error(); serr != nil {
+			return classifyStatus(serr, cur)
+		}
+	}
+	return errors.Wrap(classify(err), errPush)
+}
+
+// classifyStatus tells a lost race (retry after a fetch) from a refusal
+// (protected branch, hook): git's receive-pack answers a stale old value
+// with "failed to update ref"/"failed to lock", forges add their own words
+// for non-fast-forward.
+func classifyStatus(err error, cur plumbing.Hash) error {
+	msg := err.Error()
+	for _, race := range []string{"failed to update ref", "failed to lock", "cannot lock ref", "non-fast-forward", "fetch first", "stale info", "incorrect old value"} {
+		if strings.Contains(msg, race) {
+			return &errMoved{remote: cur}
+		}
+	}
+	return &Error{Kind: KindRejected, Err: errors.Wrap(err, errPush)}
+}
