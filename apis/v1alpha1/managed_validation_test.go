@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
 // The bad-input corpus for managed resources: each case is rejected by the
@@ -79,6 +80,22 @@ func TestFileValidation(t *testing.T) {
 			tc.mutate(&p)
 			f := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("f-%d", i)}, Spec: v1alpha1.FileSpec{ForProvider: p}}
 			checkCreate(t, tc.reason, f, tc.want)
+
+			// The same rules again in code must reach the same verdict, so a
+			// File stored before a CRD change cannot slip through.
+			fieldRule := strings.Contains(tc.want, "path") || strings.Contains(tc.want, "branch") || tc.want == "Too long"
+			if tc.want == "" || fieldRule {
+				codeErr := validate.Path(p.Path)
+				if codeErr == nil {
+					codeErr = validate.BranchName(p.Branch)
+				}
+				if codeErr == nil && p.Content != nil {
+					codeErr = validate.Content(*p.Content)
+				}
+				if (codeErr != nil) != (tc.want != "") {
+					t.Errorf("%s\ninternal/validate disagrees with the CRD: CRD wants %q, code says %v", tc.reason, tc.want, codeErr)
+				}
+			}
 		})
 	}
 }

@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package manifest renders Kubernetes objects as the YAML a person would
+// commit: stable (sorted keys, so the same object always gives the same bytes
+// and the same blob SHA) and free of what the API server adds to a live
+// object. File.object and Mirror both write through it.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	errDecode    = "object is not a JSON or YAML map"
+	errNoKind    = "object must have apiVersion and kind"
+	errSecret    = "refusing to write a Secret to Git in plain text"
+	errMarshal   = "cannot render object as YAML"
+	lastApplied  = "kubectl.kubernetes.io/last-applied-configuration"
+	kindSecret   = "Secret"
+	apiVersionV1 = "v1"
+)
+
+// ErrSecret is returned for core v1 Secrets: their data would land in Git in
+// clear text, readable by everyone who can read the repository.
+var ErrSecret = errors.New(errSecret)
+
+// metadataNoise is what the API server (or kubectl) adds to a live object and
+// a manifest must not carry: it changes without the object changing, or only
+// makes sense in the cluster it came from.
+var metadataNoise = []string{
+	"managedFields", "uid", "resourceVersion", "generation", "creationTimestamp",
+	"selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
+}
+
+// Render returns obj (JSON or YAML) as stable YAML without status and the
+// metadata noise above. It refuses core v1 Secrets with ErrSecret.
+func Render(obj []byte) ([]byte, error) {
+	// YAML to JSON, then a decoder that keeps numbers as written: a plain
+	// unmarshal turns every number into a float64 and rounds large integers.
+	j, err := yaml.YAMLToJSON(obj)
+	if err != nil {
+		return nil, errors.Wrap(err, errDecode)
+	}
+	m := map[string]any{}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, errors.Wrap(err, errDecode)
+	}
+	apiVersion, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	if apiVersion == "" || kind == "" {
+		return nil, errors.New(errNoKind)
+	}
+	if apiVersion == apiVersionV1 && kind == kindSecret {
+		return nil, ErrSecret
+	}
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		for _, k := range metadataNoise {
+			delete(md, k)
+		}
+		if a, ok := md["annotations"].(map[string]any); ok {
+			delete(a, lastApplied)
+			if len(a) == 0 {
+				delete(md, "annotations")
+			}
+		}
+		if len(md) == 0 {
+			delete(m, "metadata")
+		}
+	}
+	// Back through JSON (json.Number keeps each number's digits), then YAML,
+	// which sorts the keys of every map.
+	j, err = json.Marshal(m)
+	if err != nil {
+		return nil, errors.Wrap(err, errMarshal)
+	}
+	out, err := yaml.JSONToYAML(j)
+	return out, errors.Wrap(err, errMarshal)
+}

@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBranchName(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		name   string
+		want   error
+	}{
+		"Main":          {reason: "The common case.", name: "main"},
+		"Nested":        {reason: "Slashes make branch folders.", name: "release/v1.2_rc+1"},
+		"Empty":         {reason: "A branch needs a name.", name: "", want: errors.New(errBranchEmpty)},
+		"TooLong":       {reason: "Ref names are bounded.", name: strings.Repeat("a", 256), want: errors.New(errBranchLong)},
+		"Space":         {reason: "git check-ref-format forbids spaces.", name: "a b", want: errors.New(errBranchChars)},
+		"Star":          {reason: "git check-ref-format forbids '*'.", name: "a*", want: errors.New(errBranchChars)},
+		"Colon":         {reason: "A colon would read as a refspec.", name: "a:b", want: errors.New(errBranchChars)},
+		"DotDot":        {reason: "git check-ref-format forbids '..'.", name: "a..b", want: errors.New(errBranchShape)},
+		"LeadingSlash":  {reason: "Not a branch.", name: "/main", want: errors.New(errBranchShape)},
+		"TrailingSlash": {reason: "Not a branch.", name: "main/", want: errors.New(errBranchShape)},
+		"DoubleSlash":   {reason: "Empty components.", name: "a//b", want: errors.New(errBranchShape)},
+		"Lock":          {reason: "git uses .lock files for refs.", name: "main.lock", want: errors.New(errBranchShape)},
+		"LockComponent": {reason: "git uses .lock files for refs.", name: "a.lock/b", want: errors.New(errBranchShape)},
+		"TrailingDot":   {reason: "git check-ref-format forbids a trailing dot.", name: "a.", want: errors.New(errBranchShape)},
+		"HiddenPart":    {reason: "No component may start with a dot.", name: "a/.b", want: errors.New(errBranchShape)},
+		"OptionLike":    {reason: "A leading dash reads as an option.", name: "-f", want: errors.New(errBranchShape)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, BranchName(tc.name), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nBranchName(%q): -want, +got:\n%s", tc.reason, tc.name, diff)
+			}
+		})
+	}
+}
+
+func TestPath(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		path   string
+		want   error
+	}{
+		"Plain":         {reason: "The common case.", path: "apps/demo/config.yaml"},
+		"DotFile":       {reason: "Dot files are not .git.", path: ".github/workflows/ci.yaml"},
+		"GitLike":       {reason: "Only a .git component is refused.", path: "docs/.gitignore"},
+		"Unicode":       {reason: "Non-ASCII names are fine.", path: "docs/über.md"},
+		"Empty":         {reason: "A file needs a path.", path: "", want: errors.New(errPathEmpty)},
+		"TooLong":       {reason: "Paths are bounded.", path: strings.Repeat("a", 1025), want: errors.New(errPathLong)},
+		"Absolute":      {reason: "Paths are relative to the root.", path: "/etc/passwd", want: errors.New(errPathUnclean)},
+		"Escape":        {reason: "No escaping the repository.", path: "a/../../x", want: errors.New(errPathUnclean)},
+		"Dot":           {reason: "Unclean paths name a file two ways.", path: "a/./b", want: errors.New(errPathUnclean)},
+		"DoubleSlash":   {reason: "Unclean paths name a file two ways.", path: "a//b", want: errors.New(errPathUnclean)},
+		"TrailingSlash": {reason: "A folder is not a file.", path: "a/", want: errors.New(errPathUnclean)},
+		"GitDir":        {reason: "Writing into .git corrupts clones.", path: ".git/config", want: errors.New(errPathGit)},
+		"NestedGitDir":  {reason: "So does a nested one.", path: "x/.git/hooks/post-checkout", want: errors.New(errPathGit)},
+		"NUL":           {reason: "Git cannot store NUL in a path.", path: "a\x00b", want: errors.New(errPathControl)},
+		"Newline":       {reason: "Newlines in paths break every log.", path: "a\nb", want: errors.New(errPathControl)},
+		"DEL":           {reason: "DEL is a control character.", path: "a\x7fb", want: errors.New(errPathControl)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Path(tc.path), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nPath(%q): -want, +got:\n%s", tc.reason, tc.path, diff)
+			}
+		})
+	}
+}
+
+func TestContent(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		content string
+		want    error
+	}{
+		"Text":    {reason: "The common case.", content: "a: 1\n"},
+		"AtLimit": {reason: "The cap is inclusive.", content: strings.Repeat("x", MaxContentBytes)},
+		"Large":   {reason: "Content is capped.", content: strings.Repeat("x", MaxContentBytes+1), want: errors.New(errContentLarge)},
+		"Binary":  {reason: "Invalid UTF-8 was mangled on the way in.", content: "\xff\xfe", want: errors.New(errContentBinary)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Content(tc.content), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nContent: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
