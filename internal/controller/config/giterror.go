@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+// Reasons for Git errors that need a human, shared by ProviderConfigs and
+// managed resources so both name the same cause the same way.
+const (
+	ReasonAuthenticationFailed xpv2.ConditionReason = "AuthenticationFailed"
+	ReasonHostKeyMismatch      xpv2.ConditionReason = "HostKeyMismatch"
+	ReasonRepositoryNotFound   xpv2.ConditionReason = "RepositoryNotFound"
+	ReasonBranchNotFound       xpv2.ConditionReason = "BranchNotFound"
+	ReasonPushRejected         xpv2.ConditionReason = "PushRejected"
+)
+
+// GitError classifies an error from internal/git for the managed reconciler:
+// one that needs a human is marked Stalled with a specific reason; anything
+// else stays a plain (transient) error and is retried with backoff.
+func GitError(err error) error {
+	if err == nil || !git.IsTerminal(err) {
+		return err
+	}
+	return managed.Stalled(reasonFor(git.KindOf(err)), err)
+}
+
+func reasonFor(k git.Kind) xpv2.ConditionReason {
+	switch k {
+	case git.KindAuth:
+		return ReasonAuthenticationFailed
+	case git.KindHostKey:
+		return ReasonHostKeyMismatch
+	case git.KindRepositoryNotFound:
+		return ReasonRepositoryNotFound
+	case git.KindBranchNotFound:
+		return ReasonBranchNotFound
+	case git.KindRejected:
+		return ReasonPushRejected
+	case git.KindTransient, git.KindInvalid:
+	}
+	return ReasonInvalidConfig
+}

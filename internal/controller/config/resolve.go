@@ -1,0 +1,211 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+// Reasons for a configuration that needs a human. They appear on the
+// ProviderConfig and on every managed resource that uses it.
+const (
+	ReasonProviderConfigNotFound xpv2.ConditionReason = "ProviderConfigNotFound"
+	ReasonSecretNotFound         xpv2.ConditionReason = "SecretNotFound"
+	ReasonSecretMalformed        xpv2.ConditionReason = "SecretMalformed"
+	ReasonInsecureRemote         xpv2.ConditionReason = "InsecureRemoteRefused"
+	ReasonInvalidConfig          xpv2.ConditionReason = "InvalidProviderConfig"
+)
+
+const (
+	errNoRef          = "managed resource has no providerConfigRef"
+	errUnknownKind    = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
+	errGetPC          = "cannot get ProviderConfig"
+	errGetCPC         = "cannot get ClusterProviderConfig"
+	errGetSecret      = "cannot get credentials Secret"
+	errMissingKey     = "credentials Secret has no key"
+	errInsecure       = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
+	errSSHNeedsKey    = "an SSH URL needs a private key and known_hosts in the credentials Secret"
+	errHTTPSNeedsPass = "an HTTPS URL needs a password or token in the credentials Secret"
+	errNoneOverSSH    = "credentials.source None works only for HTTPS; SSH always authenticates"
+)
+
+// DefaultAuthor signs commits when a configuration names no author.
+var DefaultAuthor = git.Signature{Name: "provider-git", Email: "provider-git@crossplane.io"}
+
+// DefaultWindow is the commit window when a configuration names none; the
+// CRD defaults it to the same value.
+const DefaultWindow = time.Second
+
+// Connection is what a configuration says about reaching one repository.
+type Connection struct {
+	Remote git.Remote
+	Author git.Signature
+	Window time.Duration
+}
+
+// Resolver turns configurations into Connections. A namespaced ProviderConfig
+// is looked up in the managed resource's own namespace, and its Secret in the
+// ProviderConfig's (so the same one): a namespaced resource can never reach
+// another namespace's configuration or credentials. Only a
+// ClusterProviderConfig, which only a cluster administrator can write, names
+// a Secret's namespace.
+type Resolver struct {
+	client        client.Reader
+	allowInsecure bool
+}
+
+// NewResolver returns a Resolver reading through c. allowInsecure accepts
+// http:// and file:// URLs (tests and the local default only).
+func NewResolver(c client.Reader, allowInsecure bool) *Resolver {
+	return &Resolver{client: c, allowInsecure: allowInsecure}
+}
+
+// ForManaged resolves the configuration mg's providerConfigRef names.
+func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*Connection, error) {
+	ref := mg.GetProviderConfigReference()
+	if ref == nil {
+		return nil, managed.Stalled(ReasonProviderConfigNotFound, errors.New(errNoRef))
+	}
+	switch ref.Kind {
+	case "ProviderConfig":
+		pc := &v1alpha1.ProviderConfig{}
+		if err := r.get(ctx, types.NamespacedName{Namespace: mg.GetNamespace(), Name: ref.Name}, pc, ReasonProviderConfigNotFound, errGetPC); err != nil {
+			return nil, err
+		}
+		return r.ForProviderConfig(ctx, pc)
+	case "ClusterProviderConfig":
+		cpc := &v1alpha1.ClusterProviderConfig{}
+		if err := r.get(ctx, types.NamespacedName{Name: ref.Name}, cpc, ReasonProviderConfigNotFound, errGetCPC); err != nil {
+			return nil, err
+		}
+		return r.ForClusterProviderConfig(ctx, cpc)
+	default:
+		return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errUnknownKind))
+	}
+}
+
+// ForProviderConfig resolves a namespaced ProviderConfig; its Secret is read
+// from the ProviderConfig's own namespace.
+func (r *Resolver) ForProviderConfig(ctx context.Context, pc *v1alpha1.ProviderConfig) (*Connection, error) {
+	var ref *secretRef
+	if s := pc.Spec.Credentials.SecretRef; s != nil {
+		ref = &secretRef{key: types.NamespacedName{Namespace: pc.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
+	}
+	return r.resolve(ctx, pc.Spec.URL, pc.Spec.Credentials.Source, ref, pc.Spec.Commit)
+}
+
+// ForClusterProviderConfig resolves a ClusterProviderConfig.
+func (r *Resolver) ForClusterProviderConfig(ctx context.Context, cpc *v1alpha1.ClusterProviderConfig) (*Connection, error) {
+	var ref *secretRef
+	if s := cpc.Spec.Credentials.SecretRef; s != nil {
+		ref = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
+	}
+	return r.resolve(ctx, cpc.Spec.URL, cpc.Spec.Credentials.Source, ref, cpc.Spec.Commit)
+}
+
+type secretRef struct {
+	key  types.NamespacedName
+	keys v1alpha1.CredentialKeys
+}
+
+func (r *Resolver) resolve(ctx context.Context, url string, source xpv2.CredentialsSource, ref *secretRef, commit v1alpha1.CommitConfig) (*Connection, error) {
+	if !r.allowInsecure && (strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "file://")) {
+		return nil, managed.Stalled(ReasonInsecureRemote, errors.New(errInsecure))
+	}
+	c := &Connection{Remote: git.Remote{URL: url}, Author: DefaultAuthor, Window: DefaultWindow}
+	if a := commit.Author; a != nil {
+		c.Author = git.Signature{Name: a.Name, Email: a.Email}
+	}
+	if commit.Window != nil {
+		c.Window = commit.Window.Duration
+	}
+	ssh := isSSH(url)
+	if source != xpv2.CredentialsSourceSecret || ref == nil {
+		if ssh {
+			return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errNoneOverSSH))
+		}
+		return c, nil
+	}
+	s := &corev1.Secret{}
+	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
+		return nil, err
+	}
+	value := func(key, fallback string) []byte {
+		if key == "" {
+			key = fallback
+		}
+		return s.Data[key]
+	}
+	if ssh {
+		key, known := value(ref.keys.SSHPrivateKeyKey, "identity"), value(ref.keys.KnownHostsKey, "known_hosts")
+		if len(key) == 0 || len(known) == 0 {
+			return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errSSHNeedsKey))
+		}
+		c.Remote.Auth = &git.SSHAuth{PrivateKey: key, KnownHosts: known}
+		return c, nil
+	}
+	pass := value(ref.keys.PasswordKey, "password")
+	if len(pass) == 0 {
+		return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errHTTPSNeedsPass))
+	}
+	user := string(value(ref.keys.UsernameKey, "username"))
+	if user == "" {
+		// Forges accept any username with a token; git's own default.
+		user = "git"
+	}
+	c.Remote.Auth = &git.BasicAuth{Username: user, Password: string(pass)}
+	return c, nil
+}
+
+// get reads one object; NotFound needs a human (someone must create it), any
+// other error is transient.
+func (r *Resolver) get(ctx context.Context, key types.NamespacedName, obj client.Object, notFound xpv2.ConditionReason, msg string) error {
+	err := r.client.Get(ctx, key, obj)
+	switch {
+	case kerrors.IsNotFound(err):
+		return managed.Stalled(notFound, errors.Wrapf(err, "%s %s", msg, key))
+	case err != nil:
+		return errors.Wrap(err, msg)
+	}
+	return nil
+}
+
+// isSSH reports whether url is ssh:// or scp-like (user@host:path).
+func isSSH(url string) bool {
+	if strings.HasPrefix(url, "ssh://") {
+		return true
+	}
+	if strings.Contains(url, "://") {
+		return false
+	}
+	at, colon := strings.Index(url, "@"), strings.Index(url, ":")
+	return at > 0 && colon > at
+}

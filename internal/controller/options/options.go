@@ -1,0 +1,41 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package options holds what every provider-git controller is set up with.
+package options
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+)
+
+// Options are crossplane-runtime's controller options plus what provider-git
+// shares between controllers: one Git cache per process, and one condition
+// metric family.
+type Options struct {
+	controller.Options
+
+	// Cache holds one local clone per repository, shared by every resource.
+	Cache *git.Cache
+
+	// AllowInsecureRemotes accepts http:// and file:// repository URLs.
+	AllowInsecureRemotes bool
+
+	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
+	ConditionMetrics *session.ConditionMetrics
+}

@@ -1,0 +1,74 @@
+package git
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+const (
+	errListRefs        = "cannot list the remote's references"
+	errNoDefaultBranch = "the remote has no default branch (an empty repository?)"
+)
+
+// Check asks the remote for its references, as git ls-remote does: it proves
+// the URL, the credentials and the host key without downloading anything. An
+// empty repository passes.
+func (r *Repository) Check(ctx context.Context) error {
+	_, err := r.advertised(ctx)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	}
+	return err
+}
+
+// DefaultBranch returns the branch the remote's HEAD points at.
+func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
+	ar, err := r.advertised(ctx)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return "", newError(KindBranchNotFound, errNoDefaultBranch)
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, v := range ar.Capabilities.Get(capability.SymRef) {
+		if target, ok := strings.CutPrefix(v, "HEAD:"); ok {
+			return strings.TrimPrefix(target, "refs/heads/"), nil
+		}
+	}
+	// A server that does not advertise symrefs: the branch HEAD's commit is
+	// on, in name order so that the answer is stable.
+	if ar.Head != nil {
+		names := make([]string, 0, len(ar.References))
+		for name, h := range ar.References {
+			if h == *ar.Head && strings.HasPrefix(name, "refs/heads/") {
+				names = append(names, strings.TrimPrefix(name, "refs/heads/"))
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			return names[0], nil
+		}
+	}
+	return "", newError(KindBranchNotFound, errNoDefaultBranch)
+}
+
+func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cache.opts.FetchTimeout)
+	defer cancel()
+	sess, err := r.tr.NewUploadPackSession(r.conn.ep, r.conn.auth)
+	if err != nil {
+		return nil, errors.Wrap(classify(err), errListRefs)
+	}
+	defer sess.Close() //nolint:errcheck // nothing to do about it
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil, err
+	}
+	return ar, errors.Wrap(classify(err), errListRefs)
+}

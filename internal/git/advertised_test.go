@@ -1,0 +1,61 @@
+package git
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+func TestCheckAndDefaultBranch(t *testing.T) {
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			r, _ := newRepo(t, s.remote)
+			if err := r.Check(ctx(t)); err != nil {
+				t.Fatalf("Check with the right credentials: %v", err)
+			}
+			got, err := r.DefaultBranch(ctx(t))
+			if err != nil {
+				t.Fatalf("DefaultBranch: %v", err)
+			}
+			if diff := cmp.Diff("main", got); diff != "" {
+				t.Errorf("DefaultBranch: -want, +got:\n%s", diff)
+			}
+		})
+	}
+	t.Run("HEADElsewhere", func(t *testing.T) {
+		s := httpServer(t)
+		s.repo.CreateBranch(t, "trunk", "main")
+		if _, err := testenv.Git(s.repo.Dir, nil, "symbolic-ref", "HEAD", "refs/heads/trunk"); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := newRepo(t, s.remote)
+		got, err := r.DefaultBranch(ctx(t))
+		if err != nil {
+			t.Fatalf("DefaultBranch: %v", err)
+		}
+		if diff := cmp.Diff("trunk", got); diff != "" {
+			t.Errorf("DefaultBranch follows HEAD: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("WrongPassword", func(t *testing.T) {
+		s := httpServer(t)
+		r, _ := newRepo(t, Remote{URL: s.remote.URL, Auth: &BasicAuth{Username: testUser, Password: "wrong"}})
+		if err := r.Check(ctx(t)); KindOf(err) != KindAuth {
+			t.Errorf("Check with a wrong password: want KindAuth, got %v (%v)", KindOf(err), err)
+		}
+	})
+	t.Run("EmptyRepository", func(t *testing.T) {
+		root := t.TempDir()
+		repo := testenv.NewBareRepo(t, root, "empty.git", nil)
+		srv := testenv.NewHTTPServer(t, root, testUser, testToken)
+		r, _ := newRepo(t, Remote{URL: srv.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}})
+		if err := r.Check(ctx(t)); err != nil {
+			t.Errorf("Check of an empty repository: %v", err)
+		}
+		if _, err := r.DefaultBranch(ctx(t)); KindOf(err) != KindBranchNotFound {
+			t.Errorf("DefaultBranch of an empty repository: want KindBranchNotFound, got %v", err)
+		}
+	})
+}
