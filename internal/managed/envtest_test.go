@@ -98,13 +98,17 @@ func newNamespace(t testing.TB, c client.Client) string {
 }
 
 // faultyClient is the reconciler's client with status writes counted and,
-// on demand, rejected with a Conflict, as a lagging cache would cause.
+// on demand, the first status write for one generation rejected with a
+// Conflict, as a lagging cache would cause.
 type faultyClient struct {
 	client.Client
-	conflicts    atomic.Int64 // status patches still to reject
 	statusWrites atomic.Int64
-	lost         atomic.Int64 // unix nanos of the last rejected write
-	landed       atomic.Int64 // unix nanos of the last successful write
+	rejectGen    atomic.Int64 // reject the first status patch for this generation
+
+	mu               sync.Mutex
+	seq              int
+	lostSeq, landSeq int // order of the rejected and the next landed write of rejectGen
+	lostAt, landAt   time.Time
 }
 
 func (c *faultyClient) Status() client.SubResourceWriter {
@@ -118,14 +122,20 @@ type faultyStatus struct {
 
 func (s *faultyStatus) Patch(ctx context.Context, obj client.Object, p client.Patch, o ...client.SubResourcePatchOption) error {
 	s.c.statusWrites.Add(1)
-	if s.c.conflicts.Load() > 0 {
-		s.c.conflicts.Add(-1)
-		s.c.lost.Store(time.Now().UnixNano())
+	target := s.c.rejectGen.Load() == obj.GetGeneration()
+	if target && s.c.rejectGen.CompareAndSwap(obj.GetGeneration(), 0) {
+		s.c.mu.Lock()
+		s.c.seq++
+		s.c.lostSeq, s.c.lostAt = s.c.seq, time.Now()
+		s.c.mu.Unlock()
 		return kerrors.NewConflict(schema.GroupResource{Group: v1alpha1.Group, Resource: "things"}, obj.GetName(), fmt.Errorf("injected"))
 	}
 	err := s.SubResourceWriter.Patch(ctx, obj, p, o...)
-	if err == nil {
-		s.c.landed.Store(time.Now().UnixNano())
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	if err == nil && s.c.lostSeq > 0 && s.c.landSeq == 0 {
+		s.c.seq++
+		s.c.landSeq, s.c.landAt = s.c.seq, time.Now()
 	}
 	return err
 }
@@ -489,23 +499,26 @@ func TestEnvLostStatusWriteComesBack(t *testing.T) {
 	// updates.
 	e := startEnv(t, envOptions{poll: time.Hour})
 	e.create(t, e.thing("a"))
-	e.waitFor(t, "a", "Ready=True", converges)
+	th := e.waitFor(t, "a", "Ready=True", converges)
 
 	// A spec change that needs no external update converges in one
-	// reconcile; its status write is rejected once.
-	e.fc.conflicts.Store(1)
+	// reconcile; the first status write for the new generation is rejected.
+	e.fc.rejectGen.Store(th.Generation + 1)
 	e.mutate(t, "a", func(th *v1alpha1.Thing) { th.Spec.ForProvider.Colour = ptr("red") })
-	th := e.waitFor(t, "a", "status of the new generation persisted", converges)
-	if e.fc.conflicts.Load() != 0 || e.fc.lost.Load() == 0 {
+	th = e.waitFor(t, "a", "status of the new generation persisted", converges)
+
+	e.fc.mu.Lock()
+	defer e.fc.mu.Unlock()
+	if e.fc.lostSeq == 0 {
 		t.Fatal("no status write was rejected; the test proves nothing")
 	}
-	if lost, landed := e.fc.lost.Load(), e.fc.landed.Load(); landed < lost {
+	if e.fc.landSeq < e.fc.lostSeq {
 		t.Errorf("the rejected write was never replaced by a landed one")
 	}
 	if got := kstatusOf(t, th); got != status.CurrentStatus {
 		t.Errorf("kstatus: want Current, got %s", got)
 	}
-	t.Logf("lost write replaced after %s", time.Duration(e.fc.landed.Load()-e.fc.lost.Load()))
+	t.Logf("lost write replaced after %s (poll interval 1h)", e.fc.landAt.Sub(e.fc.lostAt))
 }
 
 func TestEnvSteadyStateWritesNoStatus(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/managed/testkind/v1alpha1"
 )
@@ -104,6 +105,8 @@ func (c *scripted) Observe(_ context.Context, mg *v1alpha1.Thing) (xpmanaged.Ext
 		return xpmanaged.ExternalObservation{}, nil
 	}
 	mg.Status.AtProvider.Value = t.Value
+	// As crossplane-runtime providers do; our reconciler must ignore it.
+	mg.SetConditions(xpv2.Available())
 	li := false
 	if mg.Spec.ForProvider.Colour == nil && t.Colour != "" {
 		c := t.Colour

@@ -29,6 +29,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -303,6 +304,40 @@ type pass struct {
 	s             *session.Session
 	log           logging.Logger
 	readyWasFalse bool
+	// persisted are the conditions as read, to undo an external client's
+	// writes to the conditions this reconciler derives.
+	persisted []xpv2.Condition
+}
+
+// derived are the condition types only the reconciler writes: Synced from
+// the outcome, the trio from the accumulator.
+func derived(t xpv2.ConditionType) bool {
+	return t == xpv2.TypeReady || t == xpv2.TypeSynced || t == session.TypeReconciling || t == session.TypeStalled
+}
+
+// restoreDerived undoes what an external client wrote to Ready or Synced
+// (crossplane-runtime providers call SetConditions(Available()) in Observe).
+// Left in place, such a write would race the accumulator and, because
+// Available() carries a fresh lastTransitionTime and no message, turn every
+// steady-state poll into a status write.
+func (p *pass) restoreDerived() {
+	conds := p.mg.StatusConditions()
+	out := make([]xpv2.Condition, 0, len(*conds))
+	for _, c := range *conds {
+		if !derived(c.Type) {
+			out = append(out, c)
+			continue
+		}
+		if was := session.Find(p.persisted, c.Type); was != nil {
+			out = append(out, *was)
+		}
+	}
+	for _, was := range p.persisted {
+		if derived(was.Type) && session.Find(out, was.Type) == nil {
+			out = append(out, was)
+		}
+	}
+	*conds = out
 }
 
 // Reconcile one managed resource. It always ends in exactly one
@@ -337,6 +372,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if c := session.Find(*mg.StatusConditions(), xpv2.TypeReady); c != nil && c.Status == corev1.ConditionFalse {
 		p.readyWasFalse = true
 	}
+	p.persisted = slices.Clone(*mg.StatusConditions())
 	p.s = session.Begin(r.client, mg, opts...)
 
 	return p.finish(ctx, p.reconcile(ctx))
@@ -344,6 +380,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // finish applies o, commits once, and picks the requeue.
 func (p *pass) finish(ctx context.Context, o outcome) (reconcile.Result, error) {
+	p.restoreDerived()
 	if o.synced != nil {
 		p.s.Set(*o.synced)
 	}
