@@ -28,9 +28,15 @@ const (
 	errNoDeleteRef = "server does not support deleting references"
 )
 
-// packWindow is git's default pack.window: how many objects the encoder
-// tries as delta bases.
-const packWindow = 10
+// emptyPackSize is the size of a pack with no objects (header + checksum).
+const emptyPackSize = 32
+
+// emptyPack is what a push that only moves a ref sends.
+func emptyPack() []byte {
+	var buf bytes.Buffer
+	_, _ = packfile.NewEncoder(&buf, nil, false).Encode(nil, 0)
+	return buf.Bytes()
+}
 
 // errMoved reports that the remote branch is not where we built on: someone
 // else pushed. It is retried after a fetch, never forced.
@@ -171,8 +177,9 @@ func (r *Repository) localHeadsLocked() []plumbing.Hash {
 // moved branch costs one round trip, not a pack upload.
 //
 // go-git's Remote.Push is not used because it walks the whole history to
-// find what to send (go-git#1102); the writer knows the new objects.
-func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.Hash, objects []plumbing.Hash) (err error) {
+// find what to send (go-git#1102); the writer knows the new objects and
+// hands over their pack.
+func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.Hash, pack []byte) (err error) {
 	start := time.Now()
 	defer func() {
 		var moved *errMoved
@@ -219,14 +226,7 @@ func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.
 			return &Error{Kind: KindRejected, Err: errors.New(errNoDeleteRef)}
 		}
 	} else {
-		var buf bytes.Buffer
-		r.mu.Lock()
-		_, err := packfile.NewEncoder(&buf, r.st, !caps.Supports(capability.OFSDelta)).Encode(objects, packWindow)
-		r.mu.Unlock()
-		if err != nil {
-			return errors.Wrap(err, errEncodePack)
-		}
-		req.Packfile = io.NopCloser(&buf)
+		req.Packfile = io.NopCloser(bytes.NewReader(pack))
 	}
 	rs, err := sess.ReceivePack(ctx, req)
 	// go-git returns the report's error as err too; the report tells a lost

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"sync"
@@ -9,7 +10,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 const (
@@ -209,6 +212,7 @@ func (w *writer) backoff(ctx context.Context, n int) error {
 type plan struct {
 	head    plumbing.Hash
 	objects []plumbing.Hash
+	pack    []byte
 	results []Result
 	commits int
 }
@@ -250,7 +254,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		}
 		if p.head != head {
 			pctx, cancel := context.WithTimeout(ctx, opts.PushTimeout)
-			err = r.push(pctx, w.branch, head, p.head, p.objects)
+			err = r.push(pctx, w.branch, head, p.head, p.pack)
 			cancel()
 			var moved *errMoved
 			if errors.As(err, &moved) {
@@ -260,7 +264,12 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 				fail(err)
 				return
 			}
-			r.pushed(w.branch, p.head)
+			if err := r.pushed(w.branch, p.head, p.pack); err != nil {
+				// The push landed; only our copy is behind. The next
+				// fetch repairs it.
+				fail(err)
+				return
+			}
 			opts.Metrics.batch(r.conn.host, len(ops))
 		}
 		for i, o := range ops {
@@ -275,17 +284,23 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 	fail(&Error{Kind: KindTransient, Err: errors.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)})
 }
 
-// pushed records a head we pushed, so a fetch that read the advertisement
-// before our push cannot move the local ref back.
-func (r *Repository) pushed(branch string, h plumbing.Hash) {
+// pushed stores the pack we pushed (the batch's objects reach the disk only
+// once they landed, as one file) and moves the local ref. It records the
+// time so a fetch that read the advertisement before our push cannot move
+// the local ref back.
+func (r *Repository) pushed(branch string, h plumbing.Hash, pack []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pushedAt[branch] = time.Now()
-	if h.IsZero() {
-		_ = r.st.RemoveReference(branchRef(branch))
-		return
+	if len(pack) > emptyPackSize {
+		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
+			return errors.Wrap(err, errStorePack)
+		}
 	}
-	_ = r.st.SetReference(plumbing.NewHashReference(branchRef(branch), h))
+	if h.IsZero() {
+		return errors.Wrap(r.st.RemoveReference(branchRef(branch)), errSetRef)
+	}
+	return errors.Wrap(r.st.SetReference(plumbing.NewHashReference(branchRef(branch), h)), errSetRef)
 }
 
 // build applies ops in order on head: runs of plain changes become one
@@ -295,7 +310,8 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 	r := w.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	base, err := object.GetCommit(r.st, head)
+	st := newOverlay(r.st)
+	base, err := object.GetCommit(st, head)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +324,7 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		if len(idx) == 0 {
 			return nil
 		}
-		th, err := t.write(r.st, &p.objects)
+		th, err := t.write(st, &p.objects)
 		if err != nil {
 			return err
 		}
@@ -322,7 +338,7 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		for k, i := range idx {
 			changes[k] = ops[i].change
 		}
-		ch, err := storeObject(r.st, w.commit(changes, th, p.head))
+		ch, err := storeObject(st, w.commit(changes, th, p.head))
 		if err != nil {
 			return err
 		}
@@ -337,7 +353,7 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 
 	for i, o := range ops {
 		c := o.change
-		puts, dels, err := check(r, t, c)
+		puts, dels, err := check(st, t, c)
 		if err != nil {
 			p.results[i].Err = err
 			continue
@@ -353,17 +369,17 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 			group = nil
 		}
 		for _, pu := range puts {
-			h, err := storeBlob(r.st, pu.content)
+			h, err := storeBlob(st, pu.content)
 			if err != nil {
 				return nil, err
 			}
 			p.objects = append(p.objects, h)
-			if err := t.put(r.st, pu.parts, pu.mode, h); err != nil {
+			if err := t.put(st, pu.parts, pu.mode, h); err != nil {
 				return nil, err
 			}
 		}
 		for _, parts := range dels {
-			if err := t.remove(r.st, parts); err != nil {
+			if err := t.remove(st, parts); err != nil {
 				return nil, err
 			}
 		}
@@ -378,6 +394,16 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 	if err := flush(group); err != nil {
 		return nil, err
 	}
+	if p.head != head {
+		var buf bytes.Buffer
+		// Window 0: no delta search, so the pack suits any server (no
+		// ofs-delta negotiation) and costs no CPU; small files compress
+		// well enough on their own.
+		if _, err := packfile.NewEncoder(&buf, st, false).Encode(p.objects, 0); err != nil {
+			return nil, errors.Wrap(err, errEncodePack)
+		}
+		p.pack = buf.Bytes()
+	}
 	return p, nil
 }
 
@@ -390,7 +416,7 @@ type put struct {
 // check validates c against t and returns only what differs: the puts whose
 // content or mode differ and the deletes of paths that exist. Both empty
 // means c is already satisfied.
-func check(r *Repository, t *tree, c *Change) ([]put, [][]string, error) {
+func check(st storer.EncodedObjectStorer, t *tree, c *Change) ([]put, [][]string, error) {
 	var puts []put
 	var dels [][]string
 	for p, f := range c.Puts {
@@ -398,7 +424,7 @@ func check(r *Repository, t *tree, c *Change) ([]put, [][]string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		e, err := t.lookup(r.st, parts)
+		e, err := t.lookup(st, parts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -419,7 +445,7 @@ func check(r *Repository, t *tree, c *Change) ([]put, [][]string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		e, err := t.lookup(r.st, parts)
+		e, err := t.lookup(st, parts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -485,7 +511,7 @@ func (w *writer) createBranch(ctx context.Context, from string) Result {
 			return Result{Err: err}
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.cache.opts.PushTimeout)
-		err = r.push(pctx, w.branch, plumbing.ZeroHash, target, nil)
+		err = r.push(pctx, w.branch, plumbing.ZeroHash, target, emptyPack())
 		cancel()
 		var moved *errMoved
 		if errors.As(err, &moved) {
@@ -494,7 +520,9 @@ func (w *writer) createBranch(ctx context.Context, from string) Result {
 		if err != nil {
 			return Result{Err: err}
 		}
-		r.pushed(w.branch, target)
+		if err := r.pushed(w.branch, target, nil); err != nil {
+			return Result{Err: err}
+		}
 		return Result{Commit: target.String()}
 	}
 	return Result{Err: &Error{Kind: KindTransient, Err: errors.New(errGaveUp)}}
@@ -530,7 +558,9 @@ func (w *writer) deleteBranch(ctx context.Context) Result {
 		if err != nil {
 			return Result{Err: err}
 		}
-		r.pushed(w.branch, plumbing.ZeroHash)
+		if err := r.pushed(w.branch, plumbing.ZeroHash, nil); err != nil {
+			return Result{Err: err}
+		}
 		return Result{}
 	}
 	return Result{Err: &Error{Kind: KindTransient, Err: errors.New(errGaveUp)}}
