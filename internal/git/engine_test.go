@@ -491,6 +491,8 @@ func TestTypedErrors(t *testing.T) {
 			remote: Remote{URL: hs.http.RepoURL("missing.git"), Auth: hs.remote.Auth}},
 		"MissingRepositorySSH": {reason: "No such repository over SSH.", want: KindRepositoryNotFound,
 			remote: Remote{URL: ss.ssh.RepoURL("missing.git"), Auth: ss.remote.Auth}},
+		"PasswordInURL": {reason: "A secret in the URL would leak into messages.", want: KindInvalid,
+			remote: Remote{URL: testenv.AuthURL(hs.remote.URL, testUser, testToken)}},
 		"MissingBranch": {reason: "Writing to a branch that does not exist.", want: KindBranchNotFound,
 			remote: hs.remote, branch: "nope"},
 		"PushRefused": {reason: "A server hook refuses the push (like a protected branch).", want: KindRejected,

@@ -24,6 +24,7 @@ const (
 	errKnownHostsFile = "cannot stage known_hosts"
 	errParseKnown     = "cannot parse known_hosts"
 	errAuthScheme     = "credentials do not fit the URL scheme"
+	errURLSecret      = "the URL must not carry a password: put credentials in the Secret"
 )
 
 // sshDialTimeout bounds the TCP connect and SSH handshake: go-git's SSH
@@ -102,6 +103,11 @@ func connect(r Remote, tmpDir string) (*connection, error) {
 	ep, err := transport.NewEndpoint(r.URL)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+	}
+	// go-git prints endpoints, password included, in some errors; a secret
+	// in the URL would end up in conditions and logs.
+	if ep.Password != "" {
+		return nil, newError(KindInvalid, errURLSecret)
 	}
 	c := &connection{ep: ep, host: ep.Host}
 	switch a := r.Auth.(type) {

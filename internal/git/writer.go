@@ -261,7 +261,14 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 				continue
 			}
 			if err != nil {
-				fail(err)
+				// A change that was invalid on its own keeps its own error.
+				for i, o := range ops {
+					if p.results[i].Err != nil {
+						o.finish(p.results[i])
+						continue
+					}
+					o.finish(Result{Err: err})
+				}
 				return
 			}
 			if err := r.pushed(w.branch, p.head, p.pack); err != nil {
