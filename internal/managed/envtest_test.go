@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// Managers log through controller-runtime's root logger; without one it
+	// prints a stack trace on first use.
+	ctrl.SetLogger(logr.Discard())
 	code := m.Run()
 	if cp != nil {
 		_ = cp.Stop()
