@@ -38,10 +38,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-git/apis"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
 func main() {
@@ -93,17 +97,30 @@ func main() {
 	kingpin.FatalIfError(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add the health check")
 	kingpin.FatalIfError(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add the readiness check")
 
-	o := controller.Options{
-		Logger:                  log,
-		MaxConcurrentReconciles: *maxReconcile,
-		PollInterval:            *pollInterval,
-		GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcile),
-		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+	gitMetrics := git.NewMetrics()
+	kingpin.FatalIfError(gitMetrics.Register(metrics.Registry), "cannot register the Git metrics")
+	conditions := session.NewConditionMetrics()
+	kingpin.FatalIfError(metrics.Registry.Register(conditions), "cannot register the condition metrics")
+	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics))
+	kingpin.FatalIfError(err, "cannot open the Git cache")
+	defer cache.Close()
+
+	o := options.Options{
+		Options: controller.Options{
+			Logger:                  log,
+			MaxConcurrentReconciles: *maxReconcile,
+			PollInterval:            *pollInterval,
+			GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcile),
+			Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+		},
+		Cache:                cache,
+		AllowInsecureRemotes: *allowInsecure,
+		ConditionMetrics:     conditions,
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource
 	// kind inactive (no CRD) until an activation policy enables it.
-	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
+	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o.Options), "cannot set up the CRD gate")
 	kingpin.FatalIfError(gitcontroller.SetupGated(mgr, o), "cannot set up the controllers")
 
 	kingpin.FatalIfError(errors.Wrap(mgr.Start(ctrl.SetupSignalHandler()), "manager stopped"), "cannot run the controller manager")

@@ -18,17 +18,19 @@ limitations under the License.
 package controller
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 )
 
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability).
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	for _, setup := range []func(ctrl.Manager, controller.Options) error{
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,
+		branch.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {
 			return err

@@ -21,9 +21,9 @@ import (
 	"context"
 	"time"
 
-	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -64,6 +64,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		}),
 		managed.WithInitializers(externalNameIsBranch(mgr.GetClient())),
 		managed.WithDeterministicExternalName(true),
+		// Git is consistent and the shared clone sees our own pushes at once:
+		// no grace period is needed before a missing branch is created again.
+		managed.WithCreationGracePeriod(0),
 		managed.WithManagementPolicies(),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollJitter(o.PollInterval/10),

@@ -20,7 +20,6 @@ limitations under the License.
 package config
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
@@ -30,6 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 )
 
 var (
@@ -40,7 +40,7 @@ var (
 )
 
 // Setup adds the ProviderConfig and ClusterProviderConfig controllers.
-func Setup(mgr ctrl.Manager, o controller.Options) error {
+func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := setup(mgr, o, pcGVK, &v1alpha1.ProviderConfig{}); err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 
 // SetupGated registers Setup to run once the CRDs it watches are established
 // (safe start: Crossplane may install a provider's CRDs after the provider).
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	o.Gate.Register(func() {
 		if err := Setup(mgr, o); err != nil {
 			mgr.GetLogger().Error(err, "cannot set up ProviderConfig controllers")
@@ -58,7 +58,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options) error {
 	return nil
 }
 
-func setup(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, of resource.ProviderConfig) error {
+func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, of resource.ProviderConfig) error {
 	name := providerconfig.ControllerName(gvk.GroupKind().String())
 	r := providerconfig.NewReconciler(mgr, resource.ProviderConfigKinds{Config: gvk, Usage: usageGVK, UsageList: usageLstGVK},
 		providerconfig.WithLogger(o.Logger.WithValues("controller", name)),

@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+func newBranch(f *fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
+	b := &v1alpha1.Branch{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
+		Spec: v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
+	}
+	b.Spec.ProviderConfigReference = pcRef()
+	if len(policies) > 0 {
+		b.Spec.ManagementPolicies = policies
+	}
+	return b
+}
+
+func TestBranchLifecycle(t *testing.T) {
+	startProvider(t, "")
+	ctx := context.Background()
+
+	t.Run("CreateFromDefaultBranchThenDelete", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBranch(f, "feature", "feature/x", "")
+		if err := cp.Client.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		main := f.repo.Head(t, "main")
+		if diff := cmp.Diff(main, f.repo.Head(t, "feature/x")); diff != "" {
+			t.Errorf("new branch starts at main's head: -want, +got:\n%s", diff)
+		}
+		if diff := cmp.Diff(main, b.Status.AtProvider.Commit); diff != "" {
+			t.Errorf("status.atProvider.commit: -want, +got:\n%s", diff)
+		}
+		if diff := cmp.Diff("feature/x", meta.GetExternalName(b)); diff != "" {
+			t.Errorf("external name is the branch: -want, +got:\n%s", diff)
+		}
+		if err := cp.Client.Delete(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b)
+		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/feature/x"); err == nil {
+			t.Errorf("deleting a Branch with the Delete policy must delete the remote branch")
+		}
+	})
+
+	t.Run("DeleteWithoutDeletePolicyOrphans", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBranch(f, "keep", "keep", "main", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
+		if err := cp.Client.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		if err := cp.Client.Delete(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, b)
+		if diff := cmp.Diff(f.repo.Head(t, "main"), f.repo.Head(t, "keep")); diff != "" {
+			t.Errorf("the branch must stay when Delete is not a management policy: -want, +got:\n%s", diff)
+		}
+	})
+
+	t.Run("ObserveOnlyDoesNotCreate", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBranch(f, "observed", "observed", "main", xpv2.ManagementActionObserve)
+		if err := cp.Client.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, func() error {
+			return conditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError)
+		})
+		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/observed"); err == nil {
+			t.Errorf("an Observe-only Branch must not create the branch")
+		}
+		// Once someone else creates it, the Branch observes it.
+		f.repo.CreateBranch(t, "observed", "main")
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+	})
+
+	t.Run("PausedDoesNothing", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBranch(f, "paused", "paused", "main")
+		meta.AddAnnotations(b, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+		if err := cp.Client.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, func() error {
+			return conditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
+		})
+		time.Sleep(2 * poll)
+		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/paused"); err == nil {
+			t.Errorf("a paused Branch must not create the branch")
+		}
+		meta.RemoveAnnotations(b, meta.AnnotationKeyReconciliationPaused)
+		if err := cp.Client.Update(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+	})
+
+	t.Run("RecreatedWhenDeletedInGit", func(t *testing.T) {
+		f := newFixture(t)
+		b := newBranch(f, "drift", "drift", "main")
+		if err := cp.Client.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		if _, err := testenv.Git(f.repo.Dir, nil, "update-ref", "-d", "refs/heads/drift"); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("a branch deleted in Git must be created again on the next poll")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+}
+
+// waitGone waits until obj no longer exists (its finalizer was removed).
+func waitGone(t *testing.T, obj client.Object) {
+	t.Helper()
+	probe, _ := obj.DeepCopyObject().(client.Object)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); kerrors.IsNotFound(err) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
+}

@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane-contrib/provider-git/apis"
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// End-to-end tests: the provider's controllers run in-process against a real
+// API server and real Git servers on loopback, wired as cmd/provider wires
+// them (safe-start gate included).
+
+const (
+	gitUser  = "provider-git"
+	gitToken = "s3cret-t0ken"
+	// poll is short so drift in Git is corrected within a test's patience.
+	poll = 2 * time.Second
+	// window batches what a test creates at once into few commits.
+	window = 300 * time.Millisecond
+)
+
+var (
+	log     = logging.NewNopLogger()
+	cp      *testenv.ControlPlane
+	gitRoot string
+	httpGit *testenv.HTTPServer
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// E2E_LOG=<file> keeps the provider's debug log for a failing test.
+	if path := os.Getenv("E2E_LOG"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close() //nolint:errcheck // best effort at exit
+		zl := zap.New(zap.WriteTo(f), zap.UseDevMode(true))
+		ctrl.SetLogger(zl)
+		log = logging.NewLogrLogger(zl)
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	var err error
+	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer cp.Stop() //nolint:errcheck // best effort at exit
+	if gitRoot, err = os.MkdirTemp("", "provider-git-e2e-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(gitRoot) //nolint:errcheck // best effort at exit
+	if httpGit, err = testenv.StartHTTPServer(gitRoot, gitUser, gitToken); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer httpGit.Close()
+	return m.Run()
+}
+
+// provider is one running instance of the provider's controllers.
+type provider struct {
+	cancel context.CancelFunc
+	done   chan error
+	cache  *git.Cache
+}
+
+// startProvider runs the controllers with a Git cache in cacheDir (a new
+// one when empty) until the test ends or stop is called.
+func startProvider(t *testing.T, cacheDir string) *provider {
+	t.Helper()
+	if cacheDir == "" {
+		cacheDir = t.TempDir()
+	}
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:                 s,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := git.NewCache(cacheDir, git.WithCommitWindow(window))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options.Options{
+		Options: controller.Options{
+			Logger:                  log,
+			MaxConcurrentReconciles: 50,
+			PollInterval:            poll,
+			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
+			Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+		},
+		Cache:                cache,
+		AllowInsecureRemotes: true,
+		ConditionMetrics:     session.NewConditionMetrics(),
+	}
+	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
+		t.Fatal(err)
+	}
+	if err := gitcontroller.SetupGated(mgr, o); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache}
+	go func() { p.done <- mgr.Start(ctx) }()
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *provider) stop() {
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	<-p.done
+	p.cache.Close()
+	p.cancel = nil
+}
+
+// fixture is a namespace with a ProviderConfig "git" and its Secret, pointing
+// at a fresh repository on the HTTP server.
+type fixture struct {
+	ns   string
+	repo *testenv.BareRepo
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
+	if err := cp.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	name := ns.Name + ".git"
+	repo := testenv.NewBareRepo(t, gitRoot, name, map[string][]testenv.CommitSpec{
+		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
+	})
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
+		StringData: map[string]string{"username": gitUser, "password": gitToken},
+	}
+	pc := &v1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
+		Spec: v1alpha1.ProviderConfigSpec{
+			URL: httpGit.RepoURL(name),
+			Credentials: v1alpha1.ProviderCredentials{
+				Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name},
+			},
+			Commit: v1alpha1.CommitConfig{Author: &v1alpha1.CommitAuthor{Name: "E2E", Email: "e2e@example.org"}},
+		},
+	}
+	for _, o := range []client.Object{secret, pc} {
+		if err := cp.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fixture{ns: ns.Name, repo: repo}
+}
+
+// pcRef names the fixture's ProviderConfig.
+func pcRef() *xpv2.ProviderConfigReference {
+	return &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
+}
+
+// waitFor polls obj until check passes or timeout, then fails with what it saw.
+func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			last = err
+		} else if last = check(); last == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%T %s: gave up after %s: %v", obj, client.ObjectKeyFromObject(obj), timeout, last)
+}
+
+// conditionIs checks a condition's status and reason.
+func conditionIs(o interface {
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}, t xpv2.ConditionType, s corev1.ConditionStatus, reason xpv2.ConditionReason) error {
+	c := o.GetCondition(t)
+	if c.Status != s || (reason != "" && c.Reason != reason) {
+		return fmt.Errorf("%s is %s/%s (%q), want %s/%s", t, c.Status, c.Reason, c.Message, s, reason)
+	}
+	return nil
+}
+
+// kstatusOf is what kstatus (Flux health checks, kubectl wait tooling) reads.
+func kstatusOf(t *testing.T, obj client.Object) status.Status {
+	t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := status.Compute(&unstructured.Unstructured{Object: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Status
+}
+
+// readyAndCurrent is the converged state every kind must reach.
+func readyAndCurrent(t *testing.T, o interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}) func() error {
+	return func() error {
+		if err := conditionIs(o, xpv2.TypeReady, corev1.ConditionTrue, xpv2.ReasonAvailable); err != nil {
+			return err
+		}
+		if err := conditionIs(o, xpv2.TypeSynced, corev1.ConditionTrue, xpv2.ReasonReconcileSuccess); err != nil {
+			return err
+		}
+		if s := kstatusOf(t, o); s != status.CurrentStatus {
+			return fmt.Errorf("kstatus is %s, want Current", s)
+		}
+		return nil
+	}
+}
+
+// stalledWith is the state of a resource that needs a human.
+func stalledWith(t *testing.T, o interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}, reason xpv2.ConditionReason) func() error {
+	return func() error {
+		if err := conditionIs(o, session.TypeStalled, corev1.ConditionTrue, reason); err != nil {
+			return err
+		}
+		if s := kstatusOf(t, o); s != status.FailedStatus {
+			return fmt.Errorf("kstatus is %s, want Failed", s)
+		}
+		return nil
+	}
+}
+
+// repoFiles is what branch holds in the fixture's repository, without the seed.
+func (f *fixture) files(t *testing.T, branch string) map[string]string {
+	t.Helper()
+	files := f.repo.Files(t, branch)
+	delete(files, "README.md")
+	return files
+}
