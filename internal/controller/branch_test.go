@@ -36,7 +36,7 @@ import (
 func newBranch(f *fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
 	b := &v1alpha1.Branch{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
-		Spec: v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
+		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
 	}
 	b.Spec.ProviderConfigReference = pcRef()
 	if len(policies) > 0 {

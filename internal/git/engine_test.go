@@ -415,7 +415,7 @@ func TestSatisfiedChangeIsUpToDate(t *testing.T) {
 
 func TestBatchShapes(t *testing.T) {
 	s := httpServer(t)
-	r, _ := newRepo(t, s.remote, WithCommitWindow(500*time.Millisecond))
+	r, _ := newRepo(t, s.remote, WithCommitWindow(2*time.Second))
 	before := s.repo.Head(t, "main")
 	changes := []Change{
 		{Puts: map[string]File{"a": {Content: []byte("1")}}, Message: "put a", Resource: Resource{Kind: "File", Namespace: "ns", Name: "a", UID: "ua"}},
@@ -426,11 +426,20 @@ func TestBatchShapes(t *testing.T) {
 	}
 	results := make([]Result, len(changes))
 	var wg sync.WaitGroup
+	w := r.writerFor("main")
 	for i, c := range changes {
 		wg.Add(1)
-		// Stagger submissions so the queue order is the slice order.
-		time.Sleep(10 * time.Millisecond)
 		go func() { defer wg.Done(); results[i] = r.Submit(ctx(t), "main", c) }()
+		// Wait until queued, so the queue order is the slice order.
+		deadline := time.Now().Add(5 * time.Second)
+		for queued := 0; queued != i+1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("change %d not queued before the window closed", i)
+			}
+			w.mu.Lock()
+			queued = len(w.pending)
+			w.mu.Unlock()
+		}
 	}
 	wg.Wait()
 	if KindOf(results[3].Err) != KindInvalid {

@@ -23,6 +23,29 @@ limitations under the License.
 // when nothing changed; top-level status.observedGeneration; and kstatus
 // Reconciling/Stalled beside Crossplane's Ready and Synced, so kstatus reads
 // Current, InProgress or Failed truthfully.
+//
+// Every exit maps to one outcome (Ready/Reconciling/Stalled come only from
+// the readiness accumulator; Synced is Crossplane's):
+//
+//	outcome                               Synced                  Ready                        kstatus     requeue
+//	up to date                            True ReconcileSuccess   True Available               Current     poll (+jitter)
+//	drift, Update not allowed by policy   True ReconcileSuccess   True Available               Current     poll
+//	missing, Create issued                True ReconcileSuccess   False Creating               InProgress  backoff
+//	drift, Update issued                  True ReconcileSuccess   Unknown UpdateRequested      InProgress  backoff
+//	deleting (Delete issued, waiting)     True ReconcileSuccess   False Deleting               InProgress  backoff
+//	missing, observe-only / no Create     False ReconcileError    False Unavailable            InProgress  poll
+//	transient error                       False ReconcileError    Unknown ReconcileError       InProgress  backoff
+//	                                                              (False Creating/Deleting in
+//	                                                              those phases, False if it was)
+//	error marked with Stalled(reason, …)  False ReconcileError    False <reason>               Failed      poll
+//	paused                                False ReconcilePaused   unchanged                    unchanged   none
+//	stale copy (Conflict on our write)    unchanged               unchanged                    unchanged   ~100ms
+//
+// "backoff" is the per-resource exponential backoff (1s..60s, crossplane's
+// ratelimiter.NewController) capped at the poll interval, returned as
+// RequeueAfter rather than as an error, so a transient failure is retried
+// without being logged as a reconciler error and still passes through
+// session.RequeueAfter (a lost status write comes back in ~100ms).
 package managed
 
 import (
