@@ -148,10 +148,11 @@ type observed struct {
 	Annotations        []string // crossplane.io/ keys present
 	AtProvider         string
 	Colour             string
+	LastHandled        string
 }
 
 func observe(t *v1alpha1.Thing) *observed {
-	o := &observed{ObservedGeneration: t.Status.ObservedGeneration, Finalizers: t.Finalizers, AtProvider: t.Status.AtProvider.Value}
+	o := &observed{ObservedGeneration: t.Status.ObservedGeneration, Finalizers: t.Finalizers, AtProvider: t.Status.AtProvider.Value, LastHandled: t.Status.LastHandledReconcileAt}
 	for _, c := range t.Status.Conditions {
 		o.Conditions = append(o.Conditions, cond{c.Type, c.Status, c.Reason, c.ObservedGeneration})
 	}
@@ -505,6 +506,17 @@ func TestReconcile(t *testing.T) {
 				obj:    &observed{ObservedGeneration: testGen, Annotations: externalName, Colour: "blue", AtProvider: "v1"},
 				ext:    map[string]extThing{testKey: {Value: "v1"}},
 				calls:  calls{Observes: 1},
+			},
+		},
+		"ReconcileRequestHandled": {
+			reason: "A crossplane.io/reconcile-requested-at token is acknowledged in status.lastHandledReconcileAt.",
+			args:   args{thing: newThing(withAnnotation(meta.AnnotationKeyReconcileRequestedAt, "tok-1")), ext: map[string]extThing{testKey: {Value: "v1"}}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalName, meta.AnnotationKeyReconcileRequestedAt}, Colour: "blue", AtProvider: "v1", LastHandled: "tok-1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
 			},
 		},
 		"PublishesConnectionDetails": {
