@@ -1,7 +1,10 @@
 package git
 
 import (
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -58,4 +61,40 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 			t.Errorf("DefaultBranch of an empty repository: want KindBranchNotFound, got %v", err)
 		}
 	})
+}
+
+// TestSetCommitWindow: a repository's own window (from its ProviderConfig)
+// decides what one commit collects, not the cache's default.
+func TestSetCommitWindow(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote) // cache default: testWindow (200ms)
+	r.SetCommitWindow(3 * time.Second)
+	before := len(s.repo.Log(t, "main"))
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The second change arrives 600ms after the first: later than the
+			// cache's window, well within the repository's.
+			time.Sleep(time.Duration(i) * 600 * time.Millisecond)
+			results[i] = r.Submit(ctx(t), "main", Change{
+				Puts:    map[string]File{fmt.Sprintf("w/%d.txt", i): {Content: []byte("x")}},
+				Message: "window", Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)},
+			})
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		if res.Err != nil {
+			t.Fatalf("change %d: %v", i, res.Err)
+		}
+	}
+	if diff := cmp.Diff(results[0].Commit, results[1].Commit); diff != "" {
+		t.Errorf("both changes must land in one commit: -first, +second:\n%s", diff)
+	}
+	if diff := cmp.Diff(before+1, len(s.repo.Log(t, "main"))); diff != "" {
+		t.Errorf("commits added: -want, +got:\n%s", diff)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -61,6 +62,22 @@ type Repository struct {
 
 	wmu     sync.Mutex
 	writers map[string]*writer
+
+	// window overrides the cache's commit window for this repository;
+	// negative means the cache's. Its configuration (a ProviderConfig) owns it.
+	window atomic.Int64
+}
+
+// SetCommitWindow sets how long this repository's branch writers collect
+// changes before they commit and push them together (0: only what arrives
+// together). It applies from the next window that opens.
+func (r *Repository) SetCommitWindow(d time.Duration) { r.window.Store(max(int64(d), 0)) }
+
+func (r *Repository) commitWindow() time.Duration {
+	if d := r.window.Load(); d >= 0 {
+		return time.Duration(d)
+	}
+	return r.cache.opts.CommitWindow
 }
 
 type fetchCall struct {
@@ -85,10 +102,12 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	if _, err := gogit.Init(st, nil); err != nil && !errors.Is(err, gogit.ErrRepositoryAlreadyExists) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
-	return &Repository{
+	repo := &Repository{
 		cache: c, conn: conn, tr: tr, dir: dir, st: st,
 		used: map[string]bool{}, writers: map[string]*writer{}, pushedAt: map[string]time.Time{},
-	}, nil
+	}
+	repo.window.Store(-1)
+	return repo, nil
 }
 
 // Host is the remote's host name, as used in metric labels.

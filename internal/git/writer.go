@@ -143,7 +143,7 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 
 func (w *writer) run() {
 	opts := w.repo.cache.opts
-	t := time.NewTimer(opts.CommitWindow)
+	t := time.NewTimer(w.repo.commitWindow())
 	select {
 	case <-t.C:
 	case <-w.repo.cache.ctx.Done():

@@ -119,9 +119,9 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	repo, err := c.cache.Repository(conn.Remote)
+	repo, err := conn.Open(c.cache)
 	if err != nil {
-		return nil, errors.Wrap(config.GitError(err), errCache)
+		return nil, errors.Wrap(err, errCache)
 	}
 	return &external{repo: repo, maxAge: c.maxAge}, nil
 }

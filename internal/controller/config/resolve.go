@@ -71,6 +71,17 @@ type Connection struct {
 	Window time.Duration
 }
 
+// Open returns the shared clone of the connection's repository, with the
+// configuration's commit window. It does not touch the network.
+func (c *Connection) Open(cache *git.Cache) (*git.Repository, error) {
+	repo, err := cache.Repository(c.Remote)
+	if err != nil {
+		return nil, GitError(err)
+	}
+	repo.SetCommitWindow(c.Window)
+	return repo, nil
+}
+
 // Resolver turns configurations into Connections. A namespaced ProviderConfig
 // is looked up in the managed resource's own namespace, and its Secret in the
 // ProviderConfig's (so the same one): a namespaced resource can never reach
