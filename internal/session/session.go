@@ -187,7 +187,7 @@ func (s *Session) AfterPersist(fn func()) {
 
 // MetadataWritten tells the session the reconcile wrote the object itself
 // (e.g. added a finalizer with Update). Call it right after that write. The
-// new resourceVersion and finalizers are copied into the patch base, so the
+// new resourceVersion, finalizers, annotations and labels are copied into the patch base, so the
 // optimistic lock is taken against the reconcile's own write instead of
 // conflicting with it, and the status patch carries no metadata diff.
 //
@@ -199,6 +199,12 @@ func (s *Session) MetadataWritten() {
 	if s.before != nil {
 		s.before.SetResourceVersion(s.obj.GetResourceVersion())
 		s.before.SetFinalizers(s.obj.GetFinalizers())
+		// Annotations and labels too: an external-name or create-succeeded
+		// annotation written mid-reconcile must not turn up as a diff in the
+		// status patch (the status subresource ignores it, but a non-empty
+		// patch is a write that did not need to happen).
+		s.before.SetAnnotations(s.obj.GetAnnotations())
+		s.before.SetLabels(s.obj.GetLabels())
 	}
 	s.obj.SetObservedGeneration(s.obj.GetGeneration())
 }
