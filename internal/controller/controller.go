@@ -21,7 +21,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
+	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 )
 
@@ -31,6 +33,7 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,
 		branch.SetupGated,
+		file.SetupGated, commitrequest.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {
 			return err

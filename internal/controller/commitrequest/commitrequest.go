@@ -1,0 +1,293 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package commitrequest is the controller of CommitRequest: one commit, with
+// its own message, that lands exactly once.
+//
+// Exactly once rests on two records. status.atProvider.commit says the
+// request landed. When a provider stops between the push and that status
+// write, the commit's Provider-Git-UID trailer still names the request: the
+// next Observe finds it in the branch's history and records it instead of
+// pushing again. A request whose files already hold what it asks is recorded
+// with the branch head as its commit: no empty commit is made.
+package commitrequest
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+// Reasons for a CommitRequest that needs a human; the same as File's.
+const (
+	ReasonInvalidSpec   = file.ReasonInvalidSpec
+	ReasonSecretRefused = file.ReasonSecretRefused
+)
+
+// MaxWalk bounds the history searched for a request's commit after a
+// restart. A request that landed more than MaxWalk commits below the head
+// before its status was written would land again; 1000 commits is far more
+// than a branch moves between a push and the status write that follows it.
+const MaxWalk = 1000
+
+// Limits, the same as the CRD's.
+const (
+	maxFiles        = 256
+	maxMessageBytes = 16384
+)
+
+const (
+	errTrackUsage  = "cannot track ProviderConfig usage"
+	errCache       = "cannot open the repository cache"
+	errRefresh     = "cannot fetch from the repository"
+	errHead        = "cannot read the branch head"
+	errFind        = "cannot search the branch history for this request's commit"
+	errLand        = "cannot land the commit"
+	errMessage     = "spec.forProvider.message must be non-empty, at most 16384 bytes, without control characters other than newline and tab"
+	errNoFiles     = "spec.forProvider.files must list between 1 and 256 files"
+	errDupPathFmt  = "spec.forProvider.files lists %q more than once"
+	errFileFmt     = "spec.forProvider.files[%d] (%s)"
+	errDeleteAndIn = "delete: true excludes content and object"
+	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
+)
+
+// Setup adds the CommitRequest controller to mgr.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	name := managed.ControllerName(v1alpha1.CommitRequestGroupVersionKind.GroupKind().String())
+	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.CommitRequestGroupVersionKind),
+		managed.WithTypedExternalConnector[*v1alpha1.CommitRequest](&connector{
+			usage:    resource.NewProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
+			resolver: config.NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
+			cache:    o.Cache,
+			maxAge:   o.PollInterval,
+		}),
+		// The external name is the commit SHA, known only once it landed:
+		// no initializer names it after the object.
+		managed.WithInitializers(),
+		// A create whose outcome was never recorded is safe to retry: Observe
+		// finds a landed request by its UID trailer first.
+		managed.WithDeterministicExternalName(true),
+		managed.WithCreationGracePeriod(0),
+		managed.WithManagementPolicies(),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollJitter(o.PollInterval/10),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
+		managed.WithConditionMetrics(o.ConditionMetrics),
+	)
+	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
+}
+
+// SetupGated adds the CommitRequest controller once its CRD is established.
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	o.Gate.Register(func() {
+		if err := Setup(mgr, o); err != nil {
+			mgr.GetLogger().Error(err, "cannot set up the CommitRequest controller")
+		}
+	}, v1alpha1.CommitRequestGroupVersionKind)
+	return nil
+}
+
+// ChangeFor builds the change that lands cr: its own commit, with cr's
+// message, files and UID trailer. Errors that need a human are marked
+// Stalled (SecretRefused, InvalidSpec).
+func ChangeFor(cr *v1alpha1.CommitRequest, author git.Signature) (git.Change, error) {
+	p := cr.Spec.ForProvider
+	if err := validate.BranchName(p.Branch); err != nil {
+		return git.Change{}, managed.Stalled(ReasonInvalidSpec, err)
+	}
+	if !validMessage(p.Message) {
+		return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.New(errMessage))
+	}
+	if len(p.Files) == 0 || len(p.Files) > maxFiles {
+		return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.New(errNoFiles))
+	}
+	c := git.Change{
+		Puts:      map[string]git.File{},
+		Message:   p.Message,
+		Author:    author,
+		OwnCommit: true,
+		Resource: git.Resource{
+			Kind: v1alpha1.CommitRequestKind, Namespace: cr.GetNamespace(), Name: cr.GetName(), UID: string(cr.GetUID()),
+		},
+	}
+	seen := map[string]bool{}
+	for i, f := range p.Files {
+		if err := validate.Path(f.Path); err != nil {
+			return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Wrapf(err, errFileFmt, i, f.Path))
+		}
+		if seen[f.Path] {
+			return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Errorf(errDupPathFmt, f.Path))
+		}
+		seen[f.Path] = true
+		if f.Delete {
+			if f.Content != nil || f.Object != nil {
+				return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Errorf(errFileFmt+": %s", i, f.Path, errDeleteAndIn))
+			}
+			c.Deletes = append(c.Deletes, f.Path)
+			continue
+		}
+		content, err := file.Content(f.Content, f.Object)
+		if err != nil {
+			return git.Change{}, errors.Wrapf(err, errFileFmt, i, f.Path)
+		}
+		c.Puts[f.Path] = git.File{Content: content, Executable: f.Mode == v1alpha1.FileModeExecutable}
+	}
+	return c, nil
+}
+
+// validMessage mirrors the CRD's rule for spec.forProvider.message.
+func validMessage(m string) bool {
+	if m == "" || len(m) > maxMessageBytes {
+		return false
+	}
+	for _, r := range m {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+type connector struct {
+	usage    *resource.ProviderConfigUsageTracker
+	resolver *config.Resolver
+	cache    *git.Cache
+	maxAge   time.Duration
+}
+
+// Connect resolves the CommitRequest's configuration into the shared clone
+// of its repository; it does not touch the network.
+func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.TypedExternalClient[*v1alpha1.CommitRequest], error) {
+	if err := c.usage.Track(ctx, mg); err != nil {
+		return nil, errors.Wrap(err, errTrackUsage)
+	}
+	conn, err := c.resolver.ForManaged(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := conn.Open(c.cache)
+	if err != nil {
+		return nil, errors.Wrap(err, errCache)
+	}
+	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+}
+
+type external struct {
+	repo   *git.Repository
+	author git.Signature
+	maxAge time.Duration
+}
+
+// Observe reports whether the request landed: recorded in status, or found
+// in the branch's history by its UID trailer (a push whose status write was
+// lost).
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.ExternalObservation, error) {
+	if meta.WasDeleted(mg) {
+		// Deleting changes nothing in Git: history stays. Reporting it gone
+		// lets the finalizer go without a Delete.
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
+	if c := mg.Status.AtProvider.Commit; c != "" {
+		return e.landed(mg, c), nil
+	}
+	if _, err := ChangeFor(mg, e.author); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	branch := mg.Spec.ForProvider.Branch
+	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
+		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)
+	}
+	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
+	if git.KindOf(err) == git.KindBranchNotFound {
+		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, branch)
+	}
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errFind)
+	}
+	if !found {
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
+	return e.landed(mg, c.SHA), nil
+}
+
+// landed records commit as the request's and names the external resource
+// after it. When the name is not yet persisted (the status write after the
+// push was lost, or a restart found the commit by UID), it asks the
+// reconciler to persist it through late initialization.
+func (e *external) landed(mg *v1alpha1.CommitRequest, commit string) xpmanaged.ExternalObservation {
+	mg.Status.AtProvider.Commit = commit
+	if mg.Status.AtProvider.Branch == "" {
+		mg.Status.AtProvider.Branch = mg.Spec.ForProvider.Branch
+	}
+	named := meta.GetExternalName(mg) == commit
+	if !named {
+		meta.SetExternalName(mg, commit)
+	}
+	return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ResourceLateInitialized: !named}
+}
+
+// Create lands the request as a commit of its own, pushed with whatever else
+// is queued for the branch.
+func (e *external) Create(ctx context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.ExternalCreation, error) {
+	c, err := ChangeFor(mg, e.author)
+	if err != nil {
+		return xpmanaged.ExternalCreation{}, err
+	}
+	branch := mg.Spec.ForProvider.Branch
+	res := e.repo.Submit(ctx, branch, c)
+	if git.KindOf(res.Err) == git.KindBranchNotFound {
+		return xpmanaged.ExternalCreation{}, errors.Wrap(errors.Errorf(errNoBranchFmt+": %v", branch, res.Err), errLand)
+	}
+	if res.Err != nil {
+		return xpmanaged.ExternalCreation{}, errors.Wrap(config.GitError(res.Err), errLand)
+	}
+	// res.UpToDate: every file already held what the request asks. Nothing
+	// was committed (no empty commit); the head that satisfies it is
+	// recorded as its commit.
+	mg.Status.AtProvider.Commit = res.Commit
+	mg.Status.AtProvider.Branch = branch
+	meta.SetExternalName(mg, res.Commit)
+	return xpmanaged.ExternalCreation{}, nil
+}
+
+// Update has nothing to do: the spec is immutable and a landed commit is
+// never changed.
+func (e *external) Update(_ context.Context, _ *v1alpha1.CommitRequest) (xpmanaged.ExternalUpdate, error) {
+	return xpmanaged.ExternalUpdate{}, nil
+}
+
+// Delete does nothing: history stays. Observe reports a deleted request as
+// gone, so the reconciler does not call it; it is here for the interface.
+func (e *external) Delete(_ context.Context, _ *v1alpha1.CommitRequest) (xpmanaged.ExternalDelete, error) {
+	return xpmanaged.ExternalDelete{}, nil
+}
+
+// Disconnect keeps the clone: it is shared and cached across reconciles.
+func (e *external) Disconnect(_ context.Context) error { return nil }

@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package file is the controller of File: a file that must hold the given
+// content at a path on a branch.
+package file
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/manifest"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+// Reasons for a File that needs a human.
+const (
+	// ReasonInvalidSpec marks a spec the CRD should have refused (an object
+	// stored before a CRD change) or a commit message template that does
+	// not render.
+	ReasonInvalidSpec xpv2.ConditionReason = "InvalidSpec"
+	// ReasonSecretRefused marks an object that is a Secret: its data would
+	// land in Git in clear text.
+	ReasonSecretRefused xpv2.ConditionReason = "SecretRefused"
+)
+
+const (
+	errTrackUsage = "cannot track ProviderConfig usage"
+	errCache      = "cannot open the repository cache"
+	errRefresh    = "cannot fetch from the repository"
+	errHead       = "cannot read the branch head"
+	errRead       = "cannot read the file"
+	errWrite      = "cannot commit the file"
+	errRemove     = "cannot commit the file's removal"
+	errSetName    = "cannot set the external name"
+	errObject     = "cannot render spec.forProvider.object"
+	errNoContent  = "exactly one of content or object must be set"
+	// errNoBranchFmt is transient on purpose: a Branch resource created
+	// alongside the File may not have created the branch yet.
+	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
+)
+
+// Setup adds the File controller to mgr.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	name := managed.ControllerName(v1alpha1.FileGroupVersionKind.GroupKind().String())
+	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.FileGroupVersionKind),
+		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{
+			usage:    resource.NewProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
+			resolver: config.NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
+			cache:    o.Cache,
+			maxAge:   o.PollInterval,
+		}),
+		managed.WithInitializers(externalNameIsPath(mgr.GetClient())),
+		managed.WithDeterministicExternalName(true),
+		// The shared clone sees our own pushes at once: a File missing right
+		// after its create was really removed, and is written again.
+		managed.WithCreationGracePeriod(0),
+		managed.WithManagementPolicies(),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollJitter(o.PollInterval/10),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
+		managed.WithConditionMetrics(o.ConditionMetrics),
+	)
+	// Each reconcile that writes waits for its batch's push, so the number
+	// of concurrent reconciles is the most Files one commit can collect.
+	// o.MaxConcurrentReconciles is the only limit on it: nothing here
+	// serialises writes.
+	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
+}
+
+// SetupGated adds the File controller once its CRD is established.
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	o.Gate.Register(func() {
+		if err := Setup(mgr, o); err != nil {
+			mgr.GetLogger().Error(err, "cannot set up the File controller")
+		}
+	}, v1alpha1.FileGroupVersionKind)
+	return nil
+}
+
+// externalNameIsPath names the external resource after the file's path, so
+// `kubectl get managed` shows what exists in Git.
+func externalNameIsPath(kube client.Client) xpmanaged.InitializerFn {
+	return func(ctx context.Context, mg resource.Managed) error {
+		f, ok := mg.(*v1alpha1.File)
+		if !ok || meta.GetExternalName(f) == f.Spec.ForProvider.Path {
+			return nil
+		}
+		meta.SetExternalName(f, f.Spec.ForProvider.Path)
+		return errors.Wrap(kube.Update(ctx, f), errSetName)
+	}
+}
+
+type connector struct {
+	usage    *resource.ProviderConfigUsageTracker
+	resolver *config.Resolver
+	cache    *git.Cache
+	maxAge   time.Duration
+}
+
+// Connect resolves the File's configuration into the shared clone of its
+// repository; it does not touch the network.
+func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.TypedExternalClient[*v1alpha1.File], error) {
+	if err := c.usage.Track(ctx, mg); err != nil {
+		return nil, errors.Wrap(err, errTrackUsage)
+	}
+	conn, err := c.resolver.ForManaged(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := conn.Open(c.cache)
+	if err != nil {
+		return nil, errors.Wrap(err, errCache)
+	}
+	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+}
+
+type external struct {
+	repo   *git.Repository
+	author git.Signature
+	maxAge time.Duration
+}
+
+// Desired returns what f asks the branch to hold at its path. Errors that
+// need a human are marked Stalled: a Secret object is SecretRefused, any
+// other spec the CRD should have refused is InvalidSpec.
+func Desired(f *v1alpha1.File) (git.File, error) {
+	p := f.Spec.ForProvider
+	if err := validate.BranchName(p.Branch); err != nil {
+		return git.File{}, managed.Stalled(ReasonInvalidSpec, err)
+	}
+	if err := validate.Path(p.Path); err != nil {
+		return git.File{}, managed.Stalled(ReasonInvalidSpec, err)
+	}
+	content, err := Content(p.Content, p.Object)
+	if err != nil {
+		return git.File{}, err
+	}
+	return git.File{Content: content, Executable: p.Mode == v1alpha1.FileModeExecutable}, nil
+}
+
+// Content returns the bytes a file holds for exactly one of content or an
+// embedded object (rendered as stable YAML). It is shared with
+// CommitRequest, whose files take the same two forms.
+func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
+	var raw []byte
+	if object != nil {
+		raw = object.Raw
+	}
+	switch {
+	case content != nil && raw == nil:
+		if err := validate.Content(*content); err != nil {
+			return nil, managed.Stalled(ReasonInvalidSpec, err)
+		}
+		return []byte(*content), nil
+	case content == nil && raw != nil:
+		out, err := manifest.Render(raw)
+		if errors.Is(err, manifest.ErrSecret) {
+			return nil, managed.Stalled(ReasonSecretRefused, errors.Wrap(err, errObject))
+		}
+		if err != nil {
+			return nil, managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errObject))
+		}
+		return out, nil
+	}
+	return nil, managed.Stalled(ReasonInvalidSpec, errors.New(errNoContent))
+}
+
+// Observe compares the file on the branch, read from the shared clone after
+// a fetch that every File of the repository shares, with the spec.
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalObservation, error) {
+	p := mg.Spec.ForProvider
+	if meta.WasDeleted(mg) {
+		// Deleting needs only the path. A path or branch the provider would
+		// refuse was never written, so there is nothing to remove; and a
+		// content that became invalid must not block the removal.
+		if validate.BranchName(p.Branch) != nil || validate.Path(p.Path) != nil {
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+	} else {
+		if _, err := Desired(mg); err != nil {
+			return xpmanaged.ExternalObservation{}, err
+		}
+		// A template that cannot render is reported now, not when the
+		// file next needs a commit.
+		if err := validMessage(mg); err != nil {
+			return xpmanaged.ExternalObservation{}, err
+		}
+	}
+
+	if err := e.repo.Refresh(ctx, e.maxAge, p.Branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
+		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)
+	}
+	head, err := e.repo.Head(p.Branch)
+	if git.KindOf(err) == git.KindBranchNotFound {
+		mg.Status.AtProvider.Blob = ""
+		if meta.WasDeleted(mg) {
+			// No branch, no file: nothing left to remove.
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
+	}
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errHead)
+	}
+
+	have, err := e.repo.ReadFile(head, p.Path)
+	if errors.Is(err, git.ErrNotExist) {
+		mg.Status.AtProvider.Blob = ""
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRead)
+	}
+	mg.Status.AtProvider.Blob = have.SHA
+	if mg.Status.AtProvider.Commit == "" {
+		// We did not write it (or lost the record): the head holds it.
+		mg.Status.AtProvider.Commit = head
+	}
+	if meta.WasDeleted(mg) {
+		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
+	want, _ := Desired(mg) // validated above
+	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
+	switch {
+	case !bytes.Equal(have.Content, want.Content):
+		obs.ResourceUpToDate, obs.Diff = false, "content differs from the spec"
+	case have.Executable != want.Executable:
+		obs.ResourceUpToDate, obs.Diff = false, "mode differs from the spec"
+	}
+	return obs, nil
+}
+
+// Create commits the file.
+func (e *external) Create(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalCreation, error) {
+	return xpmanaged.ExternalCreation{}, e.write(ctx, mg, ActionCreate)
+}
+
+// Update commits the file's new content or mode.
+func (e *external) Update(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalUpdate, error) {
+	return xpmanaged.ExternalUpdate{}, e.write(ctx, mg, ActionUpdate)
+}
+
+// write submits the file to the branch writer and waits for the push of the
+// batch it joins: Files reconciled together land in one commit.
+func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error {
+	want, err := Desired(mg)
+	if err != nil {
+		return err
+	}
+	msg, err := Message(mg, a)
+	if err != nil {
+		return err
+	}
+	p := mg.Spec.ForProvider
+	res := e.repo.Submit(ctx, p.Branch, git.Change{
+		Puts:     map[string]git.File{p.Path: want},
+		Message:  msg,
+		Author:   e.author,
+		Resource: resourceOf(mg),
+	})
+	if res.Err != nil {
+		return errors.Wrap(writeError(res.Err, p.Branch), errWrite)
+	}
+	mg.Status.AtProvider.Commit = res.Commit
+	return nil
+}
+
+// Delete commits the file's removal. A management policy without Delete
+// never gets here: the file is left in place.
+func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalDelete, error) {
+	msg, err := Message(mg, ActionDelete)
+	if err != nil {
+		return xpmanaged.ExternalDelete{}, err
+	}
+	p := mg.Spec.ForProvider
+	res := e.repo.Submit(ctx, p.Branch, git.Change{
+		Deletes:  []string{p.Path},
+		Message:  msg,
+		Author:   e.author,
+		Resource: resourceOf(mg),
+	})
+	if res.Err != nil {
+		return xpmanaged.ExternalDelete{}, errors.Wrap(writeError(res.Err, p.Branch), errRemove)
+	}
+	mg.Status.AtProvider.Commit = res.Commit
+	return xpmanaged.ExternalDelete{}, nil
+}
+
+// Disconnect keeps the clone: it is shared and cached across reconciles.
+func (e *external) Disconnect(_ context.Context) error { return nil }
+
+// resourceOf names mg in the commit's trailers.
+func resourceOf(mg *v1alpha1.File) git.Resource {
+	return git.Resource{Kind: v1alpha1.FileKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())}
+}
+
+// writeError classifies a write's error. A branch that vanished is
+// transient, as in Observe: a Branch resource may bring it back.
+func writeError(err error, branch string) error {
+	if git.KindOf(err) == git.KindBranchNotFound {
+		return errors.Errorf(errNoBranchFmt+": %v", branch, err)
+	}
+	return config.GitError(err)
+}

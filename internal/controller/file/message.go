@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package file
+
+import (
+	"strings"
+	"text/template"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+// Action is what a commit does to a File's path; templates see it as .Action.
+type Action string
+
+// Actions.
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+)
+
+// MaxMessageBytes caps a rendered message: the same cap as a CommitRequest's
+// message in the CRD. A template is at most 4 KiB, but printf widths can
+// still inflate it; the cap keeps a hostile template from filling memory.
+const MaxMessageBytes = 16384
+
+const (
+	errParseTemplate = "cannot parse spec.forProvider.commitMessage"
+	errExecTemplate  = "cannot render spec.forProvider.commitMessage"
+	errMessageLong   = "rendered commit message is longer than 16384 bytes"
+)
+
+// MessageData is what a commitMessage template sees.
+type MessageData struct {
+	// Action is create, update or delete.
+	Action Action
+	// Path and Branch are the File's.
+	Path   string
+	Branch string
+	// Name and Namespace are the File resource's.
+	Name      string
+	Namespace string
+}
+
+// defaultMessages are used when a File has no template, or its template
+// renders nothing for an action.
+var defaultMessages = map[Action]string{
+	ActionCreate: "Create ",
+	ActionUpdate: "Update ",
+	ActionDelete: "Delete ",
+}
+
+// Message renders f's commit message for action a. A template that does
+// not parse or execute is Stalled InvalidSpec: only a spec change fixes it.
+// A template that renders only white space for a gets the default message
+// ("Create apps/x.yaml"), so a template may handle only the actions it
+// cares about.
+func Message(f *v1alpha1.File, a Action) (string, error) {
+	p := f.Spec.ForProvider
+	def := defaultMessages[a] + p.Path
+	if p.CommitMessage == "" {
+		return def, nil
+	}
+	t, err := template.New("commitMessage").Option("missingkey=error").Parse(p.CommitMessage)
+	if err != nil {
+		return "", managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errParseTemplate))
+	}
+	w := &cappedBuffer{max: MaxMessageBytes}
+	data := MessageData{Action: a, Path: p.Path, Branch: p.Branch, Name: f.GetName(), Namespace: f.GetNamespace()}
+	if err := t.Execute(w, data); err != nil {
+		if errors.Is(err, errTooLong) {
+			return "", managed.Stalled(ReasonInvalidSpec, errTooLong)
+		}
+		return "", managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errExecTemplate))
+	}
+	msg := strings.TrimSpace(w.String())
+	if msg == "" {
+		return def, nil
+	}
+	return msg, nil
+}
+
+// validMessage checks that f's template renders for every action, so a
+// broken template is reported while the file is still up to date.
+func validMessage(f *v1alpha1.File) error {
+	for _, a := range []Action{ActionCreate, ActionUpdate, ActionDelete} {
+		if _, err := Message(f, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errTooLong = errors.New(errMessageLong)
+
+// cappedBuffer fails writes past max bytes, which stops template execution.
+type cappedBuffer struct {
+	strings.Builder
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, errTooLong
+	}
+	return b.Builder.Write(p)
+}
