@@ -14,37 +14,38 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package config runs the controllers of ProviderConfig and
-// ClusterProviderConfig: usage accounting, and a finalizer that blocks
-// deleting a configuration that managed resources still use.
+// Package config owns everything about ProviderConfig and
+// ClusterProviderConfig: resolving one into a Git remote for managed
+// resources, and the controllers that check it works, count its users and
+// block deleting it while it is in use.
 package config
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"context"
+	"strings"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
-)
-
-var (
-	pcGVK       = v1alpha1.SchemeGroupVersion.WithKind("ProviderConfig")
-	cpcGVK      = v1alpha1.SchemeGroupVersion.WithKind("ClusterProviderConfig")
-	usageGVK    = v1alpha1.SchemeGroupVersion.WithKind("ProviderConfigUsage")
-	usageLstGVK = v1alpha1.SchemeGroupVersion.WithKind("ProviderConfigUsageList")
+	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
 // Setup adds the ProviderConfig and ClusterProviderConfig controllers.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	if err := setup(mgr, o, pcGVK, &v1alpha1.ProviderConfig{}); err != nil {
+	if err := setup(mgr, o, v1alpha1.ProviderConfigGroupVersionKind, func() configObject { return &v1alpha1.ProviderConfig{} }); err != nil {
 		return err
 	}
-	return setup(mgr, o, cpcGVK, &v1alpha1.ClusterProviderConfig{})
+	return setup(mgr, o, v1alpha1.ClusterProviderConfigGroupVersionKind, func() configObject { return &v1alpha1.ClusterProviderConfig{} })
 }
 
 // SetupGated registers Setup to run once the CRDs it watches are established
@@ -54,20 +55,57 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		if err := Setup(mgr, o); err != nil {
 			mgr.GetLogger().Error(err, "cannot set up ProviderConfig controllers")
 		}
-	}, pcGVK, cpcGVK, usageGVK)
+	}, v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
 	return nil
 }
 
-func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, of resource.ProviderConfig) error {
-	name := providerconfig.ControllerName(gvk.GroupKind().String())
-	r := providerconfig.NewReconciler(mgr, resource.ProviderConfigKinds{Config: gvk, Usage: usageGVK, UsageList: usageLstGVK},
-		providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
-		providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))), //nolint:staticcheck // the events API recorder is not what crossplane-runtime's event package wraps yet.
-	)
+func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, newConfig func() configObject) error {
+	name := "config/" + strings.ToLower(gvk.GroupKind().String())
+	r := &Reconciler{
+		client:    mgr.GetClient(),
+		resolver:  NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
+		cache:     o.Cache,
+		kind:      gvk.Kind,
+		newConfig: newConfig,
+		poll:      o.PollInterval,
+		log:       o.Logger.WithValues("controller", name),
+		recorder:  mgr.GetEventRecorderFor(name), //nolint:staticcheck // the session takes a record.EventRecorder.
+		metrics:   o.ConditionMetrics,
+	}
 	return builder.ControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(of).
+		For(newConfig(), builder.WithPredicates(managed.DesiredStateChanged())).
 		Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{Kind: gvk.Kind}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsing)).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// configsUsing maps a Secret to the configurations that read it, so a fixed
+// Secret is checked at once instead of at the next poll.
+func (r *Reconciler) configsUsing(ctx context.Context, o client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	switch r.kind {
+	case v1alpha1.ProviderConfigKind:
+		l := &v1alpha1.ProviderConfigList{}
+		if err := r.client.List(ctx, l, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		for _, pc := range l.Items {
+			if ref := pc.Spec.Credentials.SecretRef; ref != nil && ref.Name == o.GetName() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pc.Namespace, Name: pc.Name}})
+			}
+		}
+	case v1alpha1.ClusterProviderConfigKind:
+		l := &v1alpha1.ClusterProviderConfigList{}
+		if err := r.client.List(ctx, l); err != nil {
+			return nil
+		}
+		for _, pc := range l.Items {
+			if ref := pc.Spec.Credentials.SecretRef; ref != nil && ref.Name == o.GetName() && ref.Namespace == o.GetNamespace() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: pc.Name}})
+			}
+		}
+	}
+	return reqs
 }

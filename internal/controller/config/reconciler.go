@@ -1,0 +1,208 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+)
+
+// Reasons a configuration publishes besides those of the Resolver and GitError.
+const (
+	ReasonInUse            xpv2.ConditionReason = "InUse"
+	ReasonConnectionFailed xpv2.ConditionReason = "ConnectionFailed"
+	ReasonUsageUnknown     xpv2.ConditionReason = "UsageUnknown"
+)
+
+const (
+	finalizer = "in-use.crossplane.io"
+
+	// checkTimeout bounds one ls-remote; a slower remote is reported as
+	// unreachable (transient) and checked again.
+	checkTimeout = 30 * time.Second
+	// retryInterval is how soon a configuration whose check failed for a
+	// reason that may clear by itself is checked again.
+	retryInterval = 10 * time.Second
+
+	errGet        = "cannot get the configuration"
+	errListUsages = "cannot list ProviderConfigUsages"
+	errFinalizer  = "cannot update the configuration's finalizers"
+	errCheck      = "cannot reach the repository"
+)
+
+// configObject is what the reconciler needs of a ProviderConfig or
+// ClusterProviderConfig.
+type configObject interface {
+	session.Object
+	resource.UserCounter
+}
+
+// A Reconciler publishes whether a configuration works: it resolves the
+// credentials, asks the remote for its references (ls-remote) with them, and
+// counts the managed resources that use it, blocking deletion while any do.
+// Status goes through a session like every managed resource's: one patch
+// per reconcile, none when nothing changed.
+type Reconciler struct {
+	client    client.Client
+	resolver  *Resolver
+	cache     *git.Cache
+	kind      string
+	newConfig func() configObject
+	poll      time.Duration
+	log       logging.Logger
+	recorder  record.EventRecorder
+	metrics   *session.ConditionMetrics
+}
+
+// Reconcile checks one configuration.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := r.log.WithValues("request", req)
+	pc := r.newConfig()
+	if err := r.client.Get(ctx, req.NamespacedName, pc); err != nil {
+		if kerrors.IsNotFound(err) {
+			r.metrics.Forget(r.kind, req.Namespace, req.Name)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, errors.Wrap(err, errGet)
+	}
+	s := session.Begin(r.client, pc, session.WithRecorder(r.recorder), session.WithMetrics(r.metrics, r.kind), session.WithLogger(log))
+	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc), r.kind+" is not stalled")
+	cadence := r.check(ctx, s, pc, rd)
+	s.ApplyReadiness(rd)
+	if err := s.Commit(ctx); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: s.RequeueAfter(cadence)}, nil
+}
+
+// check runs the gates in precedence order and returns when to come back.
+func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObject, rd *session.Readiness) time.Duration {
+	users, err := r.users(ctx, pc)
+	if err != nil {
+		rd.Progressing(corev1.ConditionUnknown, ReasonUsageUnknown, errors.Wrap(err, errListUsages).Error())
+		return retryInterval
+	}
+	pc.SetUsers(users)
+
+	if meta.WasDeleted(pc) {
+		if users > 0 {
+			// The usage watch brings us back when the last user goes.
+			rd.Progressing(corev1.ConditionFalse, ReasonInUse,
+				fmt.Sprintf("deletion is blocked while %d managed resources use this %s", users, r.kind))
+			return r.poll
+		}
+		if meta.FinalizerExists(pc, finalizer) {
+			meta.RemoveFinalizer(pc, finalizer)
+			if err := r.client.Update(ctx, pc); err != nil {
+				rd.Progressing(corev1.ConditionUnknown, xpv2.ReasonDeleting, errors.Wrap(err, errFinalizer).Error())
+				return retryInterval
+			}
+			s.MetadataWritten()
+		}
+		rd.Progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, "no managed resource uses this "+r.kind)
+		return 0
+	}
+	if !meta.FinalizerExists(pc, finalizer) {
+		meta.AddFinalizer(pc, finalizer)
+		if err := r.client.Update(ctx, pc); err != nil {
+			rd.Progressing(corev1.ConditionUnknown, ReasonConnectionFailed, errors.Wrap(err, errFinalizer).Error())
+			return retryInterval
+		}
+		s.MetadataWritten()
+		pc.SetUsers(users)
+	}
+
+	conn, err := r.resolve(ctx, pc)
+	if err == nil {
+		err = r.ping(ctx, conn)
+	}
+	if reason, ok := managed.StalledReason(err); ok {
+		rd.Stalled(reason, err.Error())
+		return r.poll
+	}
+	if err != nil {
+		rd.Progressing(corev1.ConditionUnknown, ReasonConnectionFailed, err.Error())
+		return retryInterval
+	}
+	return r.poll
+}
+
+func (r *Reconciler) resolve(ctx context.Context, pc configObject) (*Connection, error) {
+	switch o := pc.(type) {
+	case *v1alpha1.ProviderConfig:
+		return r.resolver.ForProviderConfig(ctx, o)
+	case *v1alpha1.ClusterProviderConfig:
+		return r.resolver.ForClusterProviderConfig(ctx, o)
+	}
+	return nil, errors.Errorf("unexpected configuration type %T", pc)
+}
+
+func (r *Reconciler) ping(ctx context.Context, conn *Connection) error {
+	repo, err := conn.Open(r.cache)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	return errors.Wrap(GitError(repo.Check(ctx)), errCheck)
+}
+
+// users counts the ProviderConfigUsages naming pc. Usages of a namespaced
+// ProviderConfig live in its namespace; a ClusterProviderConfig's anywhere.
+func (r *Reconciler) users(ctx context.Context, pc configObject) (int64, error) {
+	l := &v1alpha1.ProviderConfigUsageList{}
+	opts := []client.ListOption{client.MatchingLabels{
+		xpv2.LabelKeyProviderName: pc.GetName(),
+		xpv2.LabelKeyProviderKind: r.kind,
+	}}
+	if ns := pc.GetNamespace(); ns != "" {
+		opts = append(opts, client.InNamespace(ns))
+	}
+	if err := r.client.List(ctx, l, opts...); err != nil {
+		return 0, err
+	}
+	return int64(len(l.Items)), nil
+}
+
+// readyMessage says what a converged configuration proved.
+func readyMessage(pc configObject) string {
+	url := ""
+	switch o := pc.(type) {
+	case *v1alpha1.ProviderConfig:
+		url = o.Spec.URL
+	case *v1alpha1.ClusterProviderConfig:
+		url = o.Spec.URL
+	}
+	return "Repository connectivity validated for " + url
+}
