@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -37,9 +38,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -117,10 +121,37 @@ type provider struct {
 	cache  *git.Cache
 }
 
+// providerOptions vary how startProvider runs the controllers.
+type providerOptions struct {
+	wrap       func(http.RoundTripper) http.RoundTripper
+	gitMetrics *git.Metrics
+}
+
+// A providerOption varies how startProvider runs the controllers.
+type providerOption func(*providerOptions)
+
+// withTransport wraps the manager's API server transport (to count requests).
+func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOption {
+	return func(o *providerOptions) { o.wrap = wrap }
+}
+
+// withGitMetrics records the Git engine's metrics on m.
+func withGitMetrics(m *git.Metrics) providerOption {
+	return func(o *providerOptions) { o.gitMetrics = m }
+}
+
 // startProvider runs the controllers with a Git cache in cacheDir (a new
 // one when empty) until the test ends or stop is called.
-func startProvider(t *testing.T, cacheDir string) *provider {
+func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provider {
 	t.Helper()
+	po := &providerOptions{}
+	for _, o := range opts {
+		o(po)
+	}
+	cfg := rest.CopyConfig(cp.Config)
+	if po.wrap != nil {
+		cfg.Wrap(po.wrap)
+	}
 	if cacheDir == "" {
 		cacheDir = t.TempDir()
 	}
@@ -130,15 +161,18 @@ func startProvider(t *testing.T, cacheDir string) *provider {
 			t.Fatal(err)
 		}
 	}
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 s,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// Tests run one provider after another in one process, as a restart
+		// would; controller names need only be unique within a manager.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := git.NewCache(cacheDir, git.WithCommitWindow(window))
+	cache, err := git.NewCache(cacheDir, git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics))
 	if err != nil {
 		t.Fatal(err)
 	}

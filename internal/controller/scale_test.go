@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+)
+
+// statusCounter counts the provider's writes to status subresources.
+type statusCounter struct {
+	next   http.RoundTripper
+	writes atomic.Int64
+}
+
+func (c *statusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodGet && strings.HasSuffix(r.URL.Path, "/status") {
+		c.writes.Add(1)
+	}
+	return c.next.RoundTrip(r)
+}
+
+// TestScaleFilesOnOneBranch creates 300 Files on one branch at once. They
+// must converge with a handful of pushes, cost about one fetch per poll
+// interval between them, and write no status at all once converged.
+func TestScaleFilesOnOneBranch(t *testing.T) {
+	const n = 300
+	counter := &statusCounter{}
+	reg := prometheus.NewRegistry()
+	gm := git.NewMetrics()
+	if err := gm.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	startProvider(t, "", withGitMetrics(gm), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.next = rt
+		return counter
+	}))
+	f := newFixture(t)
+	ctx := context.Background()
+
+	start := time.Now()
+	pushes0, fetches0 := counterSum(t, reg, "provider_git_pushes_total"), counterSum(t, reg, "provider_git_fetches_total")
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			file := &v1alpha1.File{
+				ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: fmt.Sprintf("f-%03d", i)},
+				Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{
+					Branch: "main", Path: fmt.Sprintf("apps/app-%03d/config.yaml", i), Content: ptr.To(fmt.Sprintf("index: %d\n", i)),
+				}},
+			}
+			file.Spec.ProviderConfigReference = pcRef()
+			errs <- cp.Client.Create(ctx, file)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Converged: every File Ready and Synced.
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		l := &v1alpha1.FileList{}
+		if err := cp.Client.List(ctx, l, client.InNamespace(f.ns)); err != nil {
+			t.Fatal(err)
+		}
+		ready := 0
+		for i := range l.Items {
+			if readyAndCurrent(t, &l.Items[i])() == nil {
+				ready++
+			}
+		}
+		if ready == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d Files converged in 3m", ready, n)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	converge := time.Since(start)
+	pushes := counterSum(t, reg, "provider_git_pushes_total") - pushes0
+	fetchesConverging := counterSum(t, reg, "provider_git_fetches_total") - fetches0
+
+	if got := len(f.files(t, "main")); got != n {
+		t.Errorf("the branch holds %d files, want %d", got, n)
+	}
+
+	// Steady state: several poll intervals with nothing to do.
+	time.Sleep(poll) // let the last convergence writes settle
+	writes0, fetches1 := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total")
+	const intervals = 5
+	time.Sleep(intervals * poll)
+	steadyWrites := counter.writes.Load() - writes0
+	fetchesPerPoll := (counterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
+
+	t.Logf("\n%d Files on one branch (commit window %s, poll %s, %d workers)\n"+
+		"| measure                                   | value |\n"+
+		"|-------------------------------------------|-------|\n"+
+		"| time to converge (all Ready, kstatus Current) | %s |\n"+
+		"| pushes to converge                        | %.0f |\n"+
+		"| fetches while converging                  | %.0f |\n"+
+		"| fetches per poll interval, steady state   | %.1f |\n"+
+		"| status writes over %d poll intervals, steady state | %d |",
+		n, window, poll, 50, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
+
+	if pushes > 10 {
+		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)
+	}
+	if fetchesPerPoll > 2 {
+		t.Errorf("%.1f fetches per poll interval in steady state, want about one", fetchesPerPoll)
+	}
+	if steadyWrites != 0 {
+		t.Errorf("%d status writes in steady state, want none", steadyWrites)
+	}
+}
+
+// counterSum adds up every series of a counter family.
+func counterSum(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += counterValue(m)
+		}
+	}
+	return sum
+}
+
+func counterValue(m *dto.Metric) float64 {
+	if c := m.GetCounter(); c != nil {
+		return c.GetValue()
+	}
+	return 0
+}
