@@ -126,8 +126,15 @@ func TestCommitRequestLifecycle(t *testing.T) {
 		}
 		waitFor(t, 30*time.Second, cr, landedAs(t, cr, head.SHA))
 
-		// Polls after landing never land it again.
+		// Polls after landing never land it again, nor write status.
+		rv := cr.GetResourceVersion()
 		f.stays(t, "main", head.SHA, "a landed CommitRequest must not commit again")
+		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(rv, cr.GetResourceVersion()); diff != "" {
+			t.Errorf("a landed CommitRequest must not write on each poll (resourceVersion): -want, +got:\n%s", diff)
+		}
 		if diff := cmp.Diff([]string{head.SHA}, f.commitsOf(t, "main", string(cr.GetUID()))); diff != "" {
 			t.Errorf("one commit carries the request: -want, +got:\n%s", diff)
 		}

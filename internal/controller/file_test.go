@@ -209,6 +209,17 @@ metadata:
 		if diff := cmp.Diff("create: apps/cm.yaml on main for "+f.ns+"/cm", subject(f.repo.Log(t, "main")[0].Message)); diff != "" {
 			t.Errorf("the commitMessage template names the commit: -want, +got:\n%s", diff)
 		}
+
+		// Steady state: polls neither commit nor write status.
+		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
+		rv := fl.GetResourceVersion()
+		f.stays(t, "main", f.repo.Head(t, "main"), "an up-to-date File must not commit")
+		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(fl), fl); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(rv, fl.GetResourceVersion()); diff != "" {
+			t.Errorf("an up-to-date File must not write status on each poll (resourceVersion): -want, +got:\n%s", diff)
+		}
 	})
 
 	t.Run("DriftInGitCorrected", func(t *testing.T) {
