@@ -66,7 +66,6 @@ const (
 	errTrackUsage  = "cannot track ProviderConfig usage"
 	errCache       = "cannot open the repository cache"
 	errRefresh     = "cannot fetch from the repository"
-	errHead        = "cannot read the branch head"
 	errFind        = "cannot search the branch history for this request's commit"
 	errLand        = "cannot land the commit"
 	errMessage     = "spec.forProvider.message must be non-empty, at most 16384 bytes, without control characters other than newline and tab"

@@ -296,7 +296,9 @@ func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error
 }
 
 // Delete commits the file's removal. A management policy without Delete
-// never gets here: the file is left in place.
+// never gets here: the file is left in place. A commitMessage template that
+// does not render stalls the deletion too (InvalidSpec); fixing the template
+// lets it proceed.
 func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalDelete, error) {
 	msg, err := Message(mg, ActionDelete)
 	if err != nil {
