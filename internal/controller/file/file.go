@@ -199,6 +199,7 @@ func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
 // a fetch that every File of the repository shares, with the spec.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalObservation, error) {
 	p := mg.Spec.ForProvider
+	var want git.File
 	if meta.WasDeleted(mg) {
 		// Deleting needs only the path. A path or branch the provider would
 		// refuse was never written, so there is nothing to remove; and a
@@ -207,7 +208,8 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 	} else {
-		if _, err := Desired(mg); err != nil {
+		var err error
+		if want, err = Desired(mg); err != nil {
 			return xpmanaged.ExternalObservation{}, err
 		}
 		// A template that cannot render is reported now, not when the
@@ -249,7 +251,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	if meta.WasDeleted(mg) {
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
-	want, _ := Desired(mg) // validated above
 	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
 	switch {
 	case !bytes.Equal(have.Content, want.Content):
