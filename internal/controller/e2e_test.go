@@ -33,10 +33,12 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -248,7 +250,38 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(func() { purge(t, ns.Name) })
 	return &fixture{ns: ns.Name, repo: repo}
+}
+
+// purge removes every provider-git object of a namespace without the
+// provider (finalizers dropped), so a later test's provider does not
+// reconcile an earlier test's leftovers: envtest has no namespace controller
+// or garbage collector to do it.
+func purge(t *testing.T, ns string) {
+	ctx := context.Background()
+	for _, l := range []client.ObjectList{
+		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{},
+		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
+	} {
+		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
+			t.Errorf("purge %s: %v", ns, err)
+			continue
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			t.Errorf("purge %s: %v", ns, err)
+			continue
+		}
+		for _, item := range items {
+			o, ok := item.(client.Object)
+			if !ok {
+				continue
+			}
+			_ = cp.Client.Delete(ctx, o)
+			_ = cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		}
+	}
 }
 
 // pcRef names the fixture's ProviderConfig.

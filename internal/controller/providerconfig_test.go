@@ -154,9 +154,11 @@ func TestProviderConfigStatus(t *testing.T) {
 		other := newFixture(t)
 		// The other namespace has no ProviderConfig of that name: a Branch
 		// there must not find the owner's.
-		if err := cp.Client.Delete(ctx, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: other.ns, Name: "git"}}); err != nil {
+		otherPC := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: other.ns, Name: "git"}}
+		if err := cp.Client.Delete(ctx, otherPC); err != nil {
 			t.Fatal(err)
 		}
+		waitGone(t, otherPC)
 		b := newBranch(other, "b", "stolen", "main")
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)

@@ -503,6 +503,9 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h := &cgi.Handler{
 		Path: s.backend,
+		// http-backend's complaints ("Not a git repository") are what tests
+		// provoke on purpose; the HTTP status carries them.
+		Stderr: io.Discard,
 		Env: []string{
 			"GIT_PROJECT_ROOT=" + s.Root,
 			"GIT_HTTP_EXPORT_ALL=1",
