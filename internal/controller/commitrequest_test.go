@@ -32,6 +32,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -170,7 +171,7 @@ func TestCommitRequestLifecycle(t *testing.T) {
 			v1alpha1.CommitFile{Path: "db.yaml", Object: &runtime.RawExtension{Raw: []byte(
 				`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`)}})
 		create(t, cr)
-		waitFor(t, 30*time.Second, cr, stalledWith(t, cr, commitrequest.ReasonSecretRefused))
+		waitFor(t, 30*time.Second, cr, stalledWith(t, cr, spec.ReasonSecretRefused))
 		f.stays(t, "main", seed, "no part of a request holding a Secret may land")
 	})
 }

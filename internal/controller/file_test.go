@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -341,7 +341,7 @@ metadata:
 			`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`)}
 		head := f.repo.Head(t, "main")
 		create(t, fl)
-		waitFor(t, 30*time.Second, fl, stalledWith(t, fl, file.ReasonSecretRefused))
+		waitFor(t, 30*time.Second, fl, stalledWith(t, fl, spec.ReasonSecretRefused))
 		f.stays(t, "main", head, "a Secret must never reach Git")
 		if got := f.gitOut(t, "for-each-ref", "--format=%(refname)"); got != "refs/heads/main" {
 			t.Errorf("the repository must be untouched; refs are %q", got)

@@ -25,21 +25,17 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
-
-// ReasonInvalidSpec marks a spec the CRD should have refused (an object
-// stored before a CRD change).
-const ReasonInvalidSpec xpv2.ConditionReason = "InvalidSpec"
 
 const (
 	errTrackUsage = "cannot track ProviderConfig usage"
@@ -136,7 +132,7 @@ type external struct {
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.ExternalObservation, error) {
 	branch := mg.Spec.ForProvider.Branch
 	if err := validate.BranchName(branch); err != nil {
-		return xpmanaged.ExternalObservation{}, managed.Stalled(ReasonInvalidSpec, err)
+		return xpmanaged.ExternalObservation{}, spec.Invalid(err)
 	}
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)

@@ -37,17 +37,11 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
-	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
-)
-
-// Reasons for a CommitRequest that needs a human; the same as File's.
-const (
-	ReasonInvalidSpec   = file.ReasonInvalidSpec
-	ReasonSecretRefused = file.ReasonSecretRefused
 )
 
 // MaxWalk bounds the history searched for a request's commit after a
@@ -119,13 +113,13 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 func ChangeFor(cr *v1alpha1.CommitRequest, author git.Signature) (git.Change, error) {
 	p := cr.Spec.ForProvider
 	if err := validate.BranchName(p.Branch); err != nil {
-		return git.Change{}, managed.Stalled(ReasonInvalidSpec, err)
+		return git.Change{}, spec.Invalid(err)
 	}
 	if !validMessage(p.Message) {
-		return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.New(errMessage))
+		return git.Change{}, spec.Invalid(errors.New(errMessage))
 	}
 	if len(p.Files) == 0 || len(p.Files) > maxFiles {
-		return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.New(errNoFiles))
+		return git.Change{}, spec.Invalid(errors.New(errNoFiles))
 	}
 	c := git.Change{
 		Puts:      map[string]git.File{},
@@ -139,20 +133,20 @@ func ChangeFor(cr *v1alpha1.CommitRequest, author git.Signature) (git.Change, er
 	seen := map[string]bool{}
 	for i, f := range p.Files {
 		if err := validate.Path(f.Path); err != nil {
-			return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Wrapf(err, errFileFmt, i, f.Path))
+			return git.Change{}, spec.Invalid(errors.Wrapf(err, errFileFmt, i, f.Path))
 		}
 		if seen[f.Path] {
-			return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Errorf(errDupPathFmt, f.Path))
+			return git.Change{}, spec.Invalid(errors.Errorf(errDupPathFmt, f.Path))
 		}
 		seen[f.Path] = true
 		if f.Delete {
 			if f.Content != nil || f.Object != nil {
-				return git.Change{}, managed.Stalled(ReasonInvalidSpec, errors.Errorf(errFileFmt+": %s", i, f.Path, errDeleteAndIn))
+				return git.Change{}, spec.Invalid(errors.Errorf(errFileFmt+": %s", i, f.Path, errDeleteAndIn))
 			}
 			c.Deletes = append(c.Deletes, f.Path)
 			continue
 		}
-		content, err := file.Content(f.Content, f.Object)
+		content, err := spec.Content(f.Content, f.Object)
 		if err != nil {
 			return git.Change{}, errors.Wrapf(err, errFileFmt, i, f.Path)
 		}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -76,56 +77,56 @@ func TestChangeFor(t *testing.T) {
 				{Path: "ok", Content: ptr.To("x")},
 				{Path: "s.yaml", Object: raw(`{"apiVersion":"v1","kind":"Secret","stringData":{"k":"v"}}`)},
 			}},
-			want: want{failed: true, reason: ReasonSecretRefused},
+			want: want{failed: true, reason: spec.ReasonSecretRefused},
 		},
 		"DuplicatePath": {
 			reason: "A path listed twice makes the result depend on order.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{
 				{Path: "a", Content: ptr.To("1")}, {Path: "a", Delete: true},
 			}},
-			want: want{failed: true, reason: ReasonInvalidSpec},
+			want: want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"DeleteWithContent": {
 			reason: "delete: true with content is ambiguous.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{
 				{Path: "a", Content: ptr.To("1"), Delete: true},
 			}},
-			want: want{failed: true, reason: ReasonInvalidSpec},
+			want: want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"NothingForFile": {
 			reason: "A file needs content, an object or delete: true.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{{Path: "a"}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"NoFiles": {
 			reason: "A request with no files would be an empty commit.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "m"},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"BadPath": {
 			reason: "A path outside the repository is refused in code too.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{{Path: "a/../../b", Content: ptr.To("x")}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"BadBranch": {
 			reason: "A branch name git would refuse is refused.",
 			params: v1alpha1.CommitRequestParameters{Branch: "-x", Message: "m", Files: []v1alpha1.CommitFile{{Path: "a", Content: ptr.To("x")}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"EmptyMessage": {
 			reason: "A request's message is its reason to exist.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Files: []v1alpha1.CommitFile{{Path: "a", Content: ptr.To("x")}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"ControlCharacterInMessage": {
 			reason: "Control characters other than newline and tab are refused, as by the CRD.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: "a\x1b[31mred", Files: []v1alpha1.CommitFile{{Path: "a", Content: ptr.To("x")}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"LongMessage": {
 			reason: "The message cap is the CRD's.",
 			params: v1alpha1.CommitRequestParameters{Branch: "main", Message: strings.Repeat("m", maxMessageBytes+1), Files: []v1alpha1.CommitFile{{Path: "a", Content: ptr.To("x")}}},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 	}
 	for name, tc := range cases {

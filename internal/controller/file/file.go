@@ -27,29 +27,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
-	"github.com/crossplane-contrib/provider-git/internal/manifest"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
-)
-
-// Reasons for a File that needs a human.
-const (
-	// ReasonInvalidSpec marks a spec the CRD should have refused (an object
-	// stored before a CRD change) or a commit message template that does
-	// not render.
-	ReasonInvalidSpec xpv2.ConditionReason = "InvalidSpec"
-	// ReasonSecretRefused marks an object that is a Secret: its data would
-	// land in Git in clear text.
-	ReasonSecretRefused xpv2.ConditionReason = "SecretRefused"
 )
 
 const (
@@ -61,8 +48,6 @@ const (
 	errWrite      = "cannot commit the file"
 	errRemove     = "cannot commit the file's removal"
 	errSetName    = "cannot set the external name"
-	errObject     = "cannot render spec.forProvider.object"
-	errNoContent  = "exactly one of content or object must be set"
 	// errNoBranchFmt is transient on purpose: a Branch resource created
 	// alongside the File may not have created the branch yet.
 	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
@@ -156,43 +141,16 @@ type external struct {
 func Desired(f *v1alpha1.File) (git.File, error) {
 	p := f.Spec.ForProvider
 	if err := validate.BranchName(p.Branch); err != nil {
-		return git.File{}, managed.Stalled(ReasonInvalidSpec, err)
+		return git.File{}, spec.Invalid(err)
 	}
 	if err := validate.Path(p.Path); err != nil {
-		return git.File{}, managed.Stalled(ReasonInvalidSpec, err)
+		return git.File{}, spec.Invalid(err)
 	}
-	content, err := Content(p.Content, p.Object)
+	content, err := spec.Content(p.Content, p.Object)
 	if err != nil {
 		return git.File{}, err
 	}
 	return git.File{Content: content, Executable: p.Mode == v1alpha1.FileModeExecutable}, nil
-}
-
-// Content returns the bytes a file holds for exactly one of content or an
-// embedded object (rendered as stable YAML). It is shared with
-// CommitRequest, whose files take the same two forms.
-func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
-	var raw []byte
-	if object != nil {
-		raw = object.Raw
-	}
-	switch {
-	case content != nil && raw == nil:
-		if err := validate.Content(*content); err != nil {
-			return nil, managed.Stalled(ReasonInvalidSpec, err)
-		}
-		return []byte(*content), nil
-	case content == nil && raw != nil:
-		out, err := manifest.Render(raw)
-		if errors.Is(err, manifest.ErrSecret) {
-			return nil, managed.Stalled(ReasonSecretRefused, errors.Wrap(err, errObject))
-		}
-		if err != nil {
-			return nil, managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errObject))
-		}
-		return out, nil
-	}
-	return nil, managed.Stalled(ReasonInvalidSpec, errors.New(errNoContent))
 }
 
 // Observe compares the file on the branch, read from the shared clone after

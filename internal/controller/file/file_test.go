@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -107,17 +108,17 @@ func TestMessage(t *testing.T) {
 		"ParseError": {
 			reason: "A template that does not parse needs a human: InvalidSpec.",
 			args:   args{template: "{{.Path", action: ActionCreate},
-			want:   outcome{Failed: true, Reason: ReasonInvalidSpec},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
 		},
 		"UnknownField": {
 			reason: "A template naming a field that does not exist fails to execute: InvalidSpec.",
 			args:   args{template: "{{.Repository}}", action: ActionCreate},
-			want:   outcome{Failed: true, Reason: ReasonInvalidSpec},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
 		},
 		"TooLong": {
 			reason: "A template that inflates past the cap (printf widths) is refused rather than filling memory.",
 			args:   args{template: `{{printf "%999999d" 1}}`, action: ActionCreate},
-			want:   outcome{Failed: true, Reason: ReasonInvalidSpec},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
 		},
 	}
 	for name, tc := range cases {
@@ -174,42 +175,42 @@ func TestDesired(t *testing.T) {
 		"Secret": {
 			reason: "A Secret object is refused: its data would be in Git in clear text.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "s.yaml", Object: raw(`{"apiVersion":"v1","kind":"Secret","data":{"k":"dg=="}}`)},
-			want:   want{failed: true, reason: ReasonSecretRefused},
+			want:   want{failed: true, reason: spec.ReasonSecretRefused},
 		},
 		"ObjectWithoutKind": {
 			reason: "An object without apiVersion and kind is not a Kubernetes object.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "o.yaml", Object: raw(`{"data":{}}`)},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"Neither": {
 			reason: "A File needs content or an object (a spec stored before the CRD's rule).",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "x"},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"Both": {
 			reason: "A File may not have both content and an object.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "x", Content: ptr.To("a"), Object: raw(`{"apiVersion":"v1","kind":"ConfigMap"}`)},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"PathEscapes": {
 			reason: "A path with '..' is refused in code too, not only by the CRD.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "../etc/passwd", Content: ptr.To("x")},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"PathInGit": {
 			reason: "A path inside .git is refused.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "a/.git/config", Content: ptr.To("x")},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"BadBranch": {
 			reason: "A branch name git would refuse is refused.",
 			params: v1alpha1.FileParameters{Branch: "a..b", Path: "x", Content: ptr.To("x")},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"ContentNotText": {
 			reason: "Content that is not UTF-8 was mangled on its way in.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "x", Content: ptr.To("\xff\xfe")},
-			want:   want{failed: true, reason: ReasonInvalidSpec},
+			want:   want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 	}
 	for name, tc := range cases {

@@ -23,7 +23,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 )
 
 // Action is what a commit does to a File's path; templates see it as .Action.
@@ -80,15 +80,15 @@ func Message(f *v1alpha1.File, a Action) (string, error) {
 	}
 	t, err := template.New("commitMessage").Option("missingkey=error").Parse(p.CommitMessage)
 	if err != nil {
-		return "", managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errParseTemplate))
+		return "", spec.Invalid(errors.Wrap(err, errParseTemplate))
 	}
 	w := &cappedBuffer{max: MaxMessageBytes}
 	data := MessageData{Action: a, Path: p.Path, Branch: p.Branch, Name: f.GetName(), Namespace: f.GetNamespace()}
 	if err := t.Execute(w, data); err != nil {
 		if errors.Is(err, errTooLong) {
-			return "", managed.Stalled(ReasonInvalidSpec, errTooLong)
+			return "", spec.Invalid(errTooLong)
 		}
-		return "", managed.Stalled(ReasonInvalidSpec, errors.Wrap(err, errExecTemplate))
+		return "", spec.Invalid(errors.Wrap(err, errExecTemplate))
 	}
 	msg := strings.TrimSpace(w.String())
 	if msg == "" {
