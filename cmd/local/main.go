@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -183,6 +184,9 @@ func applyExamples(ctx context.Context, c client.Client, dir, url, token string)
 			if len(u.Object) == 0 || u.GetNamespace() != namespace && u.GetNamespace() != "" {
 				continue // only the default namespace's examples run locally
 			}
+			if g := u.GroupVersionKind().Group; g != "" && g != "git.m.crossplane.io" {
+				continue // Crossplane's own kinds (the Composition) need Crossplane
+			}
 			if u.GetKind() == "ClusterProviderConfig" {
 				continue // the local default uses the namespaced ProviderConfig
 			}
@@ -232,7 +236,7 @@ func startProvider(ctx context.Context, root, kubeconfig, cacheDir, logPath stri
 // every new commit with its stat, until ctx ends.
 func watch(ctx context.Context, c client.Client, repo string) {
 	var lastTable string
-	seen := map[string]bool{}
+	seen, heads := map[string]bool{}, map[string]string{}
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -241,6 +245,7 @@ func watch(ctx context.Context, c client.Client, repo string) {
 			lastTable = t
 		}
 		printNewCommits(repo, seen)
+		printBranches(repo, heads)
 		select {
 		case <-ctx.Done():
 			return
@@ -283,6 +288,34 @@ func condition(o unstructured.Unstructured, t string) (string, string) {
 		}
 	}
 	return "-", ""
+}
+
+// printBranches prints each branch as it appears, moves or goes.
+func printBranches(repo string, heads map[string]string) {
+	out, err := testenv.Git(repo, nil, "for-each-ref", "--format=%(refname:short) %(objectname:short)", "refs/heads")
+	if err != nil {
+		return
+	}
+	now := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if name, sha, ok := strings.Cut(line, " "); ok {
+			now[name] = sha
+		}
+	}
+	for name, sha := range now {
+		if old, ok := heads[name]; !ok {
+			fmt.Printf("branch %s created at %s\n", name, sha)
+		} else if old != sha {
+			fmt.Printf("branch %s moved %s -> %s\n", name, old, sha)
+		}
+	}
+	for name := range heads {
+		if _, ok := now[name]; !ok {
+			fmt.Printf("branch %s deleted\n", name)
+		}
+	}
+	clear(heads)
+	maps.Copy(heads, now)
 }
 
 func printNewCommits(repo string, seen map[string]bool) {
