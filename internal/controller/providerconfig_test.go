@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +123,14 @@ func TestProviderConfigStatus(t *testing.T) {
 					return stalledWith(t, pc, config.ReasonHostKeyMismatch)
 				},
 			},
+			"Unknown": {
+				reason: "A host known_hosts does not list is refused, fail closed.",
+				// The right key, but for another host.
+				knownHosts: []byte("[git.example.org]:22 " + strings.SplitN(string(ssh.KnownHosts), " ", 2)[1]),
+				want: func(pc *v1alpha1.ProviderConfig) func() error {
+					return stalledWith(t, pc, config.ReasonHostKeyMismatch)
+				},
+			},
 		}
 		for name, tc := range cases {
 			t.Run(name, func(t *testing.T) {
@@ -145,6 +154,18 @@ func TestProviderConfigStatus(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitFor(t, 30*time.Second, pc, tc.want(pc))
+
+				// A managed resource using it reports the same thing.
+				b := newBranch(f, pc.Name, pc.Name, "main")
+				b.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: pc.Name}
+				if err := cp.Client.Create(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+				if name == "Matching" {
+					waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+					return
+				}
+				waitFor(t, 30*time.Second, b, stalledWith(t, b, config.ReasonHostKeyMismatch))
 			})
 		}
 	})
