@@ -69,6 +69,9 @@ const (
 	poll = 2 * time.Second
 	// window batches what a test creates at once into few commits.
 	window = 300 * time.Millisecond
+	// workers per controller: a File's write waits for its batch's push, so
+	// this bounds how many Files one commit can collect.
+	workers = 100
 )
 
 var (
@@ -181,7 +184,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	o := options.Options{
 		Options: controller.Options{
 			Logger:                  log,
-			MaxConcurrentReconciles: 50,
+			MaxConcurrentReconciles: workers,
 			PollInterval:            poll,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
 			Gate:                    new(gate.Gate[schema.GroupVersionKind]),

@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,6 +67,9 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	}))
 	f := newFixture(t)
 	ctx := context.Background()
+	// A commit window of 2s, as a platform team expecting bursts would set
+	// it: what one push collects is what arrives within it.
+	setWindow(t, f, 2*time.Second)
 
 	start := time.Now()
 	pushes0, fetches0 := counterSum(t, reg, "provider_git_pushes_total"), counterSum(t, reg, "provider_git_fetches_total")
@@ -138,7 +142,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| fetches while converging                  | %.0f |\n"+
 		"| fetches per poll interval, steady state   | %.1f |\n"+
 		"| status writes over %d poll intervals, steady state | %d |",
-		n, window, poll, 50, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
+		n, 2*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
 
 	if pushes > 10 {
 		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)
@@ -175,4 +179,20 @@ func counterValue(m *dto.Metric) float64 {
 		return c.GetValue()
 	}
 	return 0
+}
+
+// setWindow sets the fixture's ProviderConfig commit window.
+func setWindow(t *testing.T, f *fixture, d time.Duration) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pc := &v1alpha1.ProviderConfig{}
+		if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
+			return err
+		}
+		pc.Spec.Commit.Window = &metav1.Duration{Duration: d}
+		return cp.Client.Update(context.Background(), pc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -22,11 +22,9 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
@@ -38,86 +36,43 @@ import (
 )
 
 const (
-	errTrackUsage = "cannot track ProviderConfig usage"
-	errCache      = "cannot open the repository cache"
-	errRefresh    = "cannot fetch from the repository"
-	errHead       = "cannot read the branch head"
-	errCreate     = "cannot create the branch"
-	errDelete     = "cannot delete the branch"
-	errSetName    = "cannot set the external name"
+	errRefresh = "cannot fetch from the repository"
+	errHead    = "cannot read the branch head"
+	errCreate  = "cannot create the branch"
+	errDelete  = "cannot delete the branch"
 )
 
 // Setup adds the Branch controller to mgr.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	name := managed.ControllerName(v1alpha1.BranchGroupVersionKind.GroupKind().String())
-	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.BranchGroupVersionKind),
+	return o.SetupManaged(mgr, v1alpha1.BranchGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.Branch](&connector{
-			kube:     mgr.GetClient(),
-			usage:    resource.NewProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
-			resolver: config.NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
-			cache:    o.Cache,
-			maxAge:   o.PollInterval,
+			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			maxAge: o.PollInterval,
 		}),
-		managed.WithInitializers(externalNameIsBranch(mgr.GetClient())),
+		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
+			b, _ := mg.(*v1alpha1.Branch)
+			return b.Spec.ForProvider.Branch
+		})),
 		managed.WithDeterministicExternalName(true),
-		// Git is consistent and the shared clone sees our own pushes at once:
-		// no grace period is needed before a missing branch is created again.
-		managed.WithCreationGracePeriod(0),
-		managed.WithManagementPolicies(),
-		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitter(o.PollInterval/10),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
-		managed.WithConditionMetrics(o.ConditionMetrics),
 	)
-	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
 }
 
 // SetupGated adds the Branch controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	o.Gate.Register(func() {
-		if err := Setup(mgr, o); err != nil {
-			mgr.GetLogger().Error(err, "cannot set up the Branch controller")
-		}
-	}, v1alpha1.BranchGroupVersionKind)
-	return nil
-}
-
-// externalNameIsBranch names the external resource after the branch (not
-// after the Kubernetes object), so `kubectl get managed` shows what exists in
-// Git.
-func externalNameIsBranch(kube client.Client) xpmanaged.InitializerFn {
-	return func(ctx context.Context, mg resource.Managed) error {
-		b, ok := mg.(*v1alpha1.Branch)
-		if !ok || meta.GetExternalName(b) == b.Spec.ForProvider.Branch {
-			return nil
-		}
-		meta.SetExternalName(b, b.Spec.ForProvider.Branch)
-		return errors.Wrap(kube.Update(ctx, b), errSetName)
-	}
+	return o.SetupGated(mgr, Setup, v1alpha1.BranchGroupVersionKind)
 }
 
 type connector struct {
-	kube     client.Client
-	usage    *resource.ProviderConfigUsageTracker
-	resolver *config.Resolver
-	cache    *git.Cache
-	maxAge   time.Duration
+	git    *config.Connector
+	maxAge time.Duration
 }
 
-// Connect resolves the Branch's configuration into the shared clone of its
-// repository; it does not touch the network.
+// Connect opens the shared clone of the Branch's repository; it does not
+// touch the network.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.TypedExternalClient[*v1alpha1.Branch], error) {
-	if err := c.usage.Track(ctx, mg); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
-	}
-	conn, err := c.resolver.ForManaged(ctx, mg)
+	repo, _, err := c.git.Connect(ctx, mg)
 	if err != nil {
 		return nil, err
-	}
-	repo, err := conn.Open(c.cache)
-	if err != nil {
-		return nil, errors.Wrap(err, errCache)
 	}
 	return &external{repo: repo, maxAge: c.maxAge}, nil
 }

@@ -32,7 +32,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -57,8 +56,6 @@ const (
 )
 
 const (
-	errTrackUsage  = "cannot track ProviderConfig usage"
-	errCache       = "cannot open the repository cache"
 	errRefresh     = "cannot fetch from the repository"
 	errFind        = "cannot search the branch history for this request's commit"
 	errLand        = "cannot land the commit"
@@ -72,13 +69,10 @@ const (
 
 // Setup adds the CommitRequest controller to mgr.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	name := managed.ControllerName(v1alpha1.CommitRequestGroupVersionKind.GroupKind().String())
-	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.CommitRequestGroupVersionKind),
+	return o.SetupManaged(mgr, v1alpha1.CommitRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.CommitRequest](&connector{
-			usage:    resource.NewProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
-			resolver: config.NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
-			cache:    o.Cache,
-			maxAge:   o.PollInterval,
+			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			maxAge: o.PollInterval,
 		}),
 		// The external name is the commit SHA, known only once it landed:
 		// no initializer names it after the object.
@@ -86,25 +80,12 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		// A create whose outcome was never recorded is safe to retry: Observe
 		// finds a landed request by its UID trailer first.
 		managed.WithDeterministicExternalName(true),
-		managed.WithCreationGracePeriod(0),
-		managed.WithManagementPolicies(),
-		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitter(o.PollInterval/10),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
-		managed.WithConditionMetrics(o.ConditionMetrics),
 	)
-	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
 }
 
 // SetupGated adds the CommitRequest controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	o.Gate.Register(func() {
-		if err := Setup(mgr, o); err != nil {
-			mgr.GetLogger().Error(err, "cannot set up the CommitRequest controller")
-		}
-	}, v1alpha1.CommitRequestGroupVersionKind)
-	return nil
+	return o.SetupGated(mgr, Setup, v1alpha1.CommitRequestGroupVersionKind)
 }
 
 // ChangeFor builds the change that lands cr: its own commit, with cr's
@@ -169,25 +150,16 @@ func validMessage(m string) bool {
 }
 
 type connector struct {
-	usage    *resource.ProviderConfigUsageTracker
-	resolver *config.Resolver
-	cache    *git.Cache
-	maxAge   time.Duration
+	git    *config.Connector
+	maxAge time.Duration
 }
 
-// Connect resolves the CommitRequest's configuration into the shared clone
-// of its repository; it does not touch the network.
+// Connect opens the shared clone of the CommitRequest's repository; it does
+// not touch the network.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.TypedExternalClient[*v1alpha1.CommitRequest], error) {
-	if err := c.usage.Track(ctx, mg); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
-	}
-	conn, err := c.resolver.ForManaged(ctx, mg)
+	repo, conn, err := c.git.Connect(ctx, mg)
 	if err != nil {
 		return nil, err
-	}
-	repo, err := conn.Open(c.cache)
-	if err != nil {
-		return nil, errors.Wrap(err, errCache)
 	}
 	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
 }

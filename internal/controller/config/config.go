@@ -51,12 +51,8 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 // SetupGated registers Setup to run once the CRDs it watches are established
 // (safe start: Crossplane may install a provider's CRDs after the provider).
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	o.Gate.Register(func() {
-		if err := Setup(mgr, o); err != nil {
-			mgr.GetLogger().Error(err, "cannot set up ProviderConfig controllers")
-		}
-	}, v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
-	return nil
+	return o.SetupGated(mgr, Setup, v1alpha1.ProviderConfigGroupVersionKind,
+		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
 }
 
 func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, newConfig func() configObject) error {

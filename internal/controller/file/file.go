@@ -28,7 +28,6 @@ import (
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
@@ -40,91 +39,50 @@ import (
 )
 
 const (
-	errTrackUsage = "cannot track ProviderConfig usage"
-	errCache      = "cannot open the repository cache"
-	errRefresh    = "cannot fetch from the repository"
-	errHead       = "cannot read the branch head"
-	errRead       = "cannot read the file"
-	errWrite      = "cannot commit the file"
-	errRemove     = "cannot commit the file's removal"
-	errSetName    = "cannot set the external name"
+	errRefresh = "cannot fetch from the repository"
+	errHead    = "cannot read the branch head"
+	errRead    = "cannot read the file"
+	errWrite   = "cannot commit the file"
+	errRemove  = "cannot commit the file's removal"
 	// errNoBranchFmt is transient on purpose: a Branch resource created
 	// alongside the File may not have created the branch yet.
 	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
 )
 
-// Setup adds the File controller to mgr.
+// Setup adds the File controller to mgr. Each reconcile that writes waits
+// for its batch's push, so the number of concurrent reconciles is the most
+// Files one commit can collect: o.MaxConcurrentReconciles is the only limit
+// on it, nothing here serialises writes.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	name := managed.ControllerName(v1alpha1.FileGroupVersionKind.GroupKind().String())
-	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.FileGroupVersionKind),
+	return o.SetupManaged(mgr, v1alpha1.FileGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{
-			usage:    resource.NewProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
-			resolver: config.NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
-			cache:    o.Cache,
-			maxAge:   o.PollInterval,
+			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			maxAge: o.PollInterval,
 		}),
-		managed.WithInitializers(externalNameIsPath(mgr.GetClient())),
+		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
+			f, _ := mg.(*v1alpha1.File)
+			return f.Spec.ForProvider.Path
+		})),
 		managed.WithDeterministicExternalName(true),
-		// The shared clone sees our own pushes at once: a File missing right
-		// after its create was really removed, and is written again.
-		managed.WithCreationGracePeriod(0),
-		managed.WithManagementPolicies(),
-		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollJitter(o.PollInterval/10),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
-		managed.WithConditionMetrics(o.ConditionMetrics),
 	)
-	// Each reconcile that writes waits for its batch's push, so the number
-	// of concurrent reconciles is the most Files one commit can collect.
-	// o.MaxConcurrentReconciles is the only limit on it: nothing here
-	// serialises writes.
-	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
 }
 
 // SetupGated adds the File controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	o.Gate.Register(func() {
-		if err := Setup(mgr, o); err != nil {
-			mgr.GetLogger().Error(err, "cannot set up the File controller")
-		}
-	}, v1alpha1.FileGroupVersionKind)
-	return nil
-}
-
-// externalNameIsPath names the external resource after the file's path, so
-// `kubectl get managed` shows what exists in Git.
-func externalNameIsPath(kube client.Client) xpmanaged.InitializerFn {
-	return func(ctx context.Context, mg resource.Managed) error {
-		f, ok := mg.(*v1alpha1.File)
-		if !ok || meta.GetExternalName(f) == f.Spec.ForProvider.Path {
-			return nil
-		}
-		meta.SetExternalName(f, f.Spec.ForProvider.Path)
-		return errors.Wrap(kube.Update(ctx, f), errSetName)
-	}
+	return o.SetupGated(mgr, Setup, v1alpha1.FileGroupVersionKind)
 }
 
 type connector struct {
-	usage    *resource.ProviderConfigUsageTracker
-	resolver *config.Resolver
-	cache    *git.Cache
-	maxAge   time.Duration
+	git    *config.Connector
+	maxAge time.Duration
 }
 
-// Connect resolves the File's configuration into the shared clone of its
-// repository; it does not touch the network.
+// Connect opens the shared clone of the File's repository; it does not
+// touch the network.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.TypedExternalClient[*v1alpha1.File], error) {
-	if err := c.usage.Track(ctx, mg); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
-	}
-	conn, err := c.resolver.ForManaged(ctx, mg)
+	repo, conn, err := c.git.Connect(ctx, mg)
 	if err != nil {
 		return nil, err
-	}
-	repo, err := conn.Open(c.cache)
-	if err != nil {
-		return nil, errors.Wrap(err, errCache)
 	}
 	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
 }
