@@ -89,6 +89,9 @@ func (m *ConditionMetrics) record(id identity, conditions []xpv2.Condition) {
 
 // Forget removes every series of exactly (kind, namespace, name).
 func (m *ConditionMetrics) Forget(kind, namespace, name string) {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.objects, identity{kind: kind, namespace: namespace, name: name})

@@ -80,6 +80,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		// A create whose outcome was never recorded is safe to retry: Observe
 		// finds a landed request by its UID trailer first.
 		managed.WithDeterministicExternalName(true),
+		// One-shot requests come and go with every save: a series per
+		// request would churn the condition metric without bound.
+		managed.WithConditionMetrics(nil),
 	)
 }
 
