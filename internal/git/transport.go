@@ -110,7 +110,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			return errors.Wrap(err, errSetRef)
 		}
 	}
-	return nil
+	return r.compactLocked()
 }
 
 // download spools the pack to a file outside the storage lock, so reads are

@@ -304,10 +304,16 @@ func (r *Repository) pushed(branch string, h plumbing.Hash, pack []byte) error {
 			return errors.Wrap(err, errStorePack)
 		}
 	}
+	var err error
 	if h.IsZero() {
-		return errors.Wrap(r.st.RemoveReference(branchRef(branch)), errSetRef)
+		err = r.st.RemoveReference(branchRef(branch))
+	} else {
+		err = r.st.SetReference(plumbing.NewHashReference(branchRef(branch), h))
 	}
-	return errors.Wrap(r.st.SetReference(plumbing.NewHashReference(branchRef(branch), h)), errSetRef)
+	if err != nil {
+		return errors.Wrap(err, errSetRef)
+	}
+	return r.compactLocked()
 }
 
 // build applies ops in order on head: runs of plain changes become one

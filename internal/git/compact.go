@@ -1,0 +1,33 @@
+package git
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gogit "github.com/go-git/go-git/v5"
+)
+
+// maxPacks is how many pack files a clone may collect before they are merged
+// into one. Every fetch that brings objects and every push adds a pack, and
+// a lookup consults each pack's index: without compaction a long-running
+// provider's reads slow down, and it holds ever more files open.
+const maxPacks = 32
+
+const errCompact = "cannot merge the clone's pack files"
+
+// compactLocked merges the clone's packs into one when there are more than
+// maxPacks. Call it with r.mu held and only once the refs point at
+// everything just stored: objects no ref reaches are dropped.
+func (r *Repository) compactLocked() error {
+	packs, err := r.st.ObjectPacks()
+	if err != nil || len(packs) <= maxPacks {
+		return errors.Wrap(err, errCompact)
+	}
+	repo, err := gogit.Open(r.st, nil)
+	if err != nil {
+		return errors.Wrap(err, errCompact)
+	}
+	err = repo.RepackObjects(&gogit.RepackConfig{})
+	// The storage indexes packs once and keeps the index: it must forget
+	// the packs that are gone, whether or not the repack finished.
+	r.st.Reindex()
+	return errors.Wrap(err, errCompact)
+}
