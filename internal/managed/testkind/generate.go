@@ -1,7 +1,7 @@
 //go:build generate
 
 /*
-Copyright 2026 The Crossplane Authors.
+Copyright 2026 The provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -20,9 +20,9 @@ limitations under the License.
 //go:generate rm -rf ./crds
 
 // Deep-copy methods and CRDs.
-//go:generate go tool controller-gen object:headerFile=./boilerplate.go.txt paths=./... crd:crdVersions=v1 output:artifacts:config=./crds
+//go:generate go tool controller-gen object:headerFile=../../../apis/header.go.txt paths=./... crd:crdVersions=v1 output:artifacts:config=./crds
 
 // Managed resource method sets, as a real provider kind has them.
-//go:generate go tool angryjet generate-methodsets --header-file=./boilerplate.go.txt ./...
+//go:generate go tool angryjet generate-methodsets --header-file=../../../apis/header.go.txt ./...
 
 package testkind
