@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+func scheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func pc(ns, url, secret string) *v1alpha1.ProviderConfig {
+	p := &v1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git"},
+		Spec:       v1alpha1.ProviderConfigSpec{URL: url, Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceNone}},
+	}
+	if secret != "" {
+		p.Spec.Credentials = v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret,
+			SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret}}
+	}
+	return p
+}
+
+func secret(ns, name string, data map[string]string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return s
+}
+
+// branchIn is a managed resource in ns naming the configuration ref.
+func branchIn(ns string, ref *xpv2.ProviderConfigReference) *v1alpha1.Branch {
+	b := &v1alpha1.Branch{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}}
+	b.Spec.ProviderConfigReference = ref
+	return b
+}
+
+func TestResolverForManaged(t *testing.T) {
+	pcRef := &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
+	type want struct {
+		conn   *Connection
+		reason xpv2.ConditionReason // stalled reason; "" means no error
+	}
+	cases := map[string]struct {
+		reason        string
+		objects       []client.Object
+		mg            *v1alpha1.Branch
+		allowInsecure bool
+		want          want
+	}{
+		"HTTPSToken": {
+			reason:  "A ProviderConfig in the resource's namespace with a token Secret there.",
+			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"username": "u", "password": "p"})},
+			mg:      branchIn("a", pcRef),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "u", Password: "p"}},
+				Author: DefaultAuthor, Window: DefaultWindow}},
+		},
+		"TokenWithoutUsername": {
+			reason:  "Forges take any username with a token.",
+			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"password": "p"})},
+			mg:      branchIn("a", pcRef),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "p"}},
+				Author: DefaultAuthor, Window: DefaultWindow}},
+		},
+		"SSH": {
+			reason:  "An scp-like URL takes the private key and known_hosts.",
+			objects: []client.Object{pc("a", "git@h:r.git", "creds"), secret("a", "creds", map[string]string{"identity": "KEY", "known_hosts": "h ssh-ed25519 AAAA"})},
+			mg:      branchIn("a", pcRef),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "git@h:r.git", Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("h ssh-ed25519 AAAA")}},
+				Author: DefaultAuthor, Window: DefaultWindow}},
+		},
+		"OtherNamespace": {
+			reason:  "A ProviderConfig of the same name in another namespace is out of reach.",
+			objects: []client.Object{pc("a", "https://h/r.git", "")},
+			mg:      branchIn("b", pcRef),
+			want:    want{reason: ReasonProviderConfigNotFound},
+		},
+		"SecretInOtherNamespace": {
+			reason:  "A namespaced ProviderConfig reads its Secret from its own namespace only.",
+			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("b", "creds", map[string]string{"password": "p"})},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonSecretNotFound},
+		},
+		"NoPassword": {
+			reason:  "An HTTPS Secret without a password or token is malformed.",
+			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"username": "u"})},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonSecretMalformed},
+		},
+		"NoKnownHosts": {
+			reason:  "SSH without known_hosts fails closed.",
+			objects: []client.Object{pc("a", "ssh://git@h/r.git", "creds"), secret("a", "creds", map[string]string{"identity": "KEY"})},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonSecretMalformed},
+		},
+		"AnonymousSSH": {
+			reason:  "SSH always authenticates.",
+			objects: []client.Object{pc("a", "ssh://git@h/r.git", "")},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonInvalidConfig},
+		},
+		"InsecureRefused": {
+			reason:  "http:// sends credentials in clear text: refused without the test-only flag.",
+			objects: []client.Object{pc("a", "http://h/r.git", "")},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonInsecureRemote},
+		},
+		"FileRefused": {
+			reason:  "file:// reads the provider's own file system: refused without the test-only flag.",
+			objects: []client.Object{pc("a", "file:///srv/r.git", "")},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: ReasonInsecureRemote},
+		},
+		"InsecureAllowed": {
+			reason:        "With the flag, http:// is accepted (tests, the local default).",
+			objects:       []client.Object{pc("a", "http://h/r.git", "")},
+			mg:            branchIn("a", pcRef),
+			allowInsecure: true,
+			want:          want{conn: &Connection{Remote: git.Remote{URL: "http://h/r.git"}, Author: DefaultAuthor, Window: DefaultWindow}},
+		},
+		"ClusterProviderConfig": {
+			reason: "A ClusterProviderConfig names its Secret's namespace; author and window come from it.",
+			objects: []client.Object{
+				&v1alpha1.ClusterProviderConfig{
+					ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+					Spec: v1alpha1.ClusterProviderConfigSpec{URL: "https://h/r.git", Credentials: v1alpha1.ClusterProviderCredentials{
+						Source:    xpv2.CredentialsSourceSecret,
+						SecretRef: &v1alpha1.CredentialsSecretRef{Name: "tok", Namespace: "system", CredentialKeys: v1alpha1.CredentialKeys{PasswordKey: "token"}},
+					}, Commit: v1alpha1.CommitConfig{Author: &v1alpha1.CommitAuthor{Name: "Bot", Email: "bot@h"}, Window: &metav1.Duration{Duration: 5 * time.Second}}},
+				},
+				secret("system", "tok", map[string]string{"token": "t"}),
+			},
+			mg: branchIn("a", &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "shared"}),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "t"}},
+				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second}},
+		},
+		"UnknownKind": {
+			reason: "Only the two configuration kinds exist.",
+			mg:     branchIn("a", &xpv2.ProviderConfigReference{Kind: "Other", Name: "x"}),
+			want:   want{reason: ReasonInvalidConfig},
+		},
+		"NoRef": {
+			reason: "A resource without a reference cannot be connected.",
+			mg:     branchIn("a", nil),
+			want:   want{reason: ReasonProviderConfigNotFound},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.objects...).Build()
+			conn, err := NewResolver(c, tc.allowInsecure).ForManaged(context.Background(), tc.mg)
+			reason, _ := managed.StalledReason(err)
+			if err != nil && reason == "" {
+				t.Fatalf("%s\nForManaged: unexpected transient error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want.reason, reason); diff != "" {
+				t.Errorf("%s\nForManaged: stalled reason: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.conn, conn); diff != "" {
+				t.Errorf("%s\nForManaged: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestGitError(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   xpv2.ConditionReason // "" means transient (not stalled)
+	}{
+		"Nil":       {reason: "No error stays no error.", err: nil},
+		"Transient": {reason: "Network errors are retried, not stalled.", err: errors.New("connection reset")},
+		"Auth":      {reason: "Refused credentials need a human.", err: &git.Error{Kind: git.KindAuth, Err: errors.New("401")}, want: ReasonAuthenticationFailed},
+		"HostKey":   {reason: "A host key problem needs a human.", err: &git.Error{Kind: git.KindHostKey, Err: errors.New("mismatch")}, want: ReasonHostKeyMismatch},
+		"Repo":      {reason: "A missing repository needs a human.", err: &git.Error{Kind: git.KindRepositoryNotFound, Err: errors.New("404")}, want: ReasonRepositoryNotFound},
+		"Branch":    {reason: "A missing branch is reported as such.", err: &git.Error{Kind: git.KindBranchNotFound, Err: errors.New("no")}, want: ReasonBranchNotFound},
+		"Rejected":  {reason: "A protected branch needs a human.", err: &git.Error{Kind: git.KindRejected, Err: errors.New("hook")}, want: ReasonPushRejected},
+		"Invalid":   {reason: "A bad key or URL is a configuration problem.", err: &git.Error{Kind: git.KindInvalid, Err: errors.New("bad key")}, want: ReasonInvalidConfig},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := GitError(tc.err)
+			reason, _ := managed.StalledReason(got)
+			if diff := cmp.Diff(tc.want, reason); diff != "" {
+				t.Errorf("%s\nGitError: -want reason, +got reason:\n%s", tc.reason, diff)
+			}
+			if (got == nil) != (tc.err == nil) {
+				t.Errorf("%s\nGitError(%v) = %v", tc.reason, tc.err, got)
+			}
+		})
+	}
+}
