@@ -77,7 +77,7 @@ func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cache.opts.FetchTimeout)
 	defer cancel()
-	sess, err := r.tr.NewUploadPackSession(r.conn.ep, r.conn.auth)
+	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)
 	if err != nil {
 		return nil, errors.Wrap(classify(err), errListRefs)
 	}

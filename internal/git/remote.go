@@ -113,6 +113,14 @@ type connection struct {
 	host string
 }
 
+// endpoint returns a copy of the endpoint for one session: go-git's HTTP
+// session rewrites its endpoint after a redirect, and sessions of one
+// repository (a fetch, a push, a check) run concurrently.
+func (c *connection) endpoint() *transport.Endpoint {
+	ep := *c.ep
+	return &ep
+}
+
 // connect resolves a Remote into an endpoint and an auth method. tmpDir holds
 // known_hosts for the moment it takes to parse it.
 func connect(r Remote, tmpDir string) (*connection, error) {

@@ -68,7 +68,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	start := time.Now()
 	defer func() { r.cache.opts.Metrics.fetched(r.conn.host, start, err) }()
 
-	sess, err := r.tr.NewUploadPackSession(r.conn.ep, r.conn.auth)
+	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)
 	if err != nil {
 		return errors.Wrap(classify(err), errFetch)
 	}
@@ -208,7 +208,7 @@ func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.
 		r.cache.opts.Metrics.pushed(r.conn.host, start, err)
 	}()
 
-	sess, err := r.tr.NewReceivePackSession(r.conn.ep, r.conn.auth)
+	sess, err := r.tr.NewReceivePackSession(r.conn.endpoint(), r.conn.auth)
 	if err != nil {
 		return errors.Wrap(classify(err), errPush)
 	}
