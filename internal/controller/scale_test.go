@@ -67,9 +67,9 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	}))
 	f := newFixture(t)
 	ctx := context.Background()
-	// A commit window of 2s, as a platform team expecting bursts would set
+	// A commit window of 4s, as a platform team expecting bursts would set
 	// it: what one push collects is what arrives within it.
-	setWindow(t, f, 2*time.Second)
+	setWindow(t, f, 4*time.Second)
 
 	start := time.Now()
 	pushes0, fetches0 := counterSum(t, reg, "provider_git_pushes_total"), counterSum(t, reg, "provider_git_fetches_total")
@@ -142,7 +142,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| fetches while converging                  | %.0f |\n"+
 		"| fetches per poll interval, steady state   | %.1f |\n"+
 		"| status writes over %d poll intervals, steady state | %d |",
-		n, 2*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
+		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
 
 	if pushes > 10 {
 		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)

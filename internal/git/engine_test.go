@@ -19,6 +19,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -325,6 +326,11 @@ func TestExternalWriterRace(t *testing.T) {
 				t.Errorf("external writer: %v", err)
 				return
 			}
+			// A busy bot's pace, not a tight loop: pushing over the file
+			// system with no pause, it won every race on a loaded machine
+			// (-race, parallel packages) and starved the engine's bounded
+			// retries, which proves nothing about losing changes.
+			time.Sleep(time.Duration(20+rand.IntN(40)) * time.Millisecond)
 		}
 	}()
 
