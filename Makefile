@@ -13,7 +13,9 @@ ENVTEST_K8S_VERSION   ?= 1.37.2
 ENVTEST_ETCD_VERSION  ?= 3.6.16
 SETUP_ENVTEST_VERSION ?= v0.25.1
 SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
-GO_TEST_FLAGS         ?= -count=1 -timeout=40m
+# -race: the e2e suite runs fetches, pushes and checks of one repository
+# concurrently, and the race detector has found a real bug there.
+GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m
 
 .PHONY: all
 all: build
