@@ -91,6 +91,13 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 		crds = []string{filepath.Join(root, "package", "crds")}
 	}
 	env := &envtest.Environment{
+		// Explicit paths: envtest would otherwise prefer KUBEBUILDER_ASSETS
+		// as given, which may be relative to the module root rather than to
+		// the package folder the test runs in.
+		ControlPlane: envtest.ControlPlane{
+			APIServer: &envtest.APIServer{Path: filepath.Join(assets, "kube-apiserver")},
+			Etcd:      &envtest.Etcd{Path: filepath.Join(assets, "etcd")},
+		},
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: true,
@@ -171,6 +178,11 @@ func binaryAssets(root string) (string, error) {
 	for _, dir := range candidates {
 		if dir == "" {
 			continue
+		}
+		if !filepath.IsAbs(dir) {
+			// go test runs each package in its own folder: a relative path
+			// means relative to the module root, where make runs.
+			dir = filepath.Join(root, dir)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err == nil {
 			return dir, nil
