@@ -73,6 +73,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 
 	start := time.Now()
 	pushes0, fetches0 := counterSum(t, reg, "provider_git_pushes_total"), counterSum(t, reg, "provider_git_fetches_total")
+	adverts0 := httpGit.Counts().UploadPackAdverts
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -121,6 +122,9 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	converge := time.Since(start)
 	pushes := counterSum(t, reg, "provider_git_pushes_total") - pushes0
 	fetchesConverging := counterSum(t, reg, "provider_git_fetches_total") - fetches0
+	// Every fetch and every ProviderConfig check (ls-remote) starts with one
+	// advertisement; the rest of them are checks.
+	checks := float64(httpGit.Counts().UploadPackAdverts-adverts0) - fetchesConverging
 
 	if got := len(f.files(t, "main")); got != n {
 		t.Errorf("the branch holds %d files, want %d", got, n)
@@ -140,9 +144,10 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| time to converge (all Ready, kstatus Current) | %s |\n"+
 		"| pushes to converge                        | %.0f |\n"+
 		"| fetches while converging                  | %.0f |\n"+
+		"| ProviderConfig checks while converging    | %.0f |\n"+
 		"| fetches per poll interval, steady state   | %.1f |\n"+
 		"| status writes over %d poll intervals, steady state | %d |",
-		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, fetchesPerPoll, intervals, steadyWrites)
+		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, intervals, steadyWrites)
 
 	if pushes > 10 {
 		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -226,6 +227,38 @@ func TestGitError(t *testing.T) {
 			}
 			if (got == nil) != (tc.err == nil) {
 				t.Errorf("%s\nGitError(%v) = %v", tc.reason, tc.err, got)
+			}
+		})
+	}
+}
+
+func TestChecks(t *testing.T) {
+	key := types.NamespacedName{Namespace: "a", Name: "git"}
+	remote := git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "u", Password: "p"}}
+	now := time.Now()
+	cases := map[string]struct {
+		reason     string
+		at         time.Time
+		generation int64
+		remote     git.Remote
+		forget     bool
+		want       bool
+	}{
+		"Fresh":           {reason: "Same generation and credentials, checked just now.", at: now, generation: 1, remote: remote, want: true},
+		"Old":             {reason: "A check older than maxAge must be repeated.", at: now.Add(-time.Minute), generation: 1, remote: remote},
+		"NewGeneration":   {reason: "A spec change must be checked.", at: now, generation: 2, remote: remote},
+		"RotatedPassword": {reason: "New credentials must be checked.", at: now, generation: 1, remote: git.Remote{URL: remote.URL, Auth: &git.BasicAuth{Username: "u", Password: "q"}}},
+		"Forgotten":       {reason: "A failed check forgets the last good one.", at: now, generation: 1, remote: remote, forget: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := &checks{}
+			c.remember(key, 1, remote, tc.at)
+			if tc.forget {
+				c.forget(key)
+			}
+			if diff := cmp.Diff(tc.want, c.fresh(key, tc.generation, tc.remote, 10*time.Second)); diff != "" {
+				t.Errorf("%s\nfresh: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

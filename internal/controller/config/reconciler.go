@@ -83,6 +83,7 @@ type Reconciler struct {
 	log       logging.Logger
 	recorder  record.EventRecorder
 	metrics   *session.ConditionMetrics
+	checks    checks
 }
 
 // Reconcile checks one configuration.
@@ -92,6 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.client.Get(ctx, req.NamespacedName, pc); err != nil {
 		if kerrors.IsNotFound(err) {
 			r.metrics.Forget(r.kind, req.Namespace, req.Name)
+			r.checks.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGet)
@@ -144,8 +146,21 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 	}
 
 	conn, err := r.resolve(ctx, pc)
+	// A reconcile caused by a usage change within half a poll of a good
+	// check, with the same generation and credentials, can only repeat its
+	// answer. Half: the poll's own reconcile must check again.
+	if err == nil && r.checks.fresh(client.ObjectKeyFromObject(pc), pc.GetGeneration(), conn.Remote, r.poll/2) {
+		return r.poll
+	}
 	if err == nil {
-		err = r.ping(ctx, conn)
+		start := time.Now()
+		if err = r.ping(ctx, conn); err == nil {
+			key, gen, remote := client.ObjectKeyFromObject(pc), pc.GetGeneration(), conn.Remote
+			s.AfterPersist(func() { r.checks.remember(key, gen, remote, start) })
+		}
+	}
+	if err != nil {
+		r.checks.forget(client.ObjectKeyFromObject(pc))
 	}
 	if reason, ok := managed.StalledReason(err); ok {
 		rd.Stalled(reason, err.Error())

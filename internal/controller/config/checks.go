@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"reflect"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-git/internal/git"
+)
+
+// checks remembers, per configuration, the remote a successful check proved
+// and when. Every new managed resource creates a usage, and every usage
+// event reconciles its configuration: without this, a burst of 300 Files
+// cost dozens of ls-remotes that could only repeat the last answer.
+type checks struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]checked
+}
+
+type checked struct {
+	generation int64
+	remote     git.Remote
+	at         time.Time
+}
+
+// fresh reports whether the configuration was checked, at this generation and
+// with these credentials, less than maxAge ago.
+func (c *checks) fresh(key types.NamespacedName, generation int64, remote git.Remote, maxAge time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, ok := c.m[key]
+	return ok && rec.generation == generation && time.Since(rec.at) < maxAge && reflect.DeepEqual(rec.remote, remote)
+}
+
+// remember records a successful check. It runs after the status saying so
+// was persisted (session.AfterPersist), so it never vouches for a verdict
+// nobody can see.
+func (c *checks) remember(key types.NamespacedName, generation int64, remote git.Remote, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[types.NamespacedName]checked{}
+	}
+	c.m[key] = checked{generation: generation, remote: remote, at: at}
+}
+
+// forget drops what is known of a configuration: its check failed, or it is gone.
+func (c *checks) forget(key types.NamespacedName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}
