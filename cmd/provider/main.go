@@ -63,6 +63,9 @@ func main() {
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 	)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
+	if *pollJitter > 100 {
+		kingpin.Fatalf("--poll-jitter-percentage must be between 0 and 100")
+	}
 
 	level := zapcore.InfoLevel
 	if *debug {
@@ -115,6 +118,7 @@ func main() {
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: *allowInsecure,
+		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
 		ConditionMetrics:     conditions,
 	}
 	// Safe start: controllers are registered with the gate and start once their

@@ -191,6 +191,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: true,
+		PollJitter:           poll / 10,
 		ConditionMetrics:     session.NewConditionMetrics(),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {

@@ -18,6 +18,8 @@ limitations under the License.
 package options
 
 import (
+	"time"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -35,6 +37,10 @@ type Options struct {
 
 	// AllowInsecureRemotes accepts http:// and file:// repository URLs.
 	AllowInsecureRemotes bool
+
+	// PollJitter spreads each resource's poll interval by up to this much
+	// either way, so resources created together do not poll together.
+	PollJitter time.Duration
 
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics

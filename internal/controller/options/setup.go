@@ -43,8 +43,7 @@ func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opt
 		managed.WithCreationGracePeriod(0),
 		managed.WithManagementPolicies(),
 		managed.WithPollInterval(o.PollInterval),
-		// Resources created together should not poll together.
-		managed.WithPollJitter(o.PollInterval / 10),
+		managed.WithPollJitter(o.PollJitter),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
 		managed.WithConditionMetrics(o.ConditionMetrics),
