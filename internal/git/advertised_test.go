@@ -156,3 +156,43 @@ func TestPacksAreCompacted(t *testing.T) {
 		t.Errorf("FindCommitByUID after compaction: found=%v, err=%v", found, err)
 	}
 }
+
+// TestCreateBranchFromUnfetchedCommit: a branch created at a commit the
+// clone never downloaded must not leave a local ref at a missing object,
+// which would break every later read and fetch of the repository.
+func TestCreateBranchFromUnfetchedCommit(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	// A commit on a branch no resource uses: the engine never fetched it.
+	s.repo.CreateBranch(t, "hidden", "main")
+	sha, err := s.repo.Commit("hidden", testenv.CommitSpec{Message: "hidden", Files: map[string]string{"h.txt": "h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := r.CreateBranch(ctx(t), "from-sha", sha); res.Err != nil {
+		t.Fatalf("CreateBranch from %s: %v", sha, res.Err)
+	}
+	// The repository keeps working: a fetch, a write to main, and the new
+	// branch once fetched.
+	if err := r.Refresh(ctx(t), 0, "main", "from-sha"); err != nil {
+		t.Fatalf("Refresh after creating a branch at an unfetched commit: %v", err)
+	}
+	head, err := r.Head("from-sha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sha, head); diff != "" {
+		t.Errorf("from-sha head: -want, +got:\n%s", diff)
+	}
+	if b, err := r.ReadFile(head, "h.txt"); err != nil || string(b.Content) != "h" {
+		t.Errorf("ReadFile(h.txt) at the new branch: %q, %v", b.Content, err)
+	}
+	res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{"after.txt": {Content: []byte("a")}}, Message: "after",
+		Resource: Resource{Kind: "File", Namespace: "ns", Name: "after"}})
+	if res.Err != nil {
+		t.Errorf("Submit to main after creating a branch at an unfetched commit: %v", res.Err)
+	}
+}

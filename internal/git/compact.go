@@ -33,6 +33,11 @@ const errCompact = "cannot merge the clone's pack files"
 // maxPacks. Call it with r.mu held and only once the refs point at
 // everything just stored: objects no ref reaches are dropped.
 func (r *Repository) compactLocked() error {
+	if r.unreferenced > 0 {
+		// A fetch stored a pack and has not yet pointed refs at it: merging
+		// now would drop what it downloaded.
+		return nil
+	}
 	packs, err := r.st.ObjectPacks()
 	if err != nil || len(packs) <= maxPacks {
 		return errors.Wrap(err, errCompact)

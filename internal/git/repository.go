@@ -69,6 +69,9 @@ type Repository struct {
 	// pushedAt is when we last moved a branch by pushing; a fetch that
 	// started earlier must not move the local ref back.
 	pushedAt map[string]time.Time
+	// unreferenced counts fetched packs stored but not yet reachable from
+	// a ref; compaction waits for it to drop to zero.
+	unreferenced int
 
 	rmu         sync.Mutex
 	used        map[string]bool // branches resources named; the only ones fetched

@@ -105,14 +105,21 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	}
 	r.mu.Unlock()
 
+	downloaded := false
 	if len(wants) > 0 {
 		if err := r.download(ctx, sess, ar, wants, haves); err != nil {
 			return err
 		}
+		downloaded = true
 	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if downloaded {
+		// The refs below make the downloaded objects reachable; until now a
+		// compaction would have dropped them (see compactLocked).
+		r.unreferenced--
+	}
 	for _, b := range branches {
 		if r.pushedAt[b].After(start) {
 			continue
@@ -165,7 +172,11 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return errors.Wrap(packfile.UpdateObjectStorage(r.st, f), errStorePack)
+	if err := packfile.UpdateObjectStorage(r.st, f); err != nil {
+		return errors.Wrap(err, errStorePack)
+	}
+	r.unreferenced++
+	return nil
 }
 
 func (r *Repository) hasLocked(h plumbing.Hash) bool {
@@ -179,7 +190,8 @@ func (r *Repository) localHeadsLocked() []plumbing.Hash {
 		return nil
 	}
 	_ = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference && ref.Name().IsBranch() {
+		// A have we do not hold would tell the server not to send it.
+		if ref.Type() == plumbing.HashReference && ref.Name().IsBranch() && r.hasLocked(ref.Hash()) {
 			hs = append(hs, ref.Hash())
 		}
 		return nil

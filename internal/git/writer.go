@@ -314,12 +314,18 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 func (r *Repository) pushed(branch string, h plumbing.Hash, pack []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.pushedAt[branch] = time.Now()
 	if len(pack) > emptyPackSize {
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
 			return errors.Wrap(err, errStorePack)
 		}
 	}
+	if !h.IsZero() && !r.hasLocked(h) {
+		// A branch created at a commit this clone never downloaded: a local
+		// ref at a missing object would break every read and fetch. The next
+		// fetch of the branch brings both.
+		return nil
+	}
+	r.pushedAt[branch] = time.Now()
 	var err error
 	if h.IsZero() {
 		err = r.st.RemoveReference(branchRef(branch))
