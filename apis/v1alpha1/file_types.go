@@ -47,7 +47,7 @@ type FileParameters struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.endsWith('/') && !self.contains('//') && !self.matches('(^|/)[.][.]?(/|$)')",message="path must be relative and clean: no leading or trailing '/', no '//', no '.' or '..' components"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('(^|/)[.]git(/|$)')",message="path must not be inside a .git directory"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(?i)(^|/)([.]git[. ]*|git~1)(/|$)')",message="path must not be inside a .git directory"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\x00-\\x1f\\x7f]')",message="path must not contain control characters"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="path is immutable; create a new File instead"
 	Path string `json:"path"`

@@ -26,7 +26,8 @@ package v1alpha1
 // not ending in '/', '.' or '.lock', at most 255 characters.
 //
 // Paths: relative, clean (no '.', '..' or empty components, no trailing '/'),
-// nothing inside a .git directory, no control characters, at most 1024
+// nothing inside a .git directory (in any case, with trailing dots or
+// spaces, or as GIT~1), no control characters, at most 1024
 // characters.
 //
 // Content: at most 512 KiB, well under the API server's 1.5 MiB object limit

@@ -79,11 +79,21 @@ func (e *treeEntry) subtree() *tree {
 func splitPath(p string) ([]string, error) {
 	parts := strings.Split(p, "/")
 	for _, s := range parts {
-		if s == "" || s == "." || s == ".." || s == ".git" || strings.ContainsRune(s, 0) {
+		if s == "" || s == "." || s == ".." || isGitDir(s) || strings.ContainsRune(s, 0) {
 			return nil, &Error{Kind: KindInvalid, Err: errors.Errorf("%s: %q", errBadPath, p)}
 		}
 	}
 	return parts, nil
+}
+
+// isGitDir reports whether a path component names the .git directory on
+// some file system: case-insensitively (macOS, Windows), with the trailing
+// dots and spaces Windows ignores, or as its 8.3 short name. git's fsck (and
+// so GitHub and any server with receive.fsckObjects) refuses such trees, and
+// a client checking one out could be overwriting its own .git.
+func isGitDir(s string) bool {
+	s = strings.ToLower(strings.TrimRight(s, ". "))
+	return s == ".git" || s == "git~1"
 }
 
 // lookup returns the entry at parts, or nil when absent. A path that runs

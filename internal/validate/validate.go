@@ -96,7 +96,9 @@ func Path(p string) error {
 		if part == "." || part == ".." {
 			return errors.New(errPathUnclean)
 		}
-		if part == ".git" {
+		// .git in any case, with the trailing dots and spaces Windows
+		// ignores, or as its 8.3 short name: git's fsck refuses them all.
+		if p := strings.ToLower(strings.TrimRight(part, ". ")); p == ".git" || p == "git~1" {
 			return errors.New(errPathGit)
 		}
 	}
