@@ -49,10 +49,11 @@ type CommitConfig struct {
 
 	// Window is how long a branch's writer waits for more changes before it
 	// commits and pushes them together. Changes from many resources within one
-	// window become one commit and one push.
+	// window become one commit and one push. At most 30s: a resource's write
+	// waits for its window inside a reconcile that times out after a minute.
 	// +optional
 	// +kubebuilder:default="1s"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1m')",message="commit.window must be a duration between 0s and 1m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('30s')",message="commit.window must be a duration between 0s and 30s"
 	Window *metav1.Duration `json:"window,omitempty"`
 }
 

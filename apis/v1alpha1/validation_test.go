@@ -195,12 +195,12 @@ func TestProviderConfigValidation(t *testing.T) {
 		"NegativeWindow": {
 			reason: "A commit window below zero is meaningless.",
 			mutate: func(s *v1alpha1.ProviderConfigSpec) { s.Commit.Window = &metav1.Duration{Duration: -time.Second} },
-			want:   want{message: "commit.window must be a duration between 0s and 1m"},
+			want:   want{message: "commit.window must be a duration between 0s and 30s"},
 		},
 		"HugeWindow": {
-			reason: "A window longer than a minute would hold every writer of the branch hostage.",
+			reason: "A window longer than 30s would outlast the reconcile that waits for it.",
 			mutate: func(s *v1alpha1.ProviderConfigSpec) { s.Commit.Window = &metav1.Duration{Duration: time.Hour} },
-			want:   want{message: "commit.window must be a duration between 0s and 1m"},
+			want:   want{message: "commit.window must be a duration between 0s and 30s"},
 		},
 		"SecretSourceWithoutRef": {
 			reason: "Source Secret without a secretRef cannot be resolved.",

@@ -174,6 +174,16 @@ func TestResolverForManaged(t *testing.T) {
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "t"}},
 				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second}},
 		},
+		"WindowTooLong": {
+			reason: "A window stored before the CRD capped it is refused in code too.",
+			objects: []client.Object{func() *v1alpha1.ProviderConfig {
+				p := pc("a", "https://h/r.git", "")
+				p.Spec.Commit.Window = &metav1.Duration{Duration: 45 * time.Second}
+				return p
+			}()},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: ReasonInvalidConfig},
+		},
 		"UnknownKind": {
 			reason: "Only the two configuration kinds exist.",
 			mg:     branchIn("a", &xpv2.ProviderConfigReference{Kind: "Other", Name: "x"}),

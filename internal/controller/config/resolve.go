@@ -55,6 +55,7 @@ const (
 	errSSHNeedsKey    = "an SSH URL needs a private key and known_hosts in the credentials Secret"
 	errHTTPSNeedsPass = "an HTTPS URL needs a password or token in the credentials Secret"
 	errNoneOverSSH    = "credentials.source None works only for HTTPS; SSH always authenticates"
+	errWindow         = "commit.window must be a duration between 0s and 30s"
 )
 
 // DefaultAuthor signs commits when a configuration names no author.
@@ -63,6 +64,11 @@ var DefaultAuthor = git.Signature{Name: "provider-git", Email: "provider-git@cro
 // DefaultWindow is the commit window when a configuration names none; the
 // CRD defaults it to the same value.
 const DefaultWindow = time.Second
+
+// MaxWindow bounds the commit window, as the CRD does: a write waits for its
+// window inside a reconcile that times out after a minute, so a longer window
+// would let a lone change time out before its commit.
+const MaxWindow = 30 * time.Second
 
 // Connection is what a configuration says about reaching one repository.
 type Connection struct {
@@ -157,6 +163,9 @@ func (r *Resolver) resolve(ctx context.Context, url string, source xpv2.Credenti
 	}
 	if commit.Window != nil {
 		c.Window = commit.Window.Duration
+	}
+	if c.Window < 0 || c.Window > MaxWindow {
+		return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errWindow))
 	}
 	ssh := isSSH(url)
 	if source != xpv2.CredentialsSourceSecret || ref == nil {
