@@ -196,3 +196,43 @@ func TestCreateBranchFromUnfetchedCommit(t *testing.T) {
 		t.Errorf("Submit to main after creating a branch at an unfetched commit: %v", res.Err)
 	}
 }
+
+// TestRejectedChangeDoesNotBlockItsBatch: when the server refuses a batch
+// because of one change (here a hook refusing anything under bad/), the
+// other changes of the batch still land and only that one reports the
+// refusal.
+func TestRejectedChangeDoesNotBlockItsBatch(t *testing.T) {
+	s := httpServer(t)
+	s.repo.SetHook(t, "pre-receive", `while read old new ref; do
+  if git diff --name-only "$old" "$new" | grep -q '^bad/'; then echo "bad/ is protected" >&2; exit 1; fi
+done`)
+	r, _ := newRepo(t, s.remote)
+	r.SetCommitWindow(500 * time.Millisecond)
+	paths := []string{"good/1.txt", "bad/x.txt", "good/2.txt"}
+	results := make([]Result, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
+				Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)}})
+		}()
+	}
+	wg.Wait()
+	for i, p := range paths {
+		wantRejected := p == "bad/x.txt"
+		if got := KindOf(results[i].Err) == KindRejected; got != wantRejected || (!wantRejected && results[i].Err != nil) {
+			t.Errorf("%s: err %v, want rejected=%v", p, results[i].Err, wantRejected)
+		}
+	}
+	files := s.repo.Files(t, "main")
+	for _, p := range []string{"good/1.txt", "good/2.txt"} {
+		if files[p] != p {
+			t.Errorf("%s did not land", p)
+		}
+	}
+	if _, ok := files["bad/x.txt"]; ok {
+		t.Errorf("bad/x.txt landed despite the hook")
+	}
+}

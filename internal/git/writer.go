@@ -278,11 +278,25 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 			}
 			if err != nil {
 				// A change that was invalid on its own keeps its own error.
+				var rest []*op
 				for i, o := range ops {
 					if p.results[i].Err != nil {
 						o.finish(p.results[i])
 						continue
 					}
+					rest = append(rest, o)
+				}
+				if KindOf(err) == KindRejected && len(rest) > 1 {
+					// The server refused the push as a whole (a hook, a push
+					// rule, fsck), perhaps for one change in it: push each
+					// alone, so the others land and only the culprit
+					// carries the refusal.
+					for _, o := range rest {
+						w.applyChanges(ctx, []*op{o})
+					}
+					return
+				}
+				for _, o := range rest {
 					o.finish(Result{Err: err})
 				}
 				return
