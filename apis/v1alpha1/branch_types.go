@@ -30,11 +30,12 @@ type BranchParameters struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="branch is immutable; create a new Branch instead"
 	Branch string `json:"branch"`
 
-	// From is the branch, tag or commit the branch is created from. Empty means
-	// the repository's default branch. Only used when the branch is created.
+	// From is the branch, or the full 40-character commit SHA, the branch is
+	// created from. Empty means the repository's default branch. Only used
+	// when the branch is created.
 	// +optional
 	// +kubebuilder:validation:MaxLength=255
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9._/+-]+$') && !self.contains('..')",message="from must be a branch, tag or commit SHA"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9._/+-]+$') && !self.contains('..')",message="from must be a branch name or a full commit SHA"
 	From string `json:"from,omitempty"`
 }
 

@@ -115,7 +115,7 @@ func TestBranchValidation(t *testing.T) {
 		"DotPart":    {reason: "No component may start with '.'.", params: v1alpha1.BranchParameters{Branch: "a/.hidden"}, want: "branch must be a valid Git branch name"},
 		"TrailingDo": {reason: "No trailing dot.", params: v1alpha1.BranchParameters{Branch: "a."}, want: "branch must be a valid Git branch name"},
 		"Empty":      {reason: "A branch needs a name.", params: v1alpha1.BranchParameters{}, want: "spec.forProvider.branch"},
-		"BadFrom":    {reason: "From is a ref, not an expression.", params: v1alpha1.BranchParameters{Branch: "x", From: "main~1"}, want: "from must be a branch, tag or commit SHA"},
+		"BadFrom":    {reason: "From is a ref, not an expression.", params: v1alpha1.BranchParameters{Branch: "x", From: "main~1"}, want: "from must be a branch name or a full commit SHA"},
 	}
 	ns := namespace(t)
 	i := 0
