@@ -185,6 +185,13 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 	if c := mg.Status.AtProvider.Commit; c != "" {
 		return e.landed(mg, c), nil
 	}
+	// The external name is set only from a landed commit, and persisted by
+	// its own write right after the push: it survives a lost status write
+	// even when a later change to the same paths hides the UID search's
+	// answer.
+	if c := meta.GetExternalName(mg); isSHA(c) {
+		return e.landed(mg, c), nil
+	}
 	if _, err := ChangeFor(mg, e.author); err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
@@ -203,6 +210,19 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 	}
 	return e.landed(mg, c.SHA), nil
+}
+
+// isSHA reports whether s is a full hexadecimal commit SHA.
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // landed records commit as the request's and names the external resource
