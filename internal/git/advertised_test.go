@@ -236,3 +236,39 @@ done`)
 		t.Errorf("bad/x.txt landed despite the hook")
 	}
 }
+
+// TestSatisfiedChangeIsCreditedToACommitThatHoldsIt: a change already met
+// reports a commit holding its content, even when a later change in the
+// same batch rewrites the same path.
+func TestSatisfiedChangeIsCreditedToACommitThatHoldsIt(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	r.SetCommitWindow(time.Second)
+	base := s.repo.Head(t, "main")
+	changes := []Change{
+		// Already on main (the seed): up to date against the base.
+		{Puts: map[string]File{"README.md": {Content: []byte("hello\n")}}, Message: "same", Resource: Resource{Kind: "File", Namespace: "ns", Name: "same"}},
+		// Then someone's own commit rewrites that path.
+		{Puts: map[string]File{"README.md": {Content: []byte("rewritten\n")}}, Message: "rewrite", OwnCommit: true, Resource: Resource{Kind: "CommitRequest", Namespace: "ns", Name: "rw", UID: "rw"}},
+	}
+	results := make([]Result, len(changes))
+	var wg sync.WaitGroup
+	for i, c := range changes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 200 * time.Millisecond) // arrival order = batch order
+			results[i] = r.Submit(ctx(t), "main", c)
+		}()
+	}
+	wg.Wait()
+	if results[0].Err != nil || !results[0].UpToDate {
+		t.Fatalf("first change: %+v, want up to date", results[0])
+	}
+	if diff := cmp.Diff(base, results[0].Commit); diff != "" {
+		t.Errorf("an up-to-date change is credited to the commit that held it: -want, +got:\n%s", diff)
+	}
+	if results[1].Err != nil || results[1].Commit == results[0].Commit {
+		t.Errorf("second change: %+v, want its own commit", results[1])
+	}
+}

@@ -311,7 +311,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		}
 		for i, o := range ops {
 			res := p.results[i]
-			if res.UpToDate {
+			if res.UpToDate && res.Commit == "" {
 				res.Commit = p.head.String()
 			}
 			o.finish(res)
@@ -368,8 +368,12 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 	t := newTree(base.TreeHash)
 	parentTree := base.TreeHash
 	var group []int
+	// satisfied are changes already met by the group not yet committed: the
+	// commit that carries them is the one that group becomes.
+	var satisfied []int
 
 	flush := func(idx []int) error {
+		defer func() { satisfied = nil }()
 		if len(idx) == 0 {
 			return nil
 		}
@@ -378,8 +382,9 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 			return err
 		}
 		if th == parentTree {
-			for _, i := range idx {
+			for _, i := range append(idx, satisfied...) {
 				p.results[i].UpToDate = true
+				p.results[i].Commit = p.head.String()
 			}
 			return nil
 		}
@@ -394,7 +399,7 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		p.objects = append(p.objects, ch)
 		p.head, parentTree = ch, th
 		p.commits++
-		for _, i := range idx {
+		for _, i := range append(idx, satisfied...) {
 			p.results[i].Commit = ch.String()
 		}
 		return nil
@@ -402,6 +407,14 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 
 	for i, o := range ops {
 		c := o.change
+		if c.OwnCommit {
+			// Before the check, so an own-commit change already met is
+			// credited to a commit that holds exactly what came before it.
+			if err := flush(group); err != nil {
+				return nil, err
+			}
+			group = nil
+		}
 		puts, dels, err := check(st, t, c)
 		if err != nil {
 			p.results[i].Err = err
@@ -409,13 +422,12 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		}
 		if len(puts) == 0 && len(dels) == 0 {
 			p.results[i].UpToDate = true
-			continue
-		}
-		if c.OwnCommit {
-			if err := flush(group); err != nil {
-				return nil, err
+			if len(group) == 0 {
+				p.results[i].Commit = p.head.String()
+			} else {
+				satisfied = append(satisfied, i)
 			}
-			group = nil
+			continue
 		}
 		for _, pu := range puts {
 			h, err := storeBlob(st, pu.content)
