@@ -106,6 +106,12 @@ type fetchCall struct {
 	err      error
 }
 
+// objectCacheSize bounds each clone's decoded-object cache. go-git's default
+// is 96 MiB per repository, which a provider serving a few dozen repositories
+// (or whose credentials rotate, each rotation opening a clone) cannot afford;
+// the objects reconciles read again are trees and small blobs.
+const objectCacheSize = 16 * cache.MiByte
+
 func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	conn, err := connect(r, c.dir)
 	if err != nil {
@@ -117,7 +123,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	}
 	// ExclusiveAccess: this process is the only user of dir, so go-git may
 	// cache packfile indexes instead of re-reading them.
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheSize), filesystem.Options{})
 	if _, err := gogit.Init(st, nil); err != nil && !errors.Is(err, gogit.ErrRepositoryAlreadyExists) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
