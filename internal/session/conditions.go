@@ -33,23 +33,6 @@ func Find(conds []xpv2.Condition, t xpv2.ConditionType) *xpv2.Condition {
 	return nil
 }
 
-// ReasonMessageOr reads a condition's reason and message, substituting the
-// defaults for a nil condition or an empty field. Use it when projecting
-// another object's condition, which may not have been published yet.
-func ReasonMessageOr(c *xpv2.Condition, defReason xpv2.ConditionReason, defMessage string) (xpv2.ConditionReason, string) {
-	if c == nil {
-		return defReason, defMessage
-	}
-	reason, message := c.Reason, c.Message
-	if reason == "" {
-		reason = defReason
-	}
-	if message == "" {
-		message = defMessage
-	}
-	return reason, message
-}
-
 // upsert writes c into conds IN PLACE, keeping list order: remove-then-append
 // would reorder the list and make every touch a diff. lastTransitionTime
 // moves only when the status changes; a new entry gets now. An empty reason

@@ -127,38 +127,3 @@ func TestFind(t *testing.T) {
 		t.Error("Find(A) must alias the slice element so callers can read the live condition")
 	}
 }
-
-func TestReasonMessageOr(t *testing.T) {
-	type want struct {
-		Reason  xpv2.ConditionReason
-		Message string
-	}
-	cases := map[string]struct {
-		reason string
-		c      *xpv2.Condition
-		want   want
-	}{
-		"Nil": {
-			reason: "A condition not published yet reads as both defaults.",
-			want:   want{Reason: "DefR", Message: "def m"},
-		},
-		"EmptyFields": {
-			reason: "Each empty field is replaced by its default independently.",
-			c:      &xpv2.Condition{Reason: "Own"},
-			want:   want{Reason: "Own", Message: "def m"},
-		},
-		"Full": {
-			reason: "A fully populated condition is read as is.",
-			c:      &xpv2.Condition{Reason: "Own", Message: "own m"},
-			want:   want{Reason: "Own", Message: "own m"},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r, m := ReasonMessageOr(tc.c, "DefR", "def m")
-			if diff := cmp.Diff(tc.want, want{Reason: r, Message: m}); diff != "" {
-				t.Errorf("%s\nReasonMessageOr(): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}

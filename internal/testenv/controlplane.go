@@ -82,7 +82,7 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 	}
 	s := o.Scheme
 	if s == nil {
-		if s, err = DefaultScheme(); err != nil {
+		if s, err = defaultScheme(); err != nil {
 			return nil, err
 		}
 	}
@@ -136,8 +136,8 @@ func (c *ControlPlane) KubeconfigFor(user string) ([]byte, error) {
 	return u.KubeConfig()
 }
 
-// DefaultScheme is client-go's scheme plus provider-git's APIs.
-func DefaultScheme() (*kruntime.Scheme, error) {
+// defaultScheme is client-go's scheme plus provider-git's APIs.
+func defaultScheme() (*kruntime.Scheme, error) {
 	s := kruntime.NewScheme()
 	if err := corev1.AddToScheme(s); err != nil {
 		return nil, errors.Wrap(err, errScheme)
