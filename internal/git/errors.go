@@ -49,8 +49,16 @@ const (
 	// KindRejected: the server refused a push for a reason other than a
 	// race: a protected branch, a hook, a policy.
 	KindRejected
-	// KindInvalid: the request itself is wrong (bad URL, key or path).
+	// KindInvalid: the repository's configuration is wrong (bad URL or key).
 	KindInvalid
+	// KindPathConflict: a change's own path cannot be written where it
+	// points: it is a directory in Git, or it runs through an existing file.
+	// The resource that asked for the path must change, not its repository.
+	KindPathConflict
+	// KindInvalidChange: the change itself is malformed (a path Git refuses,
+	// a start point that is not a commit SHA). Like KindPathConflict it is
+	// the asking resource's problem, never its repository's.
+	KindInvalidChange
 )
 
 // String names the kind; used in condition reasons and logs.
@@ -70,6 +78,10 @@ func (k Kind) String() string {
 		return "PushRejected"
 	case KindInvalid:
 		return "Invalid"
+	case KindPathConflict:
+		return "PathConflict"
+	case KindInvalidChange:
+		return "InvalidChange"
 	}
 	return "Unknown"
 }
