@@ -41,8 +41,9 @@ func exposition(objects ...string) string {
 		"# TYPE " + MetricResourceCondition + " gauge\n" + strings.Join(objects, "")
 }
 
-// series restates spec §5.2: three series per trio type, 1 on the current
-// status, the reason label on all three.
+// series is the exposition the collector must produce, written out
+// independently of it: three series per trio type, 1 on the current status,
+// the reason label on all three.
 func series(kind, ns, name string, ready, reconciling, stalled st) string {
 	var b strings.Builder
 	for _, tc := range []struct {

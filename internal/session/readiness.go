@@ -41,7 +41,8 @@ const (
 	ReasonUnspecified xpv2.ConditionReason = "Unspecified"
 )
 
-// Fixed trio messages (spec §2.4); they are part of the observable contract.
+// Fixed trio messages: tools and people match on them, so they are part of
+// the observable contract and never carry details (the reason and Synced do).
 const (
 	msgReconciled  = "Reconciliation complete"
 	msgProgressing = "Reconciliation is making progress"
@@ -140,7 +141,7 @@ func (r *Readiness) contribute(l level, v Verdict) {
 	}
 }
 
-// Trio derives Ready, Reconciling and Stalled (spec §2.4).
+// Trio derives Ready, Reconciling and Stalled from one readiness level.
 //
 // Reconciling and Stalled are always present, False when they do not apply.
 // This is the single knowing deviation from the API conventions (which say
