@@ -81,7 +81,7 @@ func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
 	if err != nil {
 		return nil, errors.Wrap(classify(err), errListRefs)
 	}
-	defer sess.Close() //nolint:errcheck // nothing to do about it
+	defer sess.Close() //nolint:errcheck // the outcome is decided by then; a failed Close loses nothing
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, err

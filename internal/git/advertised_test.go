@@ -88,19 +88,26 @@ func TestSetCommitWindow(t *testing.T) {
 	before := len(s.repo.Log(t, "main"))
 	var wg sync.WaitGroup
 	results := make([]Result, 2)
-	for i := range results {
+	submit := func(i int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// The second change arrives 600ms after the first: later than the
-			// cache's window, well within the repository's.
-			time.Sleep(time.Duration(i) * 600 * time.Millisecond)
 			results[i] = r.Submit(ctx(t), "main", Change{
 				Puts:    map[string]File{fmt.Sprintf("w/%d.txt", i): {Content: []byte("x")}},
 				Message: "window", Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)},
 			})
 		}()
 	}
+	w := r.writerFor("main")
+	submit(0)
+	waitQueued(t, w, 1)
+	// The elapsed time under test, not synchronisation: the second change
+	// arrives 600ms after the first, later than the cache's window and well
+	// within the repository's.
+	time.Sleep(600 * time.Millisecond)
+	submit(1)
+	// Both queued together: the first was still waiting for its window.
+	waitQueued(t, w, 2)
 	wg.Wait()
 	for i, res := range results {
 		if res.Err != nil {
@@ -209,17 +216,13 @@ done`)
 	r, _ := newRepo(t, s.remote)
 	r.SetCommitWindow(500 * time.Millisecond)
 	paths := []string{"good/1.txt", "bad/x.txt", "good/2.txt"}
-	results := make([]Result, len(paths))
-	var wg sync.WaitGroup
+	changes := make([]Change, len(paths))
 	for i, p := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
-				Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)}})
-		}()
+		changes[i] = Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
+			Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)}}
 	}
-	wg.Wait()
+	// Queued together, so the server sees them as one batch first.
+	results := submitInOrder(t, r, "main", changes)
 	for i, p := range paths {
 		wantRejected := p == "bad/x.txt"
 		if got := KindOf(results[i].Err) == KindRejected; got != wantRejected || (!wantRejected && results[i].Err != nil) {
@@ -251,17 +254,7 @@ func TestSatisfiedChangeIsCreditedToACommitThatHoldsIt(t *testing.T) {
 		// Then someone's own commit rewrites that path.
 		{Puts: map[string]File{"README.md": {Content: []byte("rewritten\n")}}, Message: "rewrite", OwnCommit: true, Resource: Resource{Kind: "CommitRequest", Namespace: "ns", Name: "rw", UID: "rw"}},
 	}
-	results := make([]Result, len(changes))
-	var wg sync.WaitGroup
-	for i, c := range changes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 200 * time.Millisecond) // arrival order = batch order
-			results[i] = r.Submit(ctx(t), "main", c)
-		}()
-	}
-	wg.Wait()
+	results := submitInOrder(t, r, "main", changes)
 	if results[0].Err != nil || !results[0].UpToDate {
 		t.Fatalf("first change: %+v, want up to date", results[0])
 	}

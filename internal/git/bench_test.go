@@ -135,8 +135,8 @@ func engineRun(b *testing.B) benchRow {
 }
 
 // naiveRun is the baseline: per change a fresh in-memory clone, a worktree
-// commit and a push, sequentially (no rejections; concurrency only adds
-// non-fast-forward retries, notes/git.md §4).
+// commit and a push, one after another, so no push is ever rejected:
+// concurrent naive writers would only add non-fast-forward retries.
 func naiveRun(b *testing.B) benchRow {
 	s := benchServer(b)
 	ctx, cancel := benchCtx()

@@ -57,14 +57,28 @@ type Signature struct {
 
 // Options configure a Cache.
 type Options struct {
-	CommitWindow    time.Duration
-	MaxBatch        int
-	FetchTimeout    time.Duration
-	PushTimeout     time.Duration
+	// CommitWindow is how long a writer collects changes before it commits
+	// them together.
+	CommitWindow time.Duration
+	// MaxBatch caps the number of changes in one push.
+	MaxBatch int
+	// FetchTimeout and PushTimeout bound one fetch and one push.
+	FetchTimeout time.Duration
+	PushTimeout  time.Duration
+	// MaxPushAttempts is how many times a batch is pushed before a contended
+	// branch is reported; RetryBackoff is the base of the jittered
+	// exponential backoff between attempts.
 	MaxPushAttempts int
 	RetryBackoff    time.Duration
-	Committer       Signature
-	Metrics         *Metrics
+	// Committer of every commit, and author of commits that merge changes
+	// of several authors.
+	Committer Signature
+	// Metrics records the engine's metrics; nil records none.
+	Metrics *Metrics
+
+	// sleep waits between push attempts; tests replace it to observe the
+	// backoff without waiting for it.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Option changes Options.
@@ -73,24 +87,6 @@ type Option func(*Options)
 // WithCommitWindow sets how long a writer collects changes before it
 // commits them together.
 func WithCommitWindow(d time.Duration) Option { return func(o *Options) { o.CommitWindow = d } }
-
-// WithMaxBatch caps the number of changes in one push.
-func WithMaxBatch(n int) Option { return func(o *Options) { o.MaxBatch = n } }
-
-// WithTimeouts sets the timeout of one fetch and of one push.
-func WithTimeouts(fetch, push time.Duration) Option {
-	return func(o *Options) { o.FetchTimeout, o.PushTimeout = fetch, push }
-}
-
-// WithPushRetries sets how many times a batch is pushed before a contended
-// branch is reported, and the base of the jittered exponential backoff.
-func WithPushRetries(attempts int, backoff time.Duration) Option {
-	return func(o *Options) { o.MaxPushAttempts, o.RetryBackoff = attempts, backoff }
-}
-
-// WithCommitter sets the committer of every commit, and the author of
-// commits that merge changes of several authors.
-func WithCommitter(s Signature) Option { return func(o *Options) { o.Committer = s } }
 
 // WithMetrics records metrics on m.
 func WithMetrics(m *Metrics) Option { return func(o *Options) { o.Metrics = m } }
@@ -102,7 +98,9 @@ type Cache struct {
 	key  []byte
 	opts Options
 
-	ctx    context.Context //nolint:containedctx // cancels background fetches and pushes on Close
+	// ctx outlives every caller: shared fetches and branch writers run on
+	// it, and Close cancels it.
+	ctx    context.Context
 	cancel context.CancelFunc
 
 	mu     sync.Mutex
@@ -120,6 +118,7 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		MaxPushAttempts: DefaultMaxPushAttempts,
 		RetryBackoff:    DefaultRetryBackoff,
 		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
+		sleep:           sleep,
 	}
 	for _, fn := range opts {
 		fn(&o)

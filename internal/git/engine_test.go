@@ -113,6 +113,44 @@ func hashObject(t testing.TB, content string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// submitInOrder submits changes to branch, each from its own goroutine as
+// resources do, but waits until each is queued before submitting the next,
+// so the writer's queue (and so the batch) order is the slice order. It
+// returns their results once all are done.
+func submitInOrder(t *testing.T, r *Repository, branch string, changes []Change) []Result {
+	t.Helper()
+	results := make([]Result, len(changes))
+	var wg sync.WaitGroup
+	w := r.writerFor(branch)
+	for i, c := range changes {
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = r.Submit(ctx(t), branch, c) }()
+		waitQueued(t, w, i+1)
+	}
+	wg.Wait()
+	return results
+}
+
+// waitQueued waits until exactly n operations wait in w's queue. It fails
+// the test when that does not happen within seconds, typically because the
+// commit window closed and the writer took the queue first.
+func waitQueued(t *testing.T, w *writer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		w.mu.Lock()
+		queued := len(w.pending)
+		w.mu.Unlock()
+		if queued == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d operations queued, want %d: did the commit window close first?", queued, n)
+		}
+		time.Sleep(time.Millisecond) // polling interval
+	}
+}
+
 func TestReadsAfterRefresh(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
@@ -146,40 +184,10 @@ func TestReadsAfterRefresh(t *testing.T) {
 			if _, err := r.ReadFile(head, "apps"); !errors.Is(err, ErrNotExist) {
 				t.Errorf("ReadFile(directory) error = %v, want ErrNotExist", err)
 			}
-			entries, err := r.ListDir(head, "apps")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Path)
-			}
-			if diff := cmp.Diff([]string{"apps/a.yaml", "apps/b.yaml", "apps/c.yaml"}, names); diff != "" {
-				t.Errorf("ListDir(apps): -want, +got:\n%s", diff)
-			}
-			root, err := r.ListDir(head, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var kinds []string
-			for _, e := range root {
-				kinds = append(kinds, fmt.Sprintf("%s dir=%v", e.Path, e.IsDir))
-			}
-			if diff := cmp.Diff([]string{"README.md dir=false", "apps dir=true"}, kinds); diff != "" {
-				t.Errorf("ListDir(root): -want, +got:\n%s", diff)
-			}
-			if _, err := r.ListDir(head, "nope"); !errors.Is(err, ErrNotExist) {
-				t.Errorf("ListDir(missing) error = %v, want ErrNotExist", err)
-			}
-			parent := s.repo.Head(t, "main~1")
-			for _, tc := range []struct {
-				a, b string
-				want bool
-			}{{parent, head, true}, {head, parent, false}, {head, head, true}} {
-				got, err := r.IsAncestor(tc.a, tc.b)
-				if err != nil || got != tc.want {
-					t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.a[:7], tc.b[:7], got, err, tc.want)
-				}
+			// A path through a file does not exist either; it must not read as
+			// a failed (transient) object lookup, retried forever.
+			if _, err := r.ReadFile(head, "README.md/x"); !errors.Is(err, ErrNotExist) {
+				t.Errorf("ReadFile(path through a file) error = %v, want ErrNotExist", err)
 			}
 		})
 	}
@@ -292,7 +300,9 @@ func TestExternalWriterRace(t *testing.T) {
 	if err := m.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := newRepo(t, s.remote, WithCommitWindow(20*time.Millisecond), WithPushRetries(30, 20*time.Millisecond), WithMetrics(m))
+	r, _ := newRepo(t, s.remote, WithCommitWindow(20*time.Millisecond), WithMetrics(m), func(o *Options) {
+		o.MaxPushAttempts, o.RetryBackoff = 30, 20*time.Millisecond
+	})
 	start := s.repo.Head(t, "main")
 
 	// Both sides write until the external writer has landed enough commits
@@ -446,26 +456,9 @@ func TestBatchShapes(t *testing.T) {
 			Author: Signature{Name: "Alice", Email: "alice@example.com"}, Resource: Resource{Kind: "CommitRequest", Namespace: "ns", Name: "rel", UID: "uc"}},
 		{Puts: map[string]File{"../escape": {Content: []byte("x")}}, Resource: Resource{Kind: "File", Namespace: "ns", Name: "bad", UID: "ub"}},
 	}
-	results := make([]Result, len(changes))
-	var wg sync.WaitGroup
-	w := r.writerFor("main")
-	for i, c := range changes {
-		wg.Add(1)
-		go func() { defer wg.Done(); results[i] = r.Submit(ctx(t), "main", c) }()
-		// Wait until queued, so the queue order is the slice order.
-		deadline := time.Now().Add(5 * time.Second)
-		for queued := 0; queued != i+1; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("change %d not queued before the window closed", i)
-			}
-			w.mu.Lock()
-			queued = len(w.pending)
-			w.mu.Unlock()
-		}
-	}
-	wg.Wait()
-	if KindOf(results[3].Err) != KindInvalid {
-		t.Errorf("path escaping the repository: error %v, want KindInvalid", results[3].Err)
+	results := submitInOrder(t, r, "main", changes)
+	if KindOf(results[3].Err) != KindInvalidChange {
+		t.Errorf("path escaping the repository: error %v, want KindInvalidChange", results[3].Err)
 	}
 	log := s.repo.Log(t, "main")
 	want := []testenv.LogEntry{
@@ -546,7 +539,9 @@ func TestTypedErrors(t *testing.T) {
 			if branch == "" {
 				branch = "main"
 			}
-			c, err := NewCache(t.TempDir(), WithCommitWindow(time.Millisecond), WithTimeouts(20*time.Second, 20*time.Second))
+			c, err := NewCache(t.TempDir(), WithCommitWindow(time.Millisecond), func(o *Options) {
+				o.FetchTimeout, o.PushTimeout = 20*time.Second, 20*time.Second
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -174,7 +174,7 @@ func sshAuth(ep *transport.Endpoint, a *SSHAuth, tmpDir string) (transport.AuthM
 	if err != nil {
 		return nil, errors.Wrap(err, errKnownHostsFile)
 	}
-	defer os.Remove(f.Name()) //nolint:errcheck // best effort
+	defer os.Remove(f.Name()) //nolint:errcheck // a stray copy of known_hosts holds only public keys
 	if _, err := f.Write(a.KnownHosts); err != nil {
 		_ = f.Close()
 		return nil, errors.Wrap(err, errKnownHostsFile)
@@ -193,8 +193,8 @@ func sshAuth(ep *transport.Endpoint, a *SSHAuth, tmpDir string) (transport.AuthM
 	hostPort := net.JoinHostPort(ep.Host, strconv.Itoa(port))
 	pk.HostKeyCallback = db.HostKeyCallback()
 	// Offer only the key types known_hosts lists for this host, else the
-	// server may present another type and we would report a mismatch
-	// (go-git#1551).
+	// server may present a key of another type, which the callback then
+	// reports as a mismatch although known_hosts is right.
 	pk.HostKeyAlgorithms = db.HostKeyAlgorithms(hostPort)
 	return &timeoutSSHAuth{PublicKeys: pk}, nil
 }

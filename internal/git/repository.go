@@ -16,11 +16,25 @@ limitations under the License.
 
 package git
 
+// Locking. Five mutexes, each guarding only its own fields:
+//
+//   - Cache.mu: the cache's repositories and whether it is closed.
+//   - Repository.mu: the clone's storage st (go-git's filesystem storage is
+//     not safe for concurrent use), and pushedAt and unreferenced, which
+//     change with it. Reads, building a batch, storing a pack, moving a
+//     local ref and compacting happen under it.
+//   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
+//     flight and the newest completed one (fetch.go).
+//   - Repository.wmu: the branch writers.
+//   - writer.mu: one branch writer's queue and whether its goroutine runs.
+//
+// The rule: none is held across network I/O (a fetch downloads, and a push
+// uploads, with no lock held, and takes Repository.mu only to store what it
+// got), and none is held while another is taken, so there is no lock order
+// to get wrong and a slow server never blocks a read.
+
 import (
-	"context"
 	"io"
-	"path"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,17 +53,14 @@ import (
 )
 
 const (
-	errInitRepo   = "cannot initialise local clone"
-	errTransport  = "cannot create Git transport"
-	errResolve    = "cannot resolve commit"
-	errReadTree   = "cannot read tree"
-	errReadBlob   = "cannot read blob"
-	errNotDir     = "path is not a directory"
-	errBadSHA     = "not a commit SHA"
-	errNoBranch   = "branch does not exist on the remote (or was never refreshed)"
-	errWalk       = "cannot walk history"
-	errAncestor   = "cannot compute ancestry"
-	errRefreshCtx = "gave up waiting for a fetch"
+	errInitRepo  = "cannot initialise local clone"
+	errTransport = "cannot create Git transport"
+	errResolve   = "cannot resolve commit"
+	errReadTree  = "cannot read tree"
+	errReadBlob  = "cannot read blob"
+	errBadSHA    = "not a commit SHA"
+	errNoBranch  = "branch does not exist on the remote (or was never refreshed)"
+	errWalk      = "cannot walk history"
 )
 
 // Repository is the local clone of one remote identity, shared by every
@@ -61,9 +72,7 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 
-	// mu serialises every use of st: go-git's filesystem storage lazily
-	// fills unguarded maps and is not safe for concurrent use. Network I/O
-	// happens outside it.
+	// mu guards st, pushedAt and unreferenced (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// pushedAt is when we last moved a branch by pushing; a fetch that
@@ -73,12 +82,14 @@ type Repository struct {
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
 
+	// rmu guards fetch coalescing (fetch.go).
 	rmu         sync.Mutex
 	used        map[string]bool // branches resources named; the only ones fetched
 	inflight    *fetchCall
 	lastFetch   time.Time // start of the newest successful fetch
 	lastFetched map[string]bool
 
+	// wmu guards writers, one per branch.
 	wmu     sync.Mutex
 	writers map[string]*writer
 
@@ -99,13 +110,6 @@ func (r *Repository) commitWindow() time.Duration {
 	return r.cache.opts.CommitWindow
 }
 
-type fetchCall struct {
-	started  time.Time
-	branches map[string]bool
-	done     chan struct{}
-	err      error
-}
-
 // objectCacheSize bounds each clone's decoded-object cache. go-git's default
 // is 96 MiB per repository, which a provider serving a few dozen repositories
 // (or whose credentials rotate, each rotation opening a clone) cannot afford;
@@ -121,8 +125,13 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}
 	}
-	// ExclusiveAccess: this process is the only user of dir, so go-git may
-	// cache packfile indexes instead of re-reading them.
+	// go-git's ExclusiveAccess option is left off: it only caches the
+	// listings of the pack and loose-object directories. Reads find objects
+	// through the pack indexes, which the storage keeps in memory either
+	// way, and the one listing a push or fetch causes (compactLocked's) reads
+	// at most maxPacks+1 names. Measured on two busy cores, with and without:
+	// ReadFile 120–250 µs and 120–310 µs, 1,000 batched changes 1.10–1.21 s
+	// and 1.12–1.20 s: no difference beyond noise.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheSize), filesystem.Options{})
 	if _, err := gogit.Init(st, nil); err != nil && !errors.Is(err, gogit.ErrRepositoryAlreadyExists) {
 		return nil, errors.Wrap(err, errInitRepo)
@@ -134,9 +143,6 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	repo.window.Store(-1)
 	return repo, nil
 }
-
-// Host is the remote's host name, as used in metric labels.
-func (r *Repository) Host() string { return r.conn.host }
 
 func branchRef(branch string) plumbing.ReferenceName { return plumbing.NewBranchReferenceName(branch) }
 
@@ -184,19 +190,9 @@ type Blob struct {
 	SHA string
 }
 
-// Entry is one entry of a directory listing.
-type Entry struct {
-	Name  string
-	Path  string
-	IsDir bool
-	// Executable is set for files with mode 100755.
-	Executable bool
-	SHA        string
-}
-
 func parseSHA(sha string) (plumbing.Hash, error) {
 	if !plumbing.IsHash(sha) {
-		return plumbing.ZeroHash, &Error{Kind: KindInvalid, Err: errors.Errorf("%s: %q", errBadSHA, sha)}
+		return plumbing.ZeroHash, &Error{Kind: KindInvalidChange, Err: errors.Errorf("%s: %q", errBadSHA, sha)}
 	}
 	return plumbing.NewHash(sha), nil
 }
@@ -223,12 +219,9 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	if err != nil {
 		return Blob{}, err
 	}
-	e, err := t.FindEntry(strings.Trim(p, "/"))
-	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || (err == nil && !e.Mode.IsFile()) {
-		return Blob{}, errors.Wrap(ErrNotExist, p)
-	}
+	e, err := r.findFileLocked(t, p)
 	if err != nil {
-		return Blob{}, errors.Wrap(err, errReadTree)
+		return Blob{}, err
 	}
 	b, err := object.GetBlob(r.st, e.Hash)
 	if err != nil {
@@ -238,7 +231,7 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	if err != nil {
 		return Blob{}, errors.Wrap(err, errReadBlob)
 	}
-	defer rd.Close() //nolint:errcheck // read-only
+	defer rd.Close() //nolint:errcheck // read-only: a failed Close loses nothing
 	content := make([]byte, b.Size)
 	if _, err := io.ReadFull(rd, content); err != nil {
 		return Blob{}, errors.Wrap(err, errReadBlob)
@@ -246,148 +239,31 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, nil
 }
 
-// ListDir lists the directory dir ("" for the root) in commit, sorted by
-// name. A missing directory is an error wrapping ErrNotExist.
-func (r *Repository) ListDir(commit, dir string) ([]Entry, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t, err := r.treeAt(commit)
-	if err != nil {
-		return nil, err
-	}
-	dir = strings.Trim(dir, "/")
-	if dir != "" {
-		sub, err := t.Tree(dir)
-		if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-			return nil, errors.Wrap(ErrNotExist, dir)
+// findFileLocked returns the entry of the file at p in t. A path that is
+// missing, names a directory, or runs through a file (a.txt/b where a.txt
+// is a file) does not exist: an error wrapping ErrNotExist, never a failed
+// object lookup that would read as transient. Whether such a path can be
+// written is the writer's to say.
+func (r *Repository) findFileLocked(t *object.Tree, p string) (*object.TreeEntry, error) {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	dirs, name := parts[:len(parts)-1], parts[len(parts)-1]
+	for _, d := range dirs {
+		e, err := t.FindEntry(d)
+		if errors.Is(err, object.ErrEntryNotFound) || (err == nil && e.Mode != filemode.Dir) {
+			return nil, errors.Wrap(ErrNotExist, p)
 		}
 		if err != nil {
-			return nil, errors.Wrap(err, errNotDir)
+			return nil, errors.Wrap(err, errReadTree)
 		}
-		t = sub
-	}
-	out := make([]Entry, 0, len(t.Entries))
-	for _, e := range t.Entries {
-		out = append(out, Entry{
-			Name: e.Name, Path: path.Join(dir, e.Name), IsDir: e.Mode == filemode.Dir,
-			Executable: e.Mode == filemode.Executable, SHA: e.Hash.String(),
-		})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-// IsAncestor reports whether commit a is an ancestor of, or equal to,
-// commit b. It does not touch the network.
-func (r *Repository) IsAncestor(a, b string) (bool, error) {
-	ha, err := parseSHA(a)
-	if err != nil {
-		return false, err
-	}
-	hb, err := parseSHA(b)
-	if err != nil {
-		return false, err
-	}
-	if ha == hb {
-		return true, nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ca, err := object.GetCommit(r.st, ha)
-	if err != nil {
-		return false, errors.Wrapf(err, "%s %s", errResolve, a)
-	}
-	cb, err := object.GetCommit(r.st, hb)
-	if err != nil {
-		return false, errors.Wrapf(err, "%s %s", errResolve, b)
-	}
-	ok, err := ca.IsAncestor(cb)
-	return ok, errors.Wrap(err, errAncestor)
-}
-
-// Refresh fetches the branches in use (those named here or read or written
-// before) unless a fetch that started at most maxAge ago covered them.
-// Concurrent callers share one in-flight fetch, so N resources polling one
-// repository cost about one fetch per poll, not N.
-func (r *Repository) Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error {
-	for {
-		r.rmu.Lock()
-		for _, b := range branches {
-			r.used[b] = true
-		}
-		now := time.Now()
-		if !r.lastFetch.IsZero() && now.Sub(r.lastFetch) <= maxAge && covers(r.lastFetched, branches) {
-			r.rmu.Unlock()
-			return nil
-		}
-		c := r.inflight
-		if c == nil {
-			c = r.startFetchLocked(now)
-			r.rmu.Unlock()
-			return wait(ctx, c)
-		}
-		joinable := now.Sub(c.started) <= maxAge && covers(c.branches, branches)
-		r.rmu.Unlock()
-		if joinable {
-			return wait(ctx, c)
-		}
-		// The fetch in flight is too old or misses a branch: let it finish,
-		// then start the next one (which other late callers will share).
-		if err := wait(ctx, c); err != nil && ctx.Err() != nil {
-			return err
+		if t, err = object.GetTree(r.st, e.Hash); err != nil {
+			return nil, errors.Wrap(err, errReadTree)
 		}
 	}
-}
-
-// fetchNow fetches the branches in use, sharing only a fetch that starts
-// after the call: used after a rejected push, when older data is useless.
-func (r *Repository) fetchNow(ctx context.Context, branch string) error {
-	return r.Refresh(ctx, 0, branch)
-}
-
-func (r *Repository) startFetchLocked(now time.Time) *fetchCall {
-	c := &fetchCall{started: now, branches: make(map[string]bool, len(r.used)), done: make(chan struct{})}
-	for b := range r.used {
-		c.branches[b] = true
+	e, err := t.FindEntry(name)
+	if errors.Is(err, object.ErrEntryNotFound) || (err == nil && !e.Mode.IsFile()) {
+		return nil, errors.Wrap(ErrNotExist, p)
 	}
-	r.inflight = c
-	// The fetch is shared, so it must not die with the caller that happened
-	// to start it: it runs on the cache's context with its own timeout.
-	go func() {
-		ctx, cancel := context.WithTimeout(r.cache.ctx, r.cache.opts.FetchTimeout)
-		defer cancel()
-		branches := make([]string, 0, len(c.branches))
-		for b := range c.branches {
-			branches = append(branches, b)
-		}
-		c.err = r.fetch(ctx, branches)
-		r.rmu.Lock()
-		r.inflight = nil
-		if c.err == nil {
-			r.lastFetch, r.lastFetched = c.started, c.branches
-		}
-		r.rmu.Unlock()
-		close(c.done)
-	}()
-	return c
-}
-
-func wait(ctx context.Context, c *fetchCall) error {
-	select {
-	case <-c.done:
-		return c.err
-	case <-ctx.Done():
-		return &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errRefreshCtx)}
-	}
-}
-
-func covers(have map[string]bool, want []string) bool {
-	for _, b := range want {
-		if !have[b] {
-			return false
-		}
-	}
-	return true
+	return e, errors.Wrap(err, errReadTree)
 }
 
 // Commit is a commit found in history.

@@ -1,0 +1,311 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+const errBuild = "cannot build commit"
+
+// plan is the outcome of applying a batch on one head.
+type plan struct {
+	head    plumbing.Hash
+	objects []plumbing.Hash
+	pack    []byte
+	results []Result
+	commits int
+}
+
+// applyChanges lands a run of changes: one plan on the branch head, one
+// push, a new plan on the new head whenever someone else pushed first.
+func (w *writer) applyChanges(ctx context.Context, ops []*op) {
+	r := w.repo
+	var base plumbing.Hash
+	var p *plan // of the latest attempt; nil until a plan was built
+	err := w.pushWithRetry(ctx, func(attempt int) (*refUpdate, error) {
+		p = nil
+		head, err := r.head(w.branch)
+		if attempt > 1 || KindOf(err) == KindBranchNotFound {
+			// The branch moved (or was never fetched): build on what the
+			// server holds now.
+			if err := r.fetchNow(ctx, w.branch); err != nil {
+				return nil, err
+			}
+			head, err = r.head(w.branch)
+		}
+		if err != nil {
+			return nil, err
+		}
+		base = head
+		if p, err = w.build(head, ops); err != nil {
+			p = nil
+			return nil, errors.Wrap(err, errBuild)
+		}
+		if p.head == head {
+			return nil, nil // every change is satisfied or invalid
+		}
+		return &refUpdate{old: head, new: p.head, pack: p.pack}, nil
+	})
+	if err != nil {
+		w.failChanges(ctx, ops, p, err)
+		return
+	}
+	if p.head != base {
+		r.cache.opts.Metrics.batch(r.conn.host, len(ops))
+	}
+	for i, o := range ops {
+		res := p.results[i]
+		if res.UpToDate && res.Commit == "" {
+			res.Commit = p.head.String()
+		}
+		o.finish(res)
+	}
+}
+
+// failChanges reports err to ops. A change found invalid on its own in plan
+// p keeps its own error. When the server refused the push as a whole (a
+// hook, a push rule, fsck), perhaps for one change in it, each change is
+// pushed alone, so the others land and only the culprit carries the refusal.
+func (w *writer) failChanges(ctx context.Context, ops []*op, p *plan, err error) {
+	rest := ops
+	if p != nil {
+		rest = nil
+		for i, o := range ops {
+			if p.results[i].Err != nil {
+				o.finish(p.results[i])
+				continue
+			}
+			rest = append(rest, o)
+		}
+	}
+	if KindOf(err) == KindRejected && len(rest) > 1 {
+		for _, o := range rest {
+			w.applyChanges(ctx, []*op{o})
+		}
+		return
+	}
+	for _, o := range rest {
+		o.finish(Result{Err: err})
+	}
+}
+
+// build applies ops in order on head: runs of plain changes become one
+// commit, each OwnCommit change its own. A change already satisfied is
+// reported UpToDate; an invalid one fails alone.
+func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := newOverlay(r.st)
+	base, err := object.GetCommit(st, head)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{head: head, results: make([]Result, len(ops))}
+	t := newTree(base.TreeHash)
+	parentTree := base.TreeHash
+	var group []int
+	// satisfied are changes already met by the group not yet committed: the
+	// commit that carries them is the one that group becomes.
+	var satisfied []int
+
+	flush := func(idx []int) error {
+		defer func() { satisfied = nil }()
+		if len(idx) == 0 {
+			return nil
+		}
+		th, err := t.write(st, &p.objects)
+		if err != nil {
+			return err
+		}
+		if th == parentTree {
+			for _, i := range append(idx, satisfied...) {
+				p.results[i].UpToDate = true
+				p.results[i].Commit = p.head.String()
+			}
+			return nil
+		}
+		changes := make([]*Change, len(idx))
+		for k, i := range idx {
+			changes[k] = ops[i].change
+		}
+		ch, err := storeObject(st, w.commit(changes, th, p.head))
+		if err != nil {
+			return err
+		}
+		p.objects = append(p.objects, ch)
+		p.head, parentTree = ch, th
+		p.commits++
+		for _, i := range append(idx, satisfied...) {
+			p.results[i].Commit = ch.String()
+		}
+		return nil
+	}
+
+	for i, o := range ops {
+		c := o.change
+		if c.OwnCommit {
+			// Before the check, so an own-commit change already met is
+			// credited to a commit that holds exactly what came before it.
+			if err := flush(group); err != nil {
+				return nil, err
+			}
+			group = nil
+		}
+		puts, dels, err := check(st, t, c)
+		if err != nil {
+			p.results[i].Err = err
+			continue
+		}
+		if len(puts) == 0 && len(dels) == 0 {
+			p.results[i].UpToDate = true
+			if len(group) == 0 {
+				p.results[i].Commit = p.head.String()
+			} else {
+				satisfied = append(satisfied, i)
+			}
+			continue
+		}
+		for _, pu := range puts {
+			h, err := storeBlob(st, pu.content)
+			if err != nil {
+				return nil, err
+			}
+			p.objects = append(p.objects, h)
+			if err := t.put(st, pu.parts, pu.mode, h); err != nil {
+				return nil, err
+			}
+		}
+		for _, parts := range dels {
+			if err := t.remove(st, parts); err != nil {
+				return nil, err
+			}
+		}
+		group = append(group, i)
+		if c.OwnCommit {
+			if err := flush(group); err != nil {
+				return nil, err
+			}
+			group = nil
+		}
+	}
+	if err := flush(group); err != nil {
+		return nil, err
+	}
+	if p.head != head {
+		var buf bytes.Buffer
+		// Window 0: no delta search, so the pack suits any server (no
+		// ofs-delta negotiation) and costs no CPU; small files compress
+		// well enough on their own.
+		if _, err := packfile.NewEncoder(&buf, st, false).Encode(p.objects, 0); err != nil {
+			return nil, errors.Wrap(err, errEncodePack)
+		}
+		p.pack = buf.Bytes()
+	}
+	return p, nil
+}
+
+type put struct {
+	parts   []string
+	mode    filemode.FileMode
+	content []byte
+}
+
+// check validates c against t and returns only what differs: the puts whose
+// content or mode differ and the deletes of paths that exist. Both empty
+// means c is already satisfied. A put on a directory or through a file, and
+// a delete of a directory, are the change's path conflicts: a File owns one
+// file, never a tree.
+func check(st storer.EncodedObjectStorer, t *tree, c *Change) ([]put, [][]string, error) {
+	var puts []put
+	var dels [][]string
+	for p, f := range c.Puts {
+		parts, err := splitPath(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := t.lookup(st, parts)
+		if err != nil {
+			return nil, nil, err
+		}
+		mode := filemode.Regular
+		if f.Executable {
+			mode = filemode.Executable
+		}
+		if e != nil && e.mode == filemode.Dir {
+			return nil, nil, &Error{Kind: KindPathConflict, Err: errors.Errorf("%s: %s", errFileIsDir, p)}
+		}
+		if e != nil && e.mode == mode && e.hash == plumbing.ComputeHash(plumbing.BlobObject, f.Content) {
+			continue
+		}
+		puts = append(puts, put{parts: parts, mode: mode, content: f.Content})
+	}
+	for _, p := range c.Deletes {
+		parts, err := splitPath(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := t.lookup(st, parts)
+		if KindOf(err) == KindPathConflict {
+			// A path through a file cannot exist: already deleted.
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if e == nil {
+			continue
+		}
+		if e.mode == filemode.Dir {
+			return nil, nil, &Error{Kind: KindPathConflict, Err: errors.Errorf("%s: %s", errFileIsDir, p)}
+		}
+		dels = append(dels, parts)
+	}
+	return puts, dels, nil
+}
+
+func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.Commit {
+	opts := w.repo.cache.opts
+	author := changes[0].Author
+	for _, c := range changes[1:] {
+		if c.Author != author {
+			author = Signature{}
+			break
+		}
+	}
+	if author == (Signature{}) {
+		author = opts.Committer
+	}
+	now := time.Now()
+	return &object.Commit{
+		Author:       object.Signature{Name: author.Name, Email: author.Email, When: now},
+		Committer:    object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: now},
+		Message:      commitMessage(changes),
+		TreeHash:     tree,
+		ParentHashes: []plumbing.Hash{parent},
+	}
+}

@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+const errUnknownFrom = "cannot resolve the ref to create the branch from"
+
+// createBranch creates the branch at from unless it exists; a race with
+// another creator ends with the branch existing, which is all we wanted.
+func (w *writer) createBranch(ctx context.Context, from string) Result {
+	r := w.repo
+	target, err := w.startPoint(ctx, from)
+	if err != nil {
+		return Result{Err: err}
+	}
+	var res Result
+	err = w.pushWithRetry(ctx, func(int) (*refUpdate, error) {
+		if err := r.fetchNow(ctx, w.branch); err != nil {
+			return nil, err
+		}
+		cur, err := r.head(w.branch)
+		if err == nil {
+			res = Result{Commit: cur.String(), UpToDate: true}
+			return nil, nil
+		}
+		if KindOf(err) != KindBranchNotFound {
+			return nil, err
+		}
+		res = Result{Commit: target.String()}
+		return &refUpdate{old: plumbing.ZeroHash, new: target, pack: emptyPack()}, nil
+	})
+	if err != nil {
+		return Result{Err: err}
+	}
+	return res
+}
+
+// startPoint resolves from, a full commit SHA or a branch name, to a commit.
+// A from that is no branch but looks like a commit SHA of the wrong length
+// (abbreviated, say) is the asking resource's mistake, not a missing branch.
+func (w *writer) startPoint(ctx context.Context, from string) (plumbing.Hash, error) {
+	if plumbing.IsHash(from) {
+		return plumbing.NewHash(from), nil
+	}
+	r := w.repo
+	if err := r.Refresh(ctx, 0, w.branch, from); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := r.head(from)
+	if KindOf(err) == KindBranchNotFound && looksLikeSHA(from) {
+		_, err = parseSHA(from)
+	}
+	return h, errors.Wrap(err, errUnknownFrom)
+}
+
+// minAbbrevSHA is the shortest commit SHA git prints (core.abbrev's minimum
+// is 4, its usual default 7); shorter hex strings read as names.
+const minAbbrevSHA = 7
+
+// looksLikeSHA reports whether s is made of hex digits only and is at least
+// as long as an abbreviated commit SHA.
+func looksLikeSHA(s string) bool {
+	if len(s) < minAbbrevSHA {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// deleteBranch deletes the branch wherever it points now; it never deletes
+// a head it has not seen (the push carries the old value).
+func (w *writer) deleteBranch(ctx context.Context) Result {
+	r := w.repo
+	res := Result{}
+	err := w.pushWithRetry(ctx, func(int) (*refUpdate, error) {
+		if err := r.fetchNow(ctx, w.branch); err != nil {
+			return nil, err
+		}
+		cur, err := r.head(w.branch)
+		if KindOf(err) == KindBranchNotFound {
+			res = Result{UpToDate: true}
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &refUpdate{old: cur, new: plumbing.ZeroHash}, nil
+	})
+	if err != nil {
+		return Result{Err: err}
+	}
+	return res
+}

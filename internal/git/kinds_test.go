@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestChangeErrorKinds: a change whose own path or start point is wrong
+// fails with a kind that blames the change (KindPathConflict,
+// KindInvalidChange), never KindInvalid, which blames the repository's
+// configuration and so would point a human at the wrong object.
+func TestChangeErrorKinds(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote, WithCommitWindow(time.Millisecond))
+	main := s.repo.Head(t, "main")
+	put := func(p string) func() Result {
+		return func() Result {
+			return r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte("x")}}})
+		}
+	}
+	del := func(p string) func() Result {
+		return func() Result { return r.Submit(ctx(t), "main", Change{Deletes: []string{p}}) }
+	}
+	create := func(branch, from string) func() Result {
+		return func() Result { return r.CreateBranch(ctx(t), branch, from) }
+	}
+	type want struct {
+		Failed   bool
+		Kind     Kind
+		UpToDate bool
+	}
+	cases := map[string]struct {
+		reason string
+		do     func() Result
+		want   want
+	}{
+		"PutOnDirectory": {
+			reason: "A file cannot be written where Git holds a directory (apps/ in the seed).",
+			do:     put("apps"),
+			want:   want{Failed: true, Kind: KindPathConflict},
+		},
+		"PutThroughFile": {
+			reason: "A path cannot run through an existing file (README.md).",
+			do:     put("README.md/x"),
+			want:   want{Failed: true, Kind: KindPathConflict},
+		},
+		"DeleteDirectory": {
+			reason: "A change owns files, never a tree: deleting a directory is a conflict.",
+			do:     del("apps"),
+			want:   want{Failed: true, Kind: KindPathConflict},
+		},
+		"DeleteThroughFile": {
+			reason: "A path through a file cannot exist, so its deletion is already done.",
+			do:     del("README.md/x"),
+			want:   want{UpToDate: true},
+		},
+		"PathEscapes": {
+			reason: "A path Git refuses is the change's own mistake.",
+			do:     put("../escape"),
+			want:   want{Failed: true, Kind: KindInvalidChange},
+		},
+		"PathInGitDir": {
+			reason: "A path inside .git is refused by git's fsck on any server.",
+			do:     put(".git/hooks/post-checkout"),
+			want:   want{Failed: true, Kind: KindInvalidChange},
+		},
+		"BranchFromAbbreviatedSHA": {
+			reason: "A start point that looks like a commit SHA but is not a full one is the Branch's mistake, not a missing branch.",
+			do:     create("from-short", main[:7]),
+			want:   want{Failed: true, Kind: KindInvalidChange},
+		},
+		"BranchFromSHA256": {
+			reason: "A 64-digit SHA is not a SHA-1 commit id this repository can hold.",
+			do:     create("from-long", strings.Repeat("ab", 32)),
+			want:   want{Failed: true, Kind: KindInvalidChange},
+		},
+		"BranchFromMissingBranch": {
+			reason: "A start point that is a name and no branch stays BranchNotFound.",
+			do:     create("from-missing", "no-such-branch"),
+			want:   want{Failed: true, Kind: KindBranchNotFound},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := tc.do()
+			got := want{Failed: res.Err != nil, UpToDate: res.UpToDate}
+			if res.Err != nil {
+				got.Kind = KindOf(res.Err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nerr %v: -want, +got:\n%s", tc.reason, res.Err, diff)
+			}
+		})
+	}
+	if got := s.repo.Head(t, "main"); got != main {
+		t.Errorf("a failed or satisfied change moved main from %s to %s", main[:7], got[:7])
+	}
+}
