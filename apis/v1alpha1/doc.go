@@ -36,6 +36,9 @@ var (
 	// SchemeGroupVersion is the group version of these types.
 	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 
-	// SchemeBuilder registers the types of this group version.
-	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+	// SchemeBuilder registers the types of this group version. It is the
+	// builder Crossplane providers and their generated code use; its
+	// deprecation is about what an API package makes importers link, and
+	// every importer of this package links controller-runtime anyway.
+	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion} //nolint:staticcheck // See above.
 )

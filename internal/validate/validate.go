@@ -57,10 +57,8 @@ func BranchName(name string) error {
 	case utf8.RuneCountInString(name) > MaxBranchLength:
 		return errors.New(errBranchLong)
 	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/+-", r)) {
-			return errors.New(errBranchChars)
-		}
+	if strings.IndexFunc(name, notBranchRune) >= 0 {
+		return errors.New(errBranchChars)
 	}
 	if strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
 		strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") || strings.Contains(name, "//") ||
@@ -115,4 +113,14 @@ func Content(c string) error {
 		return errors.New(errContentBinary)
 	}
 	return nil
+}
+
+// notBranchRune reports a rune outside the branch alphabet the CRD admits:
+// ASCII letters, digits and ._/+-.
+func notBranchRune(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("._/+-", r)
 }
