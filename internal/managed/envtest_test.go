@@ -320,7 +320,7 @@ func TestEnvCreateToAvailable(t *testing.T) {
 	if _, ok := e.st.get(e.ns + "/a"); !ok {
 		t.Error("external thing was not created")
 	}
-	if !meta.FinalizerExists(th, defaultFinalizerName) || meta.GetExternalName(th) != "a" {
+	if !meta.FinalizerExists(th, finalizerName) || meta.GetExternalName(th) != "a" {
 		t.Errorf("finalizer or external name missing: %v %v", th.Finalizers, th.Annotations)
 	}
 	for _, c := range th.Status.Conditions {

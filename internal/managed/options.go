@@ -17,24 +17,16 @@ limitations under the License.
 package managed
 
 import (
-	"context"
 	"time"
 
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
-
-const errFmtUnexpectedType = "managed resource %T is not of the type this connector expects"
 
 // A ReconcilerOption configures a Reconciler.
 type ReconcilerOption func(*Reconciler)
@@ -44,13 +36,6 @@ type ReconcilerOption func(*Reconciler)
 func WithTypedExternalConnector[T resource.Managed](c xpmanaged.TypedExternalConnector[T]) ReconcilerOption {
 	return func(r *Reconciler) {
 		r.connector = typedConnector[T]{c: c}
-	}
-}
-
-// WithExternalConnector sets an untyped connector.
-func WithExternalConnector(c xpmanaged.ExternalConnector) ReconcilerOption {
-	return func(r *Reconciler) {
-		r.connector = c
 	}
 }
 
@@ -111,12 +96,6 @@ func WithManagementPolicies() ReconcilerOption {
 	return func(r *Reconciler) { r.managementPolicies = true }
 }
 
-// WithReconcilerSupportedManagementPolicies replaces crossplane-runtime's
-// default list of supported policy combinations.
-func WithReconcilerSupportedManagementPolicies(supported []sets.Set[xpv2.ManagementAction]) ReconcilerOption {
-	return func(r *Reconciler) { r.supportedPolicies = supported }
-}
-
 // WithDeterministicExternalName declares that the external name never
 // depends on what Create returns (for Git: a branch name, a path). Then a
 // create whose outcome was never recorded is safe to retry, instead of a
@@ -133,84 +112,3 @@ func WithDeterministicExternalName(b bool) ReconcilerOption {
 func WithInitializers(i ...xpmanaged.Initializer) ReconcilerOption {
 	return func(r *Reconciler) { r.initializer = xpmanaged.InitializerChain(i) }
 }
-
-// WithFinalizerName sets the finalizer the reconciler adds before it
-// creates anything and removes once the external resource is gone.
-func WithFinalizerName(name string) ReconcilerOption {
-	return func(r *Reconciler) { r.finalizer = name }
-}
-
-// WithCriticalAnnotationUpdater sets how the external-create-succeeded and
-// external-create-failed annotations are persisted (the default retries).
-func WithCriticalAnnotationUpdater(u xpmanaged.CriticalAnnotationUpdater) ReconcilerOption {
-	return func(r *Reconciler) { r.critical = u }
-}
-
-// WithLocalConnectionPublisher sets how connection details are published for
-// resources that own a local connection Secret.
-func WithLocalConnectionPublisher(p xpmanaged.LocalConnectionPublisher) ReconcilerOption {
-	return func(r *Reconciler) { r.publisher = p }
-}
-
-// WithBackoff sets the per-resource backoff for resources that are
-// progressing (a transient error, or an action whose effect is not yet
-// observed). It is capped at the poll interval.
-func WithBackoff(l workqueue.TypedRateLimiter[reconcile.Request]) ReconcilerOption {
-	return func(r *Reconciler) { r.backoff = l }
-}
-
-// typedConnector adapts a TypedExternalConnector to the untyped interface the
-// reconciler drives, failing (not panicking) on a type mismatch.
-type typedConnector[T resource.Managed] struct {
-	c xpmanaged.TypedExternalConnector[T]
-}
-
-func (tc typedConnector[T]) Connect(ctx context.Context, mg resource.Managed) (xpmanaged.ExternalClient, error) {
-	cr, ok := mg.(T)
-	if !ok {
-		return nil, errors.Errorf(errFmtUnexpectedType, mg)
-	}
-	ec, err := tc.c.Connect(ctx, cr)
-	if err != nil {
-		return nil, err
-	}
-	return typedClient[T]{c: ec}, nil
-}
-
-type typedClient[T resource.Managed] struct {
-	c xpmanaged.TypedExternalClient[T]
-}
-
-func (tc typedClient[T]) Observe(ctx context.Context, mg resource.Managed) (xpmanaged.ExternalObservation, error) {
-	cr, ok := mg.(T)
-	if !ok {
-		return xpmanaged.ExternalObservation{}, errors.Errorf(errFmtUnexpectedType, mg)
-	}
-	return tc.c.Observe(ctx, cr)
-}
-
-func (tc typedClient[T]) Create(ctx context.Context, mg resource.Managed) (xpmanaged.ExternalCreation, error) {
-	cr, ok := mg.(T)
-	if !ok {
-		return xpmanaged.ExternalCreation{}, errors.Errorf(errFmtUnexpectedType, mg)
-	}
-	return tc.c.Create(ctx, cr)
-}
-
-func (tc typedClient[T]) Update(ctx context.Context, mg resource.Managed) (xpmanaged.ExternalUpdate, error) {
-	cr, ok := mg.(T)
-	if !ok {
-		return xpmanaged.ExternalUpdate{}, errors.Errorf(errFmtUnexpectedType, mg)
-	}
-	return tc.c.Update(ctx, cr)
-}
-
-func (tc typedClient[T]) Delete(ctx context.Context, mg resource.Managed) (xpmanaged.ExternalDelete, error) {
-	cr, ok := mg.(T)
-	if !ok {
-		return xpmanaged.ExternalDelete{}, errors.Errorf(errFmtUnexpectedType, mg)
-	}
-	return tc.c.Delete(ctx, cr)
-}
-
-func (tc typedClient[T]) Disconnect(ctx context.Context) error { return tc.c.Disconnect(ctx) }

@@ -71,7 +71,7 @@ func TestPoll(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := testScheme(t)
 			r := NewReconciler(cluster{c: fake.NewClientBuilder().WithScheme(s).Build(), s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind), tc.opts...)
-			p := &pass{Reconciler: r, mg: tc.thing}
+			p := &pass{r: r, mg: tc.thing}
 			var seen []time.Duration
 			for range 200 {
 				d := p.poll()
