@@ -124,13 +124,32 @@ func classify(r *http.Request) string {
 	return verb + " " + res
 }
 
+// reconcileCounts counts reconciles: all that started, and per resource
+// those that finished.
+type reconcileCounts struct {
+	started  atomic.Int64
+	mu       sync.Mutex
+	finished map[types.NamespacedName]int
+}
+
+func (c *reconcileCounts) finishedOf(nn types.NamespacedName) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.finished[nn]
+}
+
 type countingReconciler struct {
 	reconcile.Reconciler
-	n *atomic.Int64
+	n *reconcileCounts
 }
 
 func (c countingReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	c.n.Add(1)
+	c.n.started.Add(1)
+	defer func() {
+		c.n.mu.Lock()
+		c.n.finished[req.NamespacedName]++
+		c.n.mu.Unlock()
+	}()
 	return c.Reconciler.Reconcile(ctx, req)
 }
 
@@ -170,7 +189,7 @@ func (r benchResult) perPoll(n int) float64 {
 }
 
 // setupFn registers a reconciler for Things with mgr, counting reconciles.
-type setupFn func(mgr ctrl.Manager, st *store, n *atomic.Int64) error
+type setupFn func(mgr ctrl.Manager, st *store, n *reconcileCounts) error
 
 var benchControllerOptions = controller.Options{
 	SkipNameValidation:      ptr(true),
@@ -180,7 +199,7 @@ var benchControllerOptions = controller.Options{
 
 // runtimeReconciler is crossplane-runtime v2.4's managed reconciler, set up
 // as provider-template sets it up.
-func runtimeReconciler(mgr ctrl.Manager, st *store, n *atomic.Int64) error {
+func runtimeReconciler(mgr ctrl.Manager, st *store, n *reconcileCounts) error {
 	r := xpmanaged.NewReconciler(mgr, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
 		xpmanaged.WithTypedExternalConnector[*v1alpha1.Thing](st),
 		xpmanaged.WithPollInterval(benchPoll),
@@ -194,7 +213,7 @@ func runtimeReconciler(mgr ctrl.Manager, st *store, n *atomic.Int64) error {
 
 // ourReconciler is this package's reconciler, set up as SetupWithManager
 // does, with the same options.
-func ourReconciler(mgr ctrl.Manager, st *store, n *atomic.Int64) error {
+func ourReconciler(mgr ctrl.Manager, st *store, n *reconcileCounts) error {
 	r := NewReconciler(mgr, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
 		WithTypedExternalConnector[*v1alpha1.Thing](st),
 		WithPollInterval(benchPoll),
@@ -219,6 +238,7 @@ func readyAndSynced(th *v1alpha1.Thing) bool {
 		th.Status.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 }
 
+// benchWait checks done every 100ms until it holds.
 func benchWait(b *testing.B, what string, timeout time.Duration, done func() bool) {
 	b.Helper()
 	deadline := time.Now().Add(timeout)
@@ -239,8 +259,8 @@ func runReconciler(b *testing.B, name string, setup setupFn) benchResult {
 	cfg.WrapTransport = rc.wrap
 	mgr := newManager(b, cp, ns, cfg)
 	st := newStore()
-	var recs atomic.Int64
-	if err := setup(mgr, st, &recs); err != nil {
+	recs := &reconcileCounts{finished: map[types.NamespacedName]int{}}
+	if err := setup(mgr, st, recs); err != nil {
 		b.Fatal(err)
 	}
 	stop := runManager(b, mgr)
@@ -264,21 +284,39 @@ func runReconciler(b *testing.B, name string, setup setupFn) benchResult {
 		}
 		return len(items) == benchN
 	})
-	res.converge, res.convergeRecs = time.Since(start), recs.Load()
+	res.converge, res.convergeRecs = time.Since(start), recs.started.Load()
 
-	// Let follow-up requeues of the create phase drain.
-	time.Sleep(3 * time.Second)
+	// The window must measure steady state, not the tail of the create
+	// phase: a reconcile queued then may still be running from an older
+	// copy. Start it once every Thing has finished two more reconciles,
+	// the second of which started after the first had finished.
+	settled := map[types.NamespacedName]int{}
+	for i := range benchN {
+		nn := types.NamespacedName{Namespace: ns, Name: fmt.Sprintf("thing-%03d", i)}
+		settled[nn] = recs.finishedOf(nn) + 2
+	}
+	benchWait(b, name+": two more reconciles of every Thing", time.Minute, func() bool {
+		for nn, n := range settled {
+			if recs.finishedOf(nn) < n {
+				return false
+			}
+		}
+		return true
+	})
 
 	before := map[string]string{}
 	for _, th := range listThings(b, cp.Client, ns) {
 		before[th.Name] = th.ResourceVersion
 	}
-	recs0 := recs.Load()
+	recs0 := recs.started.Load()
 	rc.start()
 	t0 := time.Now()
+	// The measurement window: requests and reconciles are counted over
+	// benchPolls poll intervals of wall time. This sleep is what is
+	// measured, not a wait for something to happen.
 	time.Sleep(benchPolls * benchPoll)
 	res.requests = rc.stop()
-	res.window, res.windowRecs = time.Since(t0), recs.Load()-recs0
+	res.window, res.windowRecs = time.Since(t0), recs.started.Load()-recs0
 	items := listThings(b, cp.Client, ns)
 	for _, th := range items {
 		if before[th.Name] != th.ResourceVersion {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,13 +73,14 @@ func TestMain(m *testing.M) {
 
 func controlPlane(t testing.TB) *testenv.ControlPlane {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a real API server (envtest); not run with -short")
-	}
 	cpOnce.Do(func() {
 		s := runtime.NewScheme()
-		_ = corev1.AddToScheme(s)
-		_ = v1alpha1.AddToScheme(s)
+		if cpErr = corev1.AddToScheme(s); cpErr != nil {
+			return
+		}
+		if cpErr = v1alpha1.AddToScheme(s); cpErr != nil {
+			return
+		}
 		cp, cpErr = testenv.StartControlPlane(testenv.ControlPlaneOptions{
 			CRDDirectoryPaths: []string{filepath.Join("testkind", "crds")},
 			Scheme:            s,
@@ -149,6 +151,34 @@ func (s *faultyStatus) Update(ctx context.Context, obj client.Object, o ...clien
 	return s.SubResourceWriter.Update(ctx, obj, o...)
 }
 
+// reconcileCounter counts, per resource, the reconciles that have started,
+// so a test can prove the controller ran instead of sleeping and hoping it
+// did. It is passed to SetupWithManager as the global rate limiter, which is
+// asked about every request just before the reconciler runs; it never
+// limits. controller-runtime never reconciles one resource twice at once, so
+// once n+1 reconciles of a resource have started, n have finished.
+type reconcileCounter struct {
+	mu      sync.Mutex
+	started map[string]int // by rate limiter item: controller name + namespace/name
+}
+
+func (c *reconcileCounter) When(item string) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started[item]++
+	return 0
+}
+
+func (c *reconcileCounter) Forget(string) {}
+
+func (c *reconcileCounter) NumRequeues(string) int { return 0 }
+
+func (c *reconcileCounter) count(item string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started[item]
+}
+
 type clusterOf struct {
 	ctrl.Manager
 	c client.Client
@@ -161,7 +191,8 @@ type env struct {
 	c    client.Client // uncached, for the test's own reads and writes
 	ns   string
 	st   *store
-	fc   *faultyClient
+	fc   *faultyClient // the reconciler's client, reading from the manager's cache
+	rc   *reconcileCounter
 	stop func()
 }
 
@@ -173,7 +204,7 @@ func startEnv(t testing.TB, o envOptions, opts ...ReconcilerOption) *env {
 	t.Helper()
 	cp := controlPlane(t)
 	ns := newNamespace(t, cp.Client)
-	e := &env{c: cp.Client, ns: ns, st: newStore()}
+	e := &env{c: cp.Client, ns: ns, st: newStore(), rc: &reconcileCounter{started: map[string]int{}}}
 	mgr := newManager(t, cp, ns, nil)
 	e.fc = &faultyClient{Client: mgr.GetClient()}
 	opts = append([]ReconcilerOption{
@@ -182,7 +213,7 @@ func startEnv(t testing.TB, o envOptions, opts ...ReconcilerOption) *env {
 		WithManagementPolicies(),
 	}, opts...)
 	r := NewReconciler(clusterOf{Manager: mgr, c: e.fc}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind), opts...)
-	if err := r.SetupWithManager(mgr, controller.Options{SkipNameValidation: ptr(true), RateLimiter: ratelimiter.NewController(), MaxConcurrentReconciles: 4}, nil); err != nil {
+	if err := r.SetupWithManager(mgr, controller.Options{SkipNameValidation: ptr(true), RateLimiter: ratelimiter.NewController(), MaxConcurrentReconciles: 4}, e.rc); err != nil {
 		t.Fatal(err)
 	}
 	e.stop = runManager(t, mgr)
@@ -282,11 +313,14 @@ func condOf(th *v1alpha1.Thing, ct xpv2.ConditionType) xpv2.Condition {
 	return th.Status.GetCondition(ct)
 }
 
-// waitFor polls until check passes. The bound is for a hung test, not a
-// speed target.
+// waitTimeout bounds every wait for a condition: it is for a hung test, not
+// a speed target.
+const waitTimeout = 30 * time.Second
+
+// waitFor checks name every 50ms until check passes.
 func (e *env) waitFor(t testing.TB, name, what string, check func(th *v1alpha1.Thing, exists bool) bool) *v1alpha1.Thing {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	var last *v1alpha1.Thing
 	for time.Now().Before(deadline) {
 		th, ok := e.get(t, name)
@@ -298,6 +332,42 @@ func (e *env) waitFor(t testing.TB, name, what string, check func(th *v1alpha1.T
 	}
 	t.Fatalf("timed out waiting for %s: %s; last seen: %+v", name, what, last)
 	return nil
+}
+
+// reconcilesStarted is how many reconciles of name have started so far.
+func (e *env) reconcilesStarted(name string) int {
+	return e.rc.count(ControllerName(v1alpha1.ThingKind) + types.NamespacedName{Namespace: e.ns, Name: name}.String())
+}
+
+// waitReconciled waits until n reconciles of name that started after
+// `from` (a reconcilesStarted value) have finished.
+func (e *env) waitReconciled(t testing.TB, name string, from, n int) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		// The (n+1)th start after from proves the nth has finished.
+		if e.reconcilesStarted(name) >= from+n+1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %d reconciles of %s to finish (%d started since)", n, name, e.reconcilesStarted(name)-from)
+}
+
+// waitCached waits until the reconciler's cache holds name at
+// resourceVersion rv, so a reconcile that starts afterwards cannot work
+// from an older copy.
+func (e *env) waitCached(t testing.TB, name, rv string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		th := &v1alpha1.Thing{}
+		if err := e.fc.Get(context.Background(), types.NamespacedName{Namespace: e.ns, Name: name}, th); err == nil && th.ResourceVersion == rv {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for the cache to hold %s at resourceVersion %s", name, rv)
 }
 
 func converges(th *v1alpha1.Thing, ok bool) bool {
@@ -435,7 +505,16 @@ func TestEnvPause(t *testing.T) {
 	})
 	e.st.put(k, extThing{Value: "drifted", Colour: "blue"})
 	updates := e.st.updates.Load()
-	time.Sleep(time.Second) // five poll intervals
+	// A paused resource is not polled, so waiting would prove nothing: make
+	// the controller run. Each label change is a desired-state change that
+	// queues a reconcile; wait for each to start before the next, so they
+	// are not merged into one. Four starts after the drift are three
+	// finished reconciles that left it alone.
+	from := e.reconcilesStarted("a")
+	for i := range 4 {
+		e.mutate(t, "a", func(th *v1alpha1.Thing) { meta.AddLabels(th, map[string]string{"poke": strconv.Itoa(i)}) })
+		e.waitReconciled(t, "a", from, i)
+	}
 	if x, _ := e.st.get(k); x.Value != "drifted" || e.st.updates.Load() != updates {
 		t.Errorf("a paused resource was reconciled: %+v", x)
 	}
@@ -529,12 +608,18 @@ func TestEnvSteadyStateWritesNoStatus(t *testing.T) {
 	e := startEnv(t, envOptions{poll: 100 * time.Millisecond})
 	e.create(t, e.thing("a"))
 	th := e.waitFor(t, "a", "Ready=True", converges)
-	time.Sleep(300 * time.Millisecond) // let any follow-up reconcile finish
+	// Once the cache holds the converged resource, every reconcile that
+	// starts works from it; one that started earlier, from an older copy,
+	// may still write. Let one later reconcile finish so it has.
+	e.waitCached(t, "a", th.ResourceVersion)
+	e.waitReconciled(t, "a", e.reconcilesStarted("a"), 1)
 	writes, observes, rv := e.fc.statusWrites.Load(), e.st.observes.Load(), th.ResourceVersion
 
-	time.Sleep(time.Second) // ~10 polls
+	// Polled every 100ms; three reconciles that started after the counts
+	// above, and finished, are three polls.
+	e.waitReconciled(t, "a", e.reconcilesStarted("a"), 3)
 	if got := e.st.observes.Load() - observes; got < 3 {
-		t.Fatalf("only %d observations in ~10 poll intervals; the test proves nothing", got)
+		t.Fatalf("only %d observations in 3 polls; the test proves nothing", got)
 	}
 	if got := e.fc.statusWrites.Load() - writes; got != 0 {
 		t.Errorf("status writes in steady state: want 0, got %d", got)

@@ -653,9 +653,10 @@ func TestReconcileSteadyStateWritesNothing(t *testing.T) {
 func TestStalled(t *testing.T) {
 	errBoom := errors.New("boom")
 	type want struct {
-		stalled bool
-		reason  xpv2.ConditionReason
-		msg     string
+		isStalled bool
+		marked    bool
+		reason    xpv2.ConditionReason
+		msg       string
 	}
 	cases := map[string]struct {
 		reason string
@@ -664,21 +665,20 @@ func TestStalled(t *testing.T) {
 	}{
 		"Nil":     {reason: "Stalled(reason, nil) is nil, so it can wrap a maybe-nil error.", err: Stalled("X", nil), want: want{}},
 		"Plain":   {reason: "A plain error is transient.", err: errBoom, want: want{msg: "boom"}},
-		"Marked":  {reason: "A marked error is stalled with its reason; the message is the error's.", err: Stalled("HostKeyMismatch", errBoom), want: want{stalled: true, reason: "HostKeyMismatch", msg: "boom"}},
-		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Stalled("PathRefused", errBoom), "observe failed"), want: want{stalled: true, reason: "PathRefused", msg: "observe failed: boom"}},
+		"Marked":  {reason: "A marked error is stalled with its reason; the message is the error's.", err: Stalled("HostKeyMismatch", errBoom), want: want{isStalled: true, marked: true, reason: "HostKeyMismatch", msg: "boom"}},
+		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Stalled("PathRefused", errBoom), "observe failed"), want: want{isStalled: true, marked: true, reason: "PathRefused", msg: "observe failed: boom"}},
+		"Outermost": {reason: "Of two marks, the outermost names the reason.", err: Stalled("Outer", errors.Wrap(Stalled("Inner", errBoom), "ctx")),
+			want: want{isStalled: true, marked: true, reason: "Outer", msg: "ctx: boom"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			reason, ok := StalledReason(tc.err)
-			got := want{stalled: IsStalled(tc.err), reason: reason}
+			reason, marked := StalledReason(tc.err)
+			got := want{isStalled: IsStalled(tc.err), marked: marked, reason: reason}
 			if tc.err != nil {
 				got.msg = tc.err.Error()
 			}
-			if ok != got.stalled {
-				t.Errorf("StalledReason ok=%v disagrees with IsStalled=%v", ok, got.stalled)
-			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nIsStalled, StalledReason, Error(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
