@@ -26,7 +26,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -40,12 +39,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/localenv"
 )
 
 const (
@@ -55,6 +55,17 @@ const (
 	// The examples' ProviderConfig and Secret; run() points them at the local server.
 	exampleProviderConfig = "gitops"
 	exampleSecret         = "git-credentials"
+)
+
+const (
+	errFmtMkdir      = "cannot create %s"
+	errFmtWrite      = "cannot write %s"
+	errToken         = "cannot generate the Git server's token"
+	errFmtExample    = "cannot apply %s"
+	errFmtCreate     = "cannot create %s %s"
+	errBuildProvider = "cannot build the provider"
+	errFmtOpen       = "cannot open %s"
+	errStartProvider = "cannot start the provider"
 )
 
 func main() {
@@ -68,17 +79,17 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	root, err := testenv.ModuleRoot()
+	root, err := localenv.ModuleRoot()
 	if err != nil {
 		return err
 	}
 	work := filepath.Join(root, "_output", "local", time.Now().Format("20060102-150405"))
 	if err := os.MkdirAll(work, 0o700); err != nil {
-		return err
+		return errors.Wrapf(err, errFmtMkdir, work)
 	}
 
 	step("starting the control plane (kube-apiserver + etcd from ./bin) with the CRDs from package/crds")
-	cp, err := testenv.StartControlPlane(testenv.ControlPlaneOptions{})
+	cp, err := localenv.StartControlPlane(localenv.ControlPlaneOptions{})
 	if err != nil {
 		return err
 	}
@@ -89,7 +100,7 @@ func run() error {
 		return err
 	}
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		return err
+		return errors.Wrapf(err, errFmtWrite, kubeconfig)
 	}
 
 	step("starting a smart-HTTP Git server on 127.0.0.1 with one repository")
@@ -98,11 +109,17 @@ func run() error {
 		return err
 	}
 	repos := filepath.Join(work, "repos")
-	repo, err := initRepo(repos)
+	repo, err := localenv.NewBareRepo(repos, repoName, map[string][]localenv.CommitSpec{
+		// A first commit on main, so that branches have something to start from.
+		"main": {{
+			Message: "Initial commit",
+			Files:   map[string]string{"README.md": "# gitops\n\nWritten to by provider-git's local default.\n"},
+		}},
+	})
 	if err != nil {
 		return err
 	}
-	srv, err := testenv.StartHTTPServer(repos, gitUser, token)
+	srv, err := localenv.StartHTTPServer(repos, gitUser, token)
 	if err != nil {
 		return err
 	}
@@ -126,27 +143,9 @@ func run() error {
 	}()
 
 	fmt.Printf("\n  KUBECONFIG=%s kubectl get managed\n  provider log: %s\n  repository:   %s\n  Ctrl-C stops everything.\n\n",
-		kubeconfig, filepath.Join(work, "provider.log"), repo)
-	watch(ctx, cp.Client, repo)
+		kubeconfig, filepath.Join(work, "provider.log"), repo.Dir)
+	watch(ctx, cp.Client, repo.Dir)
 	return nil
-}
-
-// initRepo makes the bare repository the provider writes to, with a first
-// commit on main so that branches have something to start from.
-func initRepo(root string) (string, error) {
-	dir := filepath.Join(root, repoName)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	if _, err := testenv.Git(dir, nil, "init", "--bare", "--quiet", "--initial-branch=main"); err != nil {
-		return "", err
-	}
-	r := &testenv.BareRepo{Dir: dir, Name: repoName}
-	_, err := r.Commit("main", testenv.CommitSpec{
-		Message: "Initial commit",
-		Files:   map[string]string{"README.md": "# gitops\n\nWritten to by provider-git's local default.\n"},
-	})
-	return dir, err
 }
 
 func step(msg string) { fmt.Printf("==> %s\n", msg) }
@@ -154,7 +153,7 @@ func step(msg string) { fmt.Printf("==> %s\n", msg) }
 func randomToken() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return "", err
+		return "", errors.Wrap(err, errToken)
 	}
 	return hex.EncodeToString(b), nil
 }
@@ -165,13 +164,13 @@ func randomToken() (string, error) {
 func applyExamples(ctx context.Context, c client.Client, dir, url, token string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
-		return err
+		return errors.Wrapf(err, errFmtExample, dir)
 	}
 	sort.Strings(files)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return errors.Wrapf(err, errFmtExample, f)
 		}
 		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 		for {
@@ -179,7 +178,7 @@ func applyExamples(ctx context.Context, c client.Client, dir, url, token string)
 			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
-				return fmt.Errorf("%s: %w", f, err)
+				return errors.Wrapf(err, errFmtExample, f)
 			}
 			if len(u.Object) == 0 || u.GetNamespace() != namespace && u.GetNamespace() != "" {
 				continue // only the default namespace's examples run locally
@@ -192,7 +191,7 @@ func applyExamples(ctx context.Context, c client.Client, dir, url, token string)
 			}
 			localize(u, url, token)
 			if err := c.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
-				return fmt.Errorf("%s: %s %s: %w", filepath.Base(f), u.GetKind(), u.GetName(), err)
+				return errors.Wrapf(errors.Wrapf(err, errFmtCreate, u.GetKind(), u.GetName()), errFmtExample, f)
 			}
 			fmt.Printf("    created %s %s/%s\n", u.GetKind(), u.GetNamespace(), u.GetName())
 		}
@@ -214,11 +213,11 @@ func startProvider(ctx context.Context, root, kubeconfig, cacheDir, logPath stri
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/provider")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("cannot build the provider: %w", err)
+		return nil, errors.Wrap(err, errBuildProvider)
 	}
 	logf, err := os.Create(logPath)
 	if err != nil {
-		return nil, err
+		return nil, errors.Wrapf(err, errFmtOpen, logPath)
 	}
 	// Not CommandContext: Ctrl-C reaches the provider through its process
 	// group, and the deferred SIGTERM lets it shut down gracefully.
@@ -227,7 +226,7 @@ func startProvider(ctx context.Context, root, kubeconfig, cacheDir, logPath stri
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, errors.Wrap(err, errStartProvider)
 	}
 	return cmd, nil
 }
@@ -292,7 +291,7 @@ func condition(o unstructured.Unstructured, t string) (string, string) {
 
 // printBranches prints each branch as it appears, moves or goes.
 func printBranches(repo string, heads map[string]string) {
-	out, err := testenv.Git(repo, nil, "for-each-ref", "--format=%(refname:short) %(objectname:short)", "refs/heads")
+	out, err := localenv.Git(repo, nil, "for-each-ref", "--format=%(refname:short) %(objectname:short)", "refs/heads")
 	if err != nil {
 		return
 	}
@@ -319,7 +318,7 @@ func printBranches(repo string, heads map[string]string) {
 }
 
 func printNewCommits(repo string, seen map[string]bool) {
-	out, err := testenv.Git(repo, nil, "log", "--all", "--reverse", "--format=%H")
+	out, err := localenv.Git(repo, nil, "log", "--all", "--reverse", "--format=%H")
 	if err != nil {
 		return
 	}
@@ -328,7 +327,7 @@ func printNewCommits(repo string, seen map[string]bool) {
 			continue
 		}
 		seen[sha] = true
-		if stat, err := testenv.Git(repo, nil, "show", "--stat", "--format=commit %h %d%n%an <%ae>  %ad%n%n    %s%n", sha); err == nil {
+		if stat, err := localenv.Git(repo, nil, "show", "--stat", "--format=commit %h %d%n%an <%ae>  %ad%n%n    %s%n", sha); err == nil {
 			fmt.Print(stat)
 		}
 	}

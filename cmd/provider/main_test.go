@@ -20,11 +20,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +33,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -69,9 +70,11 @@ func TestProviderBinary(t *testing.T) {
 	})
 	srv := testenv.NewHTTPServer(t, root, "bot", "token")
 
-	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	// Port 0 for both servers: the binary's listeners hold the ports the
+	// kernel picked, where a port reserved here and closed before the binary
+	// binds it could be taken by another process in between.
 	cmd := exec.Command(bin, "--poll=2s", "--allow-insecure-remotes", "--cache-dir="+filepath.Join(dir, "cache"),
-		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr)
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	log, err := os.Create(filepath.Join(dir, "provider.log"))
 	if err != nil {
@@ -120,6 +123,7 @@ func TestProviderBinary(t *testing.T) {
 	if got, want := repo.Head(t, "feature"), repo.Head(t, "main"); got != want {
 		t.Errorf("branch feature at %s, want main's head %s", got, want)
 	}
+	metricsAddr, probeAddr := serverAddrs(t, cmd.Process.Pid)
 	for _, probe := range []string{"/healthz", "/readyz"} {
 		if code, _ := get(t, "http://"+probeAddr+probe); code != http.StatusOK {
 			t.Errorf("%s: HTTP %d, want 200", probe, code)
@@ -146,15 +150,70 @@ func TestProviderBinary(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+// serverAddrs returns the addresses of the binary's metrics and probe
+// servers. The binary logs the address of neither: they are the loopback
+// ports its process listens on, and the metrics server is the one that
+// serves /metrics.
+func serverAddrs(t *testing.T, pid int) (metrics, probe string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var ports []int
+	eventually(t, 30*time.Second, func() error {
+		var err error
+		if ports, err = listeningPorts(pid); err != nil {
+			return err
+		}
+		if len(ports) != 2 {
+			return fmt.Errorf("provider listens on ports %v, want 2 (metrics and probes)", ports)
+		}
+		return nil
+	})
+	addrs := []string{fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	if code, _ := get(t, "http://"+addrs[1]+"/metrics"); code == http.StatusOK {
+		addrs[0], addrs[1] = addrs[1], addrs[0]
 	}
-	defer l.Close() //nolint:errcheck // only reserving a port number
-	return l.Addr().String()
+	return addrs[0], addrs[1]
 }
+
+// listeningPorts returns the IPv4 TCP ports process pid listens on: the
+// sockets among its open files (/proc/pid/fd) that /proc/pid/net/tcp lists in
+// state LISTEN.
+func listeningPorts(pid int) ([]int, error) {
+	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(fdDir)
+	if err != nil {
+		return nil, err
+	}
+	sockets := map[string]bool{}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil {
+			if inode, ok := strings.CutPrefix(l, "socket:["); ok {
+				sockets[strings.TrimSuffix(inode, "]")] = true
+			}
+		}
+	}
+	table, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
+	if err != nil {
+		return nil, err
+	}
+	var ports []int
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != tcpListen || !sockets[f[9]] {
+			continue
+		}
+		_, hexPort, _ := strings.Cut(f[1], ":")
+		port, err := strconv.ParseUint(hexPort, 16, 16)
+		if err != nil {
+			return nil, err
+		}
+		ports = append(ports, int(port))
+	}
+	return ports, nil
+}
+
+// tcpListen is TCP_LISTEN as /proc/net/tcp writes a socket's state (hex).
+const tcpListen = "0A"
 
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
@@ -173,15 +232,15 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// eventually polls check until it succeeds, failing the test with check's
+// last error after timeout.
 func eventually(t *testing.T, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
+	if wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		err = check()
+		return err == nil, nil
+	}) != nil {
+		t.Fatalf("gave up after %s: %v", timeout, err)
 	}
-	t.Fatalf("gave up after %s: %v", timeout, err)
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package testenv
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -56,6 +57,23 @@ func cliRoundTrip(t *testing.T, url string, env []string) error {
 	}
 	_, err := Git(wt, env, "push", "--quiet", "origin", "HEAD:refs/heads/main")
 	return err
+}
+
+// gitSSHCommand writes key and knownHosts to files and returns a
+// GIT_SSH_COMMAND value that makes the git CLI use exactly them, with strict
+// host key checking.
+func gitSSHCommand(t *testing.T, key, knownHosts []byte) string {
+	t.Helper()
+	d := t.TempDir()
+	k := filepath.Join(d, "id")
+	kh := filepath.Join(d, "known_hosts")
+	if err := os.WriteFile(k, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kh, knownHosts, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("ssh -i %s -o IdentitiesOnly=yes -o UserKnownHostsFile=%s -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o BatchMode=yes", k, kh)
 }
 
 func TestBareRepoHelpers(t *testing.T) {
@@ -122,25 +140,14 @@ func TestHTTPServer(t *testing.T) {
 
 	cases := map[string]struct {
 		reason string
-		setup  func()
 		user   string
 		pass   string
 	}{
-		"WrongPassword": {reason: "A wrong password must be refused.", setup: func() { s.RefuseAll(false); s.SetCredentials("alice", "s3cret") }, user: "alice", pass: "nope"},
-		"RevokedCredentials": {
-			reason: "RefuseAll refuses even the right credentials.",
-			setup:  func() { s.SetCredentials("alice", "s3cret"); s.RefuseAll(true) },
-			user:   "alice", pass: "s3cret",
-		},
-		"RotatedCredentials": {
-			reason: "After SetCredentials the old password no longer works.",
-			setup:  func() { s.RefuseAll(false); s.SetCredentials("alice", "rotated") },
-			user:   "alice", pass: "s3cret",
-		},
+		"WrongPassword": {reason: "A wrong password must be refused.", user: "alice", pass: "nope"},
+		"WrongUsername": {reason: "The right password under another username must be refused.", user: "mallory", pass: "s3cret"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			tc.setup()
 			req, err := http.NewRequest(http.MethodGet, s.RepoURL(r.Name)+"/info/refs?service=git-upload-pack", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -160,13 +167,6 @@ func TestHTTPServer(t *testing.T) {
 			}
 		})
 	}
-
-	// The rotated credentials work.
-	s.RefuseAll(false)
-	s.SetCredentials("bob", "token")
-	if _, err := Git("", nil, "ls-remote", AuthURL(s.RepoURL(r.Name), "bob", "token")); err != nil {
-		t.Errorf("rotated credentials refused: %v", err)
-	}
 }
 
 func TestSSHServer(t *testing.T) {
@@ -176,7 +176,7 @@ func TestSSHServer(t *testing.T) {
 	url := s.RepoURL(r.Name)
 
 	// git CLI with the right key and known_hosts: clone and push.
-	env := []string{"GIT_SSH_COMMAND=" + s.GitSSHCommand(t, s.ClientKeyPEM, s.KnownHosts)}
+	env := []string{"GIT_SSH_COMMAND=" + gitSSHCommand(t, s.ClientKeyPEM, s.KnownHosts)}
 	if err := cliRoundTrip(t, url, env); err != nil {
 		t.Fatalf("git CLI clone+push over SSH: %v\nsshd log:\n%s", err, s.Log())
 	}
@@ -184,7 +184,7 @@ func TestSSHServer(t *testing.T) {
 		t.Errorf("pushed file on server = %q, want %q", got, "new\n")
 	}
 	// git CLI with a mismatched host key is refused by the client.
-	env = []string{"GIT_SSH_COMMAND=" + s.GitSSHCommand(t, s.ClientKeyPEM, s.WrongKnownHosts)}
+	env = []string{"GIT_SSH_COMMAND=" + gitSSHCommand(t, s.ClientKeyPEM, s.WrongKnownHosts)}
 	if _, err := Git("", env, "ls-remote", url); err == nil || !strings.Contains(err.Error(), "HOST IDENTIFICATION HAS CHANGED") {
 		t.Errorf("git CLI with a wrong host key: error = %v, want HOST IDENTIFICATION HAS CHANGED", err)
 	}

@@ -14,9 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testenv is the test bed every integration test imports: a real
-// kube-apiserver + etcd (envtest) and real Git servers on loopback.
-package testenv
+// Package localenv starts what provider-git runs against outside a cluster:
+// a real kube-apiserver + etcd (envtest) from ./bin, Git repositories on disk
+// and Git servers on loopback (smart HTTP, SSH). Everything returns errors and
+// nothing imports testing, so the local default (cmd/local, 'make run') links
+// it without the test bed; internal/testenv wraps it for tests.
+package localenv
 
 import (
 	"fmt"
@@ -35,16 +38,19 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 )
 
-// EnvtestK8sVersion is the control plane version the Makefile builds into
+// envtestK8sVersion is the control plane version the Makefile builds into
 // ./bin (see ENVTEST_K8S_VERSION there); the two must agree.
-const EnvtestK8sVersion = "1.37.2"
+const envtestK8sVersion = "1.37.2"
 
 const (
 	errNoModuleRoot = "cannot find the module root (no go.mod above the working directory)"
 	errNoBinaries   = "envtest binaries not found: run 'make setup-envtest' (or 'make test'), or set KUBEBUILDER_ASSETS"
 	errStart        = "cannot start the envtest control plane"
+	errStop         = "cannot stop the envtest control plane"
 	errClient       = "cannot create a client for the envtest control plane"
 	errScheme       = "cannot build the scheme"
+	errAddUser      = "cannot add a control plane user"
+	errKubeconfig   = "cannot write a kubeconfig for the control plane user"
 )
 
 // ControlPlaneOptions configures StartControlPlane.
@@ -123,7 +129,7 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 
 // Stop stops the API server and etcd and removes their data.
 func (c *ControlPlane) Stop() error {
-	return c.env.Stop()
+	return errors.Wrap(c.env.Stop(), errStop)
 }
 
 // KubeconfigFor writes a kubeconfig that reaches this control plane as a
@@ -131,9 +137,10 @@ func (c *ControlPlane) Stop() error {
 func (c *ControlPlane) KubeconfigFor(user string) ([]byte, error) {
 	u, err := c.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
 	if err != nil {
-		return nil, errors.Wrap(err, "cannot add a control plane user")
+		return nil, errors.Wrap(err, errAddUser)
 	}
-	return u.KubeConfig()
+	kc, err := u.KubeConfig()
+	return kc, errors.Wrap(err, errKubeconfig)
 }
 
 // defaultScheme is client-go's scheme plus provider-git's APIs.
@@ -173,7 +180,7 @@ func ModuleRoot() (string, error) {
 func binaryAssets(root string) (string, error) {
 	candidates := []string{
 		os.Getenv("KUBEBUILDER_ASSETS"),
-		filepath.Join(root, "bin", "k8s", fmt.Sprintf("%s-%s-%s", EnvtestK8sVersion, runtime.GOOS, runtime.GOARCH)),
+		filepath.Join(root, "bin", "k8s", fmt.Sprintf("%s-%s-%s", envtestK8sVersion, runtime.GOOS, runtime.GOARCH)),
 	}
 	for _, dir := range candidates {
 		if dir == "" {

@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testenv is the test bed every integration test imports: thin
+// wrappers over internal/localenv (a real kube-apiserver + etcd, bare
+// repositories, Git servers on loopback) that fail the test on error and stop
+// what they started when it ends.
+package testenv
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/crossplane-contrib/provider-git/internal/localenv"
+)
+
+// ControlPlane is a running kube-apiserver + etcd.
+type ControlPlane = localenv.ControlPlane
+
+// ControlPlaneOptions configures StartControlPlane.
+type ControlPlaneOptions = localenv.ControlPlaneOptions
+
+// StartControlPlane starts kube-apiserver and etcd from ./bin (or
+// KUBEBUILDER_ASSETS) and installs CRDs. It returns an error rather than
+// failing a test because TestMain, which has no test, calls it; the caller
+// must Stop it.
+func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
+	return localenv.StartControlPlane(o)
+}
+
+// Git runs the git CLI in dir with an isolated configuration and returns its
+// standard output. extraEnv is appended to the environment.
+func Git(dir string, extraEnv []string, args ...string) (string, error) {
+	return localenv.Git(dir, extraEnv, args...)
+}
+
+// AuthURL returns url with username and password embedded, for the git CLI.
+func AuthURL(url, username, password string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return url
+	}
+	return scheme + "://" + username + ":" + password + "@" + rest
+}
+
+// HTTPServer is a smart-HTTP Git server on loopback with basic auth.
+type HTTPServer = localenv.HTTPServer
+
+// NewHTTPServer serves the bare repositories under root on a free loopback
+// port until the test ends. Requests must carry basic auth with username and
+// password (a token works the same way).
+func NewHTTPServer(tb testing.TB, root, username, password string) *HTTPServer {
+	tb.Helper()
+	s, err := localenv.StartHTTPServer(root, username, password)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// StartHTTPServer is NewHTTPServer for TestMain, which has no test to fail
+// or clean up after: it returns an error, and the caller must Close the server.
+func StartHTTPServer(root, username, password string) (*HTTPServer, error) {
+	return localenv.StartHTTPServer(root, username, password)
+}
+
+// SSHServer is OpenSSH's sshd serving Git over SSH on loopback.
+type SSHServer = localenv.SSHServer
+
+// RequireSSHD fails the test when sshd is missing in CI (CI is set), and skips
+// it when sshd is missing on a developer machine.
+func RequireSSHD(tb testing.TB) {
+	tb.Helper()
+	if _, err := os.Stat(localenv.SSHDPath); err == nil {
+		return
+	}
+	msg := localenv.SSHDPath + " not found: install it with `apt-get install -y --no-install-recommends openssh-server`"
+	if os.Getenv("CI") != "" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+}
+
+// StartSSHServer serves the bare repositories under root over SSH on a free
+// loopback port until the test ends. It fails (or skips, see RequireSSHD)
+// when sshd is not installed.
+func StartSSHServer(tb testing.TB, root string) *SSHServer {
+	tb.Helper()
+	RequireSSHD(tb)
+	s, err := localenv.StartSSHServer(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
