@@ -37,7 +37,6 @@ type plan struct {
 	objects []plumbing.Hash
 	pack    []byte
 	results []Result
-	commits int
 }
 
 // applyChanges lands a run of changes: one plan on the branch head, one
@@ -68,7 +67,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		if p.head == head {
 			return nil, nil // every change is satisfied or invalid
 		}
-		return &refUpdate{old: head, new: p.head, pack: p.pack}, nil
+		return &refUpdate{oldHead: head, newHead: p.head, pack: p.pack}, nil
 	})
 	if err != nil {
 		w.failChanges(ctx, ops, p, err)
@@ -125,97 +124,19 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{head: head, results: make([]Result, len(ops))}
-	t := newTree(base.TreeHash)
-	parentTree := base.TreeHash
-	var group []int
-	// satisfied are changes already met by the group not yet committed: the
-	// commit that carries them is the one that group becomes.
-	var satisfied []int
-
-	flush := func(idx []int) error {
-		defer func() { satisfied = nil }()
-		if len(idx) == 0 {
-			return nil
-		}
-		th, err := t.write(st, &p.objects)
-		if err != nil {
-			return err
-		}
-		if th == parentTree {
-			for _, i := range append(idx, satisfied...) {
-				p.results[i].UpToDate = true
-				p.results[i].Commit = p.head.String()
-			}
-			return nil
-		}
-		changes := make([]*Change, len(idx))
-		for k, i := range idx {
-			changes[k] = ops[i].change
-		}
-		ch, err := storeObject(st, w.commit(changes, th, p.head))
-		if err != nil {
-			return err
-		}
-		p.objects = append(p.objects, ch)
-		p.head, parentTree = ch, th
-		p.commits++
-		for _, i := range append(idx, satisfied...) {
-			p.results[i].Commit = ch.String()
-		}
-		return nil
+	pl := &planner{
+		w: w, ops: ops, st: st, t: newTree(base.TreeHash), parentTree: base.TreeHash,
+		p: &plan{head: head, results: make([]Result, len(ops))},
 	}
-
-	for i, o := range ops {
-		c := o.change
-		if c.OwnCommit {
-			// Before the check, so an own-commit change already met is
-			// credited to a commit that holds exactly what came before it.
-			if err := flush(group); err != nil {
-				return nil, err
-			}
-			group = nil
-		}
-		puts, dels, err := check(st, t, c)
-		if err != nil {
-			p.results[i].Err = err
-			continue
-		}
-		if len(puts) == 0 && len(dels) == 0 {
-			p.results[i].UpToDate = true
-			if len(group) == 0 {
-				p.results[i].Commit = p.head.String()
-			} else {
-				satisfied = append(satisfied, i)
-			}
-			continue
-		}
-		for _, pu := range puts {
-			h, err := storeBlob(st, pu.content)
-			if err != nil {
-				return nil, err
-			}
-			p.objects = append(p.objects, h)
-			if err := t.put(st, pu.parts, pu.mode, h); err != nil {
-				return nil, err
-			}
-		}
-		for _, parts := range dels {
-			if err := t.remove(st, parts); err != nil {
-				return nil, err
-			}
-		}
-		group = append(group, i)
-		if c.OwnCommit {
-			if err := flush(group); err != nil {
-				return nil, err
-			}
-			group = nil
+	for i := range ops {
+		if err := pl.add(i); err != nil {
+			return nil, err
 		}
 	}
-	if err := flush(group); err != nil {
+	if err := pl.flush(); err != nil {
 		return nil, err
 	}
+	p := pl.p
 	if p.head != head {
 		var buf bytes.Buffer
 		// Window 0: no delta search, so the pack suits any server (no
@@ -227,6 +148,113 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		p.pack = buf.Bytes()
 	}
 	return p, nil
+}
+
+// planner turns a batch into commits on a tree staged over an overlay of
+// the clone's storage. Its user holds Repository.mu.
+type planner struct {
+	w          *writer
+	ops        []*op
+	st         *overlay
+	t          *tree
+	p          *plan
+	parentTree plumbing.Hash // the tree of p.head
+	// group are the changes applied to t since the last commit.
+	group []int
+	// satisfied are changes already met by the group not yet committed: the
+	// commit that carries them is the one that group becomes.
+	satisfied []int
+}
+
+// add applies change i to the tree, or records that it needs nothing or
+// fails on its own (the batch goes on without it).
+func (pl *planner) add(i int) error {
+	c := pl.ops[i].change
+	if c.OwnCommit {
+		// Before the check, so an own-commit change already met is
+		// credited to a commit that holds exactly what came before it.
+		if err := pl.flush(); err != nil {
+			return err
+		}
+	}
+	puts, dels, ownErr := check(pl.st, pl.t, c)
+	switch {
+	case ownErr != nil:
+		pl.p.results[i].Err = ownErr
+	case len(puts) == 0 && len(dels) == 0:
+		pl.p.results[i].UpToDate = true
+		if len(pl.group) == 0 {
+			pl.p.results[i].Commit = pl.p.head.String()
+		} else {
+			pl.satisfied = append(pl.satisfied, i)
+		}
+	default:
+		if err := pl.apply(puts, dels); err != nil {
+			return err
+		}
+		pl.group = append(pl.group, i)
+		if c.OwnCommit {
+			return pl.flush()
+		}
+	}
+	return nil
+}
+
+// apply stages the blobs of puts and writes puts and deletes into the tree.
+func (pl *planner) apply(puts []put, dels [][]string) error {
+	for _, pu := range puts {
+		h, err := storeBlob(pl.st, pu.content)
+		if err != nil {
+			return err
+		}
+		pl.p.objects = append(pl.p.objects, h)
+		if err := pl.t.put(pl.st, pu.parts, pu.mode, h); err != nil {
+			return err
+		}
+	}
+	for _, parts := range dels {
+		if err := pl.t.remove(pl.st, parts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush commits the group on p.head, unless its tree is the parent's (the
+// changes undid each other): then they and the changes they satisfied are
+// up to date at p.head.
+func (pl *planner) flush() error {
+	group, credited := pl.group, append(append([]int(nil), pl.group...), pl.satisfied...)
+	pl.group, pl.satisfied = nil, nil
+	if len(group) == 0 {
+		return nil
+	}
+	p := pl.p
+	th, err := pl.t.write(pl.st, &p.objects)
+	if err != nil {
+		return err
+	}
+	if th == pl.parentTree {
+		for _, i := range credited {
+			p.results[i].UpToDate = true
+			p.results[i].Commit = p.head.String()
+		}
+		return nil
+	}
+	changes := make([]*Change, len(group))
+	for k, i := range group {
+		changes[k] = pl.ops[i].change
+	}
+	ch, err := storeObject(pl.st, pl.w.commit(changes, th, p.head))
+	if err != nil {
+		return err
+	}
+	p.objects = append(p.objects, ch)
+	p.head, pl.parentTree = ch, th
+	for _, i := range credited {
+		p.results[i].Commit = ch.String()
+	}
+	return nil
 }
 
 type put struct {

@@ -47,7 +47,7 @@ func (w *writer) createBranch(ctx context.Context, from string) Result {
 			return nil, err
 		}
 		res = Result{Commit: target.String()}
-		return &refUpdate{old: plumbing.ZeroHash, new: target, pack: emptyPack()}, nil
+		return &refUpdate{oldHead: plumbing.ZeroHash, newHead: target, pack: emptyPack()}, nil
 	})
 	if err != nil {
 		return Result{Err: err}
@@ -84,7 +84,9 @@ func looksLikeSHA(s string) bool {
 		return false
 	}
 	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+		switch {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
 			return false
 		}
 	}
@@ -108,7 +110,7 @@ func (w *writer) deleteBranch(ctx context.Context) Result {
 		if err != nil {
 			return nil, err
 		}
-		return &refUpdate{old: cur, new: plumbing.ZeroHash}, nil
+		return &refUpdate{oldHead: cur, newHead: plumbing.ZeroHash}, nil
 	})
 	if err != nil {
 		return Result{Err: err}

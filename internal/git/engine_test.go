@@ -104,7 +104,7 @@ func ctx(t testing.TB) context.Context {
 
 func hashObject(t testing.TB, content string) string {
 	t.Helper()
-	cmd := exec.Command("git", "hash-object", "--stdin")
+	cmd := exec.CommandContext(ctx(t), "git", "hash-object", "--stdin")
 	cmd.Stdin = strings.NewReader(content)
 	out, err := cmd.Output()
 	if err != nil {

@@ -50,7 +50,7 @@ func (r *Repository) Refresh(ctx context.Context, maxAge time.Duration, branches
 		}
 		c := r.inflight
 		if c == nil {
-			c = r.startFetchLocked(now)
+			c = r.startFetchLocked(now) //nolint:contextcheck // shared: the fetch runs on the cache's context, not on the caller's
 			r.rmu.Unlock()
 			return wait(ctx, c)
 		}

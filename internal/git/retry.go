@@ -29,11 +29,11 @@ import (
 
 const errGaveUp = "branch kept moving under us: gave up"
 
-// refUpdate is one push: move the branch from old to new (either may be
-// zero: create, delete), sending pack.
+// refUpdate is one push: move the branch from oldHead to newHead (either
+// may be zero: create, delete), sending pack.
 type refUpdate struct {
-	old, new plumbing.Hash
-	pack     []byte
+	oldHead, newHead plumbing.Hash
+	pack             []byte
 }
 
 // pushWithRetry lands one update of the writer's branch; changes, branch
@@ -57,7 +57,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, opts.PushTimeout)
-		err = r.push(pctx, w.branch, u.old, u.new, u.pack)
+		err = r.push(pctx, w.branch, u.oldHead, u.newHead, u.pack)
 		cancel()
 		var moved *errMoved
 		if errors.As(err, &moved) {
@@ -68,7 +68,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 		}
 		// The push landed; an error here only means our copy is behind,
 		// which the next fetch repairs.
-		return r.pushed(w.branch, u.new, u.pack)
+		return r.pushed(w.branch, u.newHead, u.pack)
 	}
 	return &Error{Kind: KindTransient, Err: errors.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)}
 }

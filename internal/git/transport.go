@@ -199,16 +199,16 @@ func (r *Repository) localHeadsLocked() []plumbing.Hash {
 	return hs
 }
 
-// push moves branch from old to new (either may be zero: create, delete),
-// sending exactly the given objects. It never forces: the server applies the
-// update only if the branch is still at old, and we check that first so a
-// moved branch costs one round trip, not a pack upload.
+// push moves branch from oldHead to newHead (either may be zero: create,
+// delete), sending exactly the given objects. It never forces: the server
+// applies the update only if the branch is still at oldHead, and we check
+// that first so a moved branch costs one round trip, not a pack upload.
 //
 // go-git's Remote.Push is not used because it walks the whole history to
 // find what to send (three quarters of a second per push from a 1,000-commit
 // clone, against 90 ms from a shallow one); the writer knows the new objects
 // and hands over their pack.
-func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.Hash, pack []byte) (err error) {
+func (r *Repository) push(ctx context.Context, branch string, oldHead, newHead plumbing.Hash, pack []byte) (err error) {
 	start := time.Now()
 	defer func() {
 		var moved *errMoved
@@ -241,7 +241,7 @@ func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.
 			cur = ref.Hash()
 		}
 	}
-	if cur != old {
+	if cur != oldHead {
 		return &errMoved{remote: cur}
 	}
 	caps := capability.NewList()
@@ -249,8 +249,8 @@ func (r *Repository) push(ctx context.Context, branch string, old, new plumbing.
 		caps = ar.Capabilities
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
-	req.Commands = []*packp.Command{{Name: branchRef(branch), Old: old, New: new}}
-	if new.IsZero() {
+	req.Commands = []*packp.Command{{Name: branchRef(branch), Old: oldHead, New: newHead}}
+	if newHead.IsZero() {
 		if !caps.Supports(capability.DeleteRefs) {
 			return &Error{Kind: KindRejected, Err: errors.New(errNoDeleteRef)}
 		}
