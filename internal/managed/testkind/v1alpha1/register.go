@@ -34,7 +34,11 @@ var (
 	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 
 	// SchemeBuilder is used to add go types to the GroupVersionKind scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+	// It is the builder of apis/v1alpha1, so this kind is registered as the
+	// real ones are; its deprecation is about what an API package makes
+	// importers link, and every importer of this package links
+	// controller-runtime anyway.
+	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion} //nolint:staticcheck // See above.
 
 	// AddToScheme adds the types of this group to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
