@@ -18,14 +18,148 @@ package git
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
+
+func TestExternalWriterRace(t *testing.T) {
+	s := httpServer(t)
+	m := NewMetrics()
+	reg := prometheus.NewRegistry()
+	if err := m.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := newRepo(t, s.remote, WithCommitWindow(20*time.Millisecond), WithMetrics(m), func(o *Options) {
+		o.MaxPushAttempts, o.RetryBackoff = 30, 20*time.Millisecond
+	})
+	start := s.repo.Head(t, "main")
+
+	// Both sides write until the external writer has landed enough commits
+	// to have raced the engine (or a deadline passes, which fails below).
+	const wantExternal = 8
+	stop := make(chan struct{})
+	var external []string // files the external writer landed
+	var landed atomic.Int32
+	var extDone sync.WaitGroup
+	extDone.Add(1)
+	go func() {
+		defer extDone.Done()
+		w, err := s.repo.NewWriter()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer w.Close()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := fmt.Sprintf("ext/e%03d", i)
+			_, err := w.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: p}})
+			if err == nil {
+				external = append(external, p)
+				landed.Add(1)
+			} else if !strings.Contains(err.Error(), "rejected") {
+				t.Errorf("external writer: %v", err)
+				return
+			}
+			// A busy bot's pace, not a tight loop: pushing over the file
+			// system with no pause, it won every race on a loaded machine
+			// (-race, parallel packages) and starved the engine's bounded
+			// retries, which proves nothing about losing changes.
+			time.Sleep(time.Duration(20+rand.IntN(40)) * time.Millisecond)
+		}
+	}()
+
+	const writers, minEach = 8, 6
+	deadline := time.Now().Add(30 * time.Second)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var heads, engine []string
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < minEach || (landed.Load() < wantExternal && time.Now().Before(deadline)); i++ {
+				p := fmt.Sprintf("eng/w%d-%d", w, i)
+				res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
+					Resource: Resource{Kind: "File", Namespace: "ns", Name: p, UID: p}})
+				if res.Err != nil {
+					t.Errorf("Submit(%s): %v", p, res.Err)
+					continue
+				}
+				mu.Lock()
+				heads = append(heads, res.Commit)
+				engine = append(engine, p)
+				mu.Unlock()
+				// A resource-like pace, so the slower external writer gets
+				// its turns too instead of losing every race.
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	extDone.Wait()
+
+	final := s.repo.Head(t, "main")
+	files := s.repo.Files(t, "main")
+	for _, p := range engine {
+		if files[p] != p {
+			t.Errorf("engine change %s lost", p)
+		}
+	}
+	for _, p := range external {
+		if files[p] != p {
+			t.Errorf("external change %s lost", p)
+		}
+	}
+	if len(external) < wantExternal {
+		t.Errorf("the external writer landed %d commits, want >= %d: the race was not exercised", len(external), wantExternal)
+	}
+	for _, h := range heads {
+		if !s.repo.IsAncestor(t, h, final) {
+			t.Errorf("engine commit %s is not an ancestor of the final head", h[:7])
+		}
+	}
+	// Every update of the branch was a fast-forward: nobody force-pushed.
+	for _, u := range s.repo.Reflog(t, "main") {
+		if u.Old != strings.Repeat("0", 40) && !s.repo.IsAncestor(t, u.Old, u.New) {
+			t.Errorf("branch moved %s -> %s without fast-forward", u.Old[:7], u.New[:7])
+		}
+	}
+	for _, e := range s.repo.Log(t, "main") {
+		if len(e.Parents) > 1 {
+			t.Errorf("merge commit %s: history is not linear", e.SHA[:7])
+		}
+		if e.SHA == start {
+			break
+		}
+	}
+	retries := 0.0
+	if mfs, err := reg.Gather(); err == nil {
+		for _, mf := range mfs {
+			if mf.GetName() == "provider_git_push_retries_total" {
+				retries = mf.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+	}
+	t.Logf("engine changes: %d; external commits: %d; engine push retries: %v", len(engine), len(external), retries)
+}
 
 // TestPushRetriesBackOff: changes, branch creation and branch deletion share
 // one retry loop, so each waits a jittered, growing backoff before it pushes

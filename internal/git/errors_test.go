@@ -17,12 +17,96 @@ limitations under the License.
 package git
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
+
+func TestTypedErrors(t *testing.T) {
+	hs := httpServer(t)
+	ss := sshServer(t)
+	otherHost := []byte("[127.0.0.1]:1 " + strings.SplitN(string(ss.ssh.KnownHosts), " ", 2)[1])
+	sshRemote := func(key, known []byte) Remote {
+		return Remote{URL: ss.remote.URL, Auth: &SSHAuth{PrivateKey: key, KnownHosts: known}}
+	}
+	cases := map[string]struct {
+		reason string
+		remote Remote
+		setup  func(t *testing.T)
+		branch string
+		want   Kind
+	}{
+		"WrongPassword": {reason: "HTTP basic auth refused.", want: KindAuth,
+			remote: Remote{URL: hs.remote.URL, Auth: &BasicAuth{Username: testUser, Password: "wrong"}}},
+		"NoCredentials": {reason: "Anonymous access to a private repository.", want: KindAuth,
+			remote: Remote{URL: hs.remote.URL}},
+		"WrongKey": {reason: "SSH key the server does not know.", want: KindAuth,
+			remote: sshRemote(ss.ssh.OtherKeyPEM, ss.ssh.KnownHosts)},
+		"UnknownHostKey": {reason: "known_hosts does not list the server.", want: KindHostKey,
+			remote: sshRemote(ss.ssh.ClientKeyPEM, otherHost)},
+		"MismatchedHostKey": {reason: "known_hosts lists the server with another key.", want: KindHostKey,
+			remote: sshRemote(ss.ssh.ClientKeyPEM, ss.ssh.WrongKnownHosts)},
+		"NoKnownHosts": {reason: "Without known_hosts we fail closed.", want: KindHostKey,
+			remote: sshRemote(ss.ssh.ClientKeyPEM, nil)},
+		"MissingRepositoryHTTP": {reason: "No such repository over HTTP.", want: KindRepositoryNotFound,
+			remote: Remote{URL: hs.http.RepoURL("missing.git"), Auth: hs.remote.Auth}},
+		"MissingRepositorySSH": {reason: "No such repository over SSH.", want: KindRepositoryNotFound,
+			remote: Remote{URL: ss.ssh.RepoURL("missing.git"), Auth: ss.remote.Auth}},
+		"PasswordInURL": {reason: "A secret in the URL would leak into messages.", want: KindInvalid,
+			remote: Remote{URL: testenv.AuthURL(hs.remote.URL, testUser, testToken)}},
+		"MissingBranch": {reason: "Writing to a branch that does not exist.", want: KindBranchNotFound,
+			remote: hs.remote, branch: "nope"},
+		"PushRefused": {reason: "A server hook refuses the push (like a protected branch).", want: KindRejected,
+			remote: ss.remote, setup: func(t *testing.T) {
+				ss.repo.SetHook(t, "pre-receive", "echo 'protected branch' >&2; exit 1")
+				t.Cleanup(func() { ss.repo.SetHook(t, "pre-receive", "exit 0") })
+			}},
+		"ServerDown": {reason: "A 503 is transient.", want: KindTransient,
+			remote: hs.remote, setup: func(t *testing.T) {
+				hs.http.FailWith(http.StatusServiceUnavailable)
+				t.Cleanup(func() { hs.http.FailWith(0) })
+			}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup(t)
+			}
+			branch := tc.branch
+			if branch == "" {
+				branch = "main"
+			}
+			c, err := NewCache(t.TempDir(), WithCommitWindow(time.Millisecond), func(o *Options) {
+				o.FetchTimeout, o.PushTimeout = 20*time.Second, 20*time.Second
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			r, err := c.Repository(tc.remote)
+			if err == nil {
+				res := r.Submit(ctx(t), branch, Change{Puts: map[string]File{"typed": {Content: []byte(name)}}})
+				err = res.Err
+			}
+			if got := KindOf(err); got != tc.want {
+				t.Errorf("%s\nKindOf(%v) = %v, want %v", tc.reason, err, got, tc.want)
+			}
+			if IsTerminal(err) != (tc.want != KindTransient) {
+				t.Errorf("%s\nIsTerminal(%v) = %v", tc.reason, err, IsTerminal(err))
+			}
+			for _, secret := range []string{testToken, string(ss.ssh.ClientKeyPEM)} {
+				if err != nil && strings.Contains(err.Error(), secret) {
+					t.Errorf("error message leaks a secret: %v", err)
+				}
+			}
+		})
+	}
+}
 
 // TestChangeErrorKinds: a change whose own path or start point is wrong
 // fails with a kind that blames the change (KindPathConflict,
