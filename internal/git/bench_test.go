@@ -47,11 +47,10 @@ const (
 )
 
 type benchRow struct {
-	name             string
-	changes          int
-	wall             time.Duration
-	pushes, fetches  int64
-	extrapolatedFrom int
+	name            string
+	changes         int
+	wall            time.Duration
+	pushes, fetches int64
 }
 
 // BenchmarkEngineVsNaive measures, side by side against one local smart-HTTP
@@ -177,7 +176,7 @@ func naiveRun(b *testing.B) benchRow {
 	}
 	cnt := s.http.Counts()
 	return benchRow{name: "naive (clone+commit+push each)", changes: naiveChanges, wall: wall,
-		pushes: cnt.ReceivePackPosts, fetches: cnt.UploadPackAdverts, extrapolatedFrom: naiveChanges}
+		pushes: cnt.ReceivePackPosts, fetches: cnt.UploadPackAdverts}
 }
 
 type readersResult struct {
