@@ -46,7 +46,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 	var base plumbing.Hash
 	var p *plan // of the latest attempt; nil until a plan was built
 	err := w.pushWithRetry(ctx, func(attempt int) (*refUpdate, error) {
-		p = nil
+		p = nil // a failure before the plan is every change's
 		head, err := r.head(w.branch)
 		if attempt > 1 || KindOf(err) == KindBranchNotFound {
 			// The branch moved (or was never fetched): build on what the
@@ -61,7 +61,6 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		}
 		base = head
 		if p, err = w.build(head, ops); err != nil {
-			p = nil
 			return nil, errors.Wrap(err, errBuild)
 		}
 		if p.head == head {
