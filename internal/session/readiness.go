@@ -113,21 +113,6 @@ func (r *Readiness) Progressing(readyStatus corev1.ConditionStatus, reason xpv2.
 	r.contribute(levelProgressing, Verdict{Status: readyStatus, Reason: reason, Message: message})
 }
 
-// StalledIf contributes Stalled only when cond holds, so a gate list reads as
-// a flat list.
-func (r *Readiness) StalledIf(cond bool, reason xpv2.ConditionReason, message string) {
-	if cond {
-		r.Stalled(reason, message)
-	}
-}
-
-// ProgressingIf contributes Progressing only when cond holds.
-func (r *Readiness) ProgressingIf(cond bool, readyStatus corev1.ConditionStatus, reason xpv2.ConditionReason, message string) {
-	if cond {
-		r.Progressing(readyStatus, reason, message)
-	}
-}
-
 // Converged reports that nothing was contributed.
 func (r *Readiness) Converged() bool { return r.level == levelConverged }
 

@@ -164,22 +164,6 @@ func TestTrio(t *testing.T) {
 				},
 			},
 		},
-		"IfVariantsContributeOnlyWhenTrue": {
-			reason: "StalledIf/ProgressingIf with a false condition contribute nothing; with true they contribute.",
-			contribute: func(r *Readiness) {
-				r.StalledIf(false, "Nope", "not contributed")
-				r.ProgressingIf(false, corev1.ConditionFalse, "Nope", "not contributed")
-				r.ProgressingIf(true, corev1.ConditionFalse, "Replaying", "replaying")
-				r.StalledIf(true, "WatchError", "blocked")
-			},
-			want: want{
-				trio: Trio{
-					Ready:       Verdict{Status: corev1.ConditionFalse, Reason: "WatchError", Message: "blocked"},
-					Reconciling: Verdict{Status: corev1.ConditionFalse, Reason: "WatchError", Message: "Reconciliation is stalled"},
-					Stalled:     Verdict{Status: corev1.ConditionTrue, Reason: "WatchError", Message: "blocked"},
-				},
-			},
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
