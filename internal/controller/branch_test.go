@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,9 +26,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -119,7 +118,9 @@ func TestBranchLifecycle(t *testing.T) {
 		waitFor(t, 30*time.Second, b, func() error {
 			return conditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
 		})
-		time.Sleep(2 * poll)
+		// Nothing polls a paused resource: ask for reconciles, and check once
+		// two have finished.
+		reconciledAgain(t, 2, true, b)
 		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/paused"); err == nil {
 			t.Errorf("a paused Branch must not create the branch")
 		}
@@ -140,29 +141,11 @@ func TestBranchLifecycle(t *testing.T) {
 		if _, err := testenv.Git(f.repo.Dir, nil, "update-ref", "-d", "refs/heads/drift"); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err == nil {
-				break
+		eventually(t, 30*time.Second, func() error {
+			if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err != nil {
+				return fmt.Errorf("a branch deleted in Git must be created again on the next poll: %w", err)
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("a branch deleted in Git must be created again on the next poll")
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return nil
+		})
 	})
-}
-
-// waitGone waits until obj no longer exists (its finalizer was removed).
-func waitGone(t *testing.T, obj client.Object) {
-	t.Helper()
-	probe, _ := obj.DeepCopyObject().(client.Object)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); kerrors.IsNotFound(err) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
 }

@@ -129,7 +129,7 @@ func TestCommitRequestLifecycle(t *testing.T) {
 
 		// Polls after landing never land it again, nor write status.
 		rv := cr.GetResourceVersion()
-		f.stays(t, "main", head.SHA, "a landed CommitRequest must not commit again")
+		f.stays(t, cr, false, "main", head.SHA, "a landed CommitRequest must not commit again")
 		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestCommitRequestLifecycle(t *testing.T) {
 		create(t, cr)
 		// No empty commit: the head that already satisfies it is its commit.
 		waitFor(t, 30*time.Second, cr, landedAs(t, cr, seed))
-		f.stays(t, "main", seed, "a satisfied CommitRequest must not commit")
+		f.stays(t, cr, false, "main", seed, "a satisfied CommitRequest must not commit")
 	})
 
 	t.Run("SecretRefused", func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestCommitRequestLifecycle(t *testing.T) {
 				`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`)}})
 		create(t, cr)
 		waitFor(t, 30*time.Second, cr, stalledWith(t, cr, spec.ReasonSecretRefused))
-		f.stays(t, "main", seed, "no part of a request holding a Secret may land")
+		f.stays(t, cr, false, "main", seed, "no part of a request holding a Secret may land")
 	})
 }
 
@@ -225,7 +225,7 @@ func TestCommitRequestRestartBetweenPushAndStatusWrite(t *testing.T) {
 			}
 			startProvider(t, dir)
 			waitFor(t, 30*time.Second, cr, landedAs(t, cr, res.Commit))
-			f.stays(t, "main", later, "a restarted provider must not land the request again")
+			f.stays(t, cr, false, "main", later, "a restarted provider must not land the request again")
 			if diff := cmp.Diff([]string{res.Commit}, f.commitsOf(t, "main", string(cr.GetUID()))); diff != "" {
 				t.Errorf("one commit carries the request: -want, +got:\n%s", diff)
 			}

@@ -93,7 +93,7 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		defer f.Close() //nolint:errcheck // best effort at exit
+		defer f.Close() // best effort at exit
 		zl := zap.New(zap.WriteTo(f), zap.UseDevMode(true))
 		ctrl.SetLogger(zl)
 		log = logging.NewLogrLogger(zl)
@@ -105,12 +105,12 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer cp.Stop() //nolint:errcheck // best effort at exit
+	defer cp.Stop() // best effort at exit
 	if gitRoot, err = os.MkdirTemp("", "provider-git-e2e-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(gitRoot) //nolint:errcheck // best effort at exit
+	defer os.RemoveAll(gitRoot) // best effort at exit
 	if httpGit, err = testenv.StartHTTPServer(gitRoot, gitUser, gitToken); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -168,6 +168,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 s,
+		NewClient:              countReconciles,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Tests run one provider after another in one process, as a restart
@@ -291,22 +292,6 @@ func purge(t *testing.T, ns string) {
 // pcRef names the fixture's ProviderConfig.
 func pcRef() *xpv2.ProviderConfigReference {
 	return &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
-}
-
-// waitFor polls obj until check passes or timeout, then fails with what it saw.
-func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(deadline) {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-			last = err
-		} else if last = check(); last == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%T %s: gave up after %s: %v", obj, client.ObjectKeyFromObject(obj), timeout, last)
 }
 
 // conditionIs checks a condition's status and reason.

@@ -64,26 +64,23 @@ func create(t *testing.T, o client.Object) {
 // seed README aside), then fails with what it saw.
 func (f *fixture) waitRemote(t *testing.T, branch string, want map[string]string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	var diff string
-	for time.Now().Before(deadline) {
-		if diff = cmp.Diff(want, f.files(t, branch)); diff == "" {
-			return
+	eventually(t, 30*time.Second, func() error {
+		if diff := cmp.Diff(want, f.files(t, branch)); diff != "" {
+			return fmt.Errorf("%s does not hold what it should: -want, +got:\n%s", branch, diff)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s does not hold what it should: -want, +got:\n%s", branch, diff)
+		return nil
+	})
 }
 
-// stays checks, for a few polls, that branch's head does not move.
-func (f *fixture) stays(t *testing.T, branch, head, why string) {
+// stays checks that branch's head is still head once obj's controller has
+// finished two more reconciles of it: a commit it would make is pushed
+// within a reconcile. poke asks for the reconciles (a paused obj is never
+// polled).
+func (f *fixture) stays(t *testing.T, obj client.Object, poke bool, branch, head, why string) {
 	t.Helper()
-	deadline := time.Now().Add(2*poll + time.Second)
-	for time.Now().Before(deadline) {
-		if got := f.repo.Head(t, branch); got != head {
-			t.Fatalf("%s: %s moved from %s to %s", why, branch, head, got)
-		}
-		time.Sleep(200 * time.Millisecond)
+	reconciledAgain(t, 2, poke, obj)
+	if got := f.repo.Head(t, branch); got != head {
+		t.Fatalf("%s: %s moved from %s to %s", why, branch, head, got)
 	}
 }
 
@@ -213,7 +210,7 @@ metadata:
 		// Steady state: polls neither commit nor write status.
 		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
 		rv := fl.GetResourceVersion()
-		f.stays(t, "main", f.repo.Head(t, "main"), "an up-to-date File must not commit")
+		f.stays(t, fl, false, "main", f.repo.Head(t, "main"), "an up-to-date File must not commit")
 		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(fl), fl); err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +272,12 @@ metadata:
 			t.Fatal(err)
 		}
 		waitGone(t, fl)
-		f.stays(t, "main", head, "a File without the Delete policy must leave its file in Git")
+		// The reconcile that let the File go is the one that would have
+		// removed the file, and a removal is pushed before the finalizer goes:
+		// nothing is left to reconcile that could still remove it.
+		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
+			t.Errorf("a File without the Delete policy must leave its file in Git: -want, +got:\n%s", diff)
+		}
 		if diff := cmp.Diff(map[string]string{"keep.txt": "keep\n"}, f.files(t, "main")); diff != "" {
 			t.Errorf("the file must stay: -want, +got:\n%s", diff)
 		}
@@ -292,7 +294,7 @@ metadata:
 		if err := conditionIs(fl, xpv2.TypeReady, corev1.ConditionFalse, xpv2.ReasonUnavailable); err != nil {
 			t.Errorf("an Observe-only File of a missing path is not ready: %v", err)
 		}
-		f.stays(t, "main", f.repo.Head(t, "main"), "an Observe-only File must not create its file")
+		f.stays(t, fl, false, "main", f.repo.Head(t, "main"), "an Observe-only File must not create its file")
 
 		// Someone else writes it, with other content: it is observed and
 		// reported, not corrected.
@@ -311,7 +313,7 @@ metadata:
 			}
 			return nil
 		})
-		f.stays(t, "main", head, "an Observe-only File must not correct its file")
+		f.stays(t, fl, false, "main", head, "an Observe-only File must not correct its file")
 	})
 
 	t.Run("PausedDoesNothing", func(t *testing.T) {
@@ -323,7 +325,7 @@ metadata:
 		waitFor(t, 30*time.Second, fl, func() error {
 			return conditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
 		})
-		f.stays(t, "main", f.repo.Head(t, "main"), "a paused File must not write")
+		f.stays(t, fl, true, "main", f.repo.Head(t, "main"), "a paused File must not write")
 		meta.RemoveAnnotations(fl, meta.AnnotationKeyReconciliationPaused)
 		if err := cp.Client.Update(ctx, fl); err != nil {
 			t.Fatal(err)
@@ -342,7 +344,7 @@ metadata:
 		head := f.repo.Head(t, "main")
 		create(t, fl)
 		waitFor(t, 30*time.Second, fl, stalledWith(t, fl, spec.ReasonSecretRefused))
-		f.stays(t, "main", head, "a Secret must never reach Git")
+		f.stays(t, fl, false, "main", head, "a Secret must never reach Git")
 		if got := f.gitOut(t, "for-each-ref", "--format=%(refname)"); got != "refs/heads/main" {
 			t.Errorf("the repository must be untouched; refs are %q", got)
 		}
@@ -353,6 +355,35 @@ metadata:
 		waitGone(t, fl)
 		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
 			t.Errorf("deleting a refused File must not commit: -want, +got:\n%s", diff)
+		}
+	})
+
+	t.Run("PathIsADirectoryStallsTheFile", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		head, err := f.repo.Commit("main", testenv.CommitSpec{Message: "an app", Files: map[string]string{"apps/x.yaml": "a: 1\n"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl := newFile(f, "apps", "apps", "not a directory\n")
+		create(t, fl)
+		// The File's own path is the problem, not its ProviderConfig: the
+		// reason says so and the message names the path.
+		waitFor(t, 30*time.Second, fl, func() error {
+			if err := stalledWith(t, fl, spec.ReasonPathConflict)(); err != nil {
+				return err
+			}
+			if m := fl.GetCondition(session.TypeStalled).Message; !strings.Contains(m, `"apps"`) {
+				return fmt.Errorf("Stalled message %q does not name the path", m)
+			}
+			return nil
+		})
+		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+		waitFor(t, 30*time.Second, pc, func() error {
+			return conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
+		})
+		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
+			t.Errorf("a File whose path is a directory must not commit: -want, +got:\n%s", diff)
 		}
 	})
 

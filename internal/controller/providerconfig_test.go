@@ -31,6 +31,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -54,12 +55,12 @@ func TestProviderConfigStatus(t *testing.T) {
 		f := newFixture(t)
 		setSecret(t, f.ns, map[string]string{"username": gitUser, "password": "wrong"})
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-		waitFor(t, 30*time.Second, pc, stalledWith(t, pc, config.ReasonAuthenticationFailed))
+		waitFor(t, 30*time.Second, pc, stalledWith(t, pc, spec.ReasonAuthenticationFailed))
 		b := newBranch(f, "b", "b", "main")
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, stalledWith(t, b, config.ReasonAuthenticationFailed))
+		waitFor(t, 30*time.Second, b, stalledWith(t, b, spec.ReasonAuthenticationFailed))
 		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/b"); err == nil {
 			t.Errorf("a Branch whose credentials are refused must not reach the repository")
 		}
@@ -97,7 +98,7 @@ func TestProviderConfigStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, pc, stalledWith(t, pc, config.ReasonRepositoryNotFound))
+		waitFor(t, 30*time.Second, pc, stalledWith(t, pc, spec.ReasonRepositoryNotFound))
 	})
 
 	t.Run("SSHHostKeys", func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestProviderConfigStatus(t *testing.T) {
 				reason:     "A changed host key is refused, fail closed.",
 				knownHosts: ssh.WrongKnownHosts,
 				want: func(pc *v1alpha1.ProviderConfig) func() error {
-					return stalledWith(t, pc, config.ReasonHostKeyMismatch)
+					return stalledWith(t, pc, spec.ReasonHostKeyMismatch)
 				},
 			},
 			"Unknown": {
@@ -128,7 +129,7 @@ func TestProviderConfigStatus(t *testing.T) {
 				// The right key, but for another host.
 				knownHosts: []byte("[git.example.org]:22 " + strings.SplitN(string(ssh.KnownHosts), " ", 2)[1]),
 				want: func(pc *v1alpha1.ProviderConfig) func() error {
-					return stalledWith(t, pc, config.ReasonHostKeyMismatch)
+					return stalledWith(t, pc, spec.ReasonHostKeyMismatch)
 				},
 			},
 		}
@@ -165,7 +166,7 @@ func TestProviderConfigStatus(t *testing.T) {
 					waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
 					return
 				}
-				waitFor(t, 30*time.Second, b, stalledWith(t, b, config.ReasonHostKeyMismatch))
+				waitFor(t, 30*time.Second, b, stalledWith(t, b, spec.ReasonHostKeyMismatch))
 			})
 		}
 	})

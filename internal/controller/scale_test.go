@@ -99,26 +99,26 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	}
 
 	// Converged: every File Ready and Synced.
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
+	files := make([]client.Object, n)
+	eventually(t, 3*time.Minute, func() error {
 		l := &v1alpha1.FileList{}
 		if err := cp.Client.List(ctx, l, client.InNamespace(f.ns)); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		ready := 0
 		for i := range l.Items {
 			if readyAndCurrent(t, &l.Items[i])() == nil {
 				ready++
 			}
+			if i < n {
+				files[i] = &l.Items[i]
+			}
 		}
-		if ready == n {
-			break
+		if ready != n {
+			return fmt.Errorf("%d of %d Files converged", ready, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d Files converged in 3m", ready, n)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return nil
+	})
 	converge := time.Since(start)
 	pushes := counterSum(t, reg, "provider_git_pushes_total") - pushes0
 	fetchesConverging := counterSum(t, reg, "provider_git_fetches_total") - fetches0
@@ -130,12 +130,15 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		t.Errorf("the branch holds %d files, want %d", got, n)
 	}
 
-	// Steady state: several poll intervals with nothing to do.
-	time.Sleep(poll) // let the last convergence writes settle
-	writes0, fetches1 := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total")
-	const intervals = 5
-	time.Sleep(intervals * poll)
+	// Steady state: several polls of every File with nothing to do. The
+	// first round lets each File finish the reconcile it was in when it was
+	// seen converged.
+	reconciledAgain(t, 1, false, files...)
+	writes0, fetches1, steady := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total"), time.Now()
+	const polls = 5
+	reconciledAgain(t, polls, false, files...)
 	steadyWrites := counter.writes.Load() - writes0
+	intervals := float64(time.Since(steady)) / float64(poll)
 	fetchesPerPoll := (counterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
 
 	t.Logf("\n%d Files on one branch (commit window %s, poll %s, %d workers)\n"+
@@ -146,8 +149,8 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| fetches while converging                  | %.0f |\n"+
 		"| ProviderConfig checks while converging    | %.0f |\n"+
 		"| fetches per poll interval, steady state   | %.1f |\n"+
-		"| status writes over %d poll intervals, steady state | %d |",
-		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, intervals, steadyWrites)
+		"| status writes over %d polls of every File (%.1f poll intervals), steady state | %d |",
+		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyWrites)
 
 	if pushes > 10 {
 		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)

@@ -77,8 +77,17 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged
 	return &external{repo: repo, maxAge: c.maxAge}, nil
 }
 
+// repository is what a Branch needs of the shared clone of its repository.
+type repository interface {
+	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
+	Head(branch string) (string, error)
+	DefaultBranch(ctx context.Context) (string, error)
+	CreateBranch(ctx context.Context, branch, from string) git.Result
+	DeleteBranch(ctx context.Context, branch string) git.Result
+}
+
 type external struct {
-	repo   *git.Repository
+	repo   repository
 	maxAge time.Duration
 }
 
@@ -90,14 +99,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, spec.Invalid(err)
 	}
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	head, err := e.repo.Head(branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errHead)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errHead)
 	}
 	mg.Status.AtProvider.Commit = head
 	// A branch that exists is what a Branch asks for; `from` only matters
@@ -112,13 +121,13 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.E
 	if from == "" {
 		d, err := e.repo.DefaultBranch(ctx)
 		if err != nil {
-			return xpmanaged.ExternalCreation{}, errors.Wrap(config.GitError(err), errCreate)
+			return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(err), errCreate)
 		}
 		from = d
 	}
 	res := e.repo.CreateBranch(ctx, mg.Spec.ForProvider.Branch, from)
 	if res.Err != nil {
-		return xpmanaged.ExternalCreation{}, errors.Wrap(config.GitError(res.Err), errCreate)
+		return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(res.Err), errCreate)
 	}
 	mg.Status.AtProvider.Commit = res.Commit
 	return xpmanaged.ExternalCreation{}, nil
@@ -133,7 +142,7 @@ func (e *external) Update(_ context.Context, _ *v1alpha1.Branch) (xpmanaged.Exte
 // gets here: the branch is left in place.
 func (e *external) Delete(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.ExternalDelete, error) {
 	res := e.repo.DeleteBranch(ctx, mg.Spec.ForProvider.Branch)
-	return xpmanaged.ExternalDelete{}, errors.Wrap(config.GitError(res.Err), errDelete)
+	return xpmanaged.ExternalDelete{}, errors.Wrap(spec.GitError(res.Err), errDelete)
 }
 
 // Disconnect keeps the clone: it is shared and cached across reconciles.

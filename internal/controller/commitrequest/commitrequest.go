@@ -59,6 +59,7 @@ const (
 	errRefresh     = "cannot fetch from the repository"
 	errFind        = "cannot search the branch history for this request's commit"
 	errLand        = "cannot land the commit"
+	errLandFmt     = "cannot land the commit on branch %q"
 	errMessage     = "spec.forProvider.message must be non-empty, at most 16384 bytes, without control characters other than newline and tab"
 	errNoFiles     = "spec.forProvider.files must list between 1 and 256 files"
 	errDupPathFmt  = "spec.forProvider.files lists %q more than once"
@@ -167,8 +168,16 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
 }
 
+// repository is what a CommitRequest needs of the shared clone of its
+// repository.
+type repository interface {
+	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
+	FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	Submit(ctx context.Context, branch string, c git.Change) git.Result
+}
+
 type external struct {
-	repo   *git.Repository
+	repo   repository
 	author git.Signature
 	maxAge time.Duration
 }
@@ -197,14 +206,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 	}
 	branch := mg.Spec.ForProvider.Branch
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
 	if git.KindOf(err) == git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, branch)
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errFind)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errFind)
 	}
 	if !found {
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
@@ -218,7 +227,7 @@ func isSHA(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
 			return false
 		}
 	}
@@ -251,10 +260,11 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.CommitRequest) (xpma
 	branch := mg.Spec.ForProvider.Branch
 	res := e.repo.Submit(ctx, branch, c)
 	if git.KindOf(res.Err) == git.KindBranchNotFound {
-		return xpmanaged.ExternalCreation{}, errors.Wrap(errors.Errorf(errNoBranchFmt+": %v", branch, res.Err), errLand)
+		// Transient, as in Observe; the engine's error stays in the chain.
+		return xpmanaged.ExternalCreation{}, errors.Wrap(errors.Wrapf(res.Err, errNoBranchFmt, branch), errLand)
 	}
 	if res.Err != nil {
-		return xpmanaged.ExternalCreation{}, errors.Wrap(config.GitError(res.Err), errLand)
+		return xpmanaged.ExternalCreation{}, errors.Wrapf(spec.GitError(res.Err), errLandFmt, branch)
 	}
 	// res.UpToDate: every file already held what the request asks. Nothing
 	// was committed (no empty commit); the head that satisfies it is

@@ -17,8 +17,6 @@ limitations under the License.
 package commitrequest
 
 import (
-	"context"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"strings"
 	"testing"
 
@@ -145,42 +143,6 @@ func TestChangeFor(t *testing.T) {
 			}
 			if err != nil && !managed.IsStalled(err) {
 				t.Errorf("%s\nChangeFor(...): a spec error must be marked Stalled, got %v", tc.reason, err)
-			}
-		})
-	}
-}
-
-// TestObserveTrustsAPersistedExternalName: the SHA persisted as the external
-// name right after the push is enough to know the request landed, without a
-// fetch (the external client here has no repository at all).
-func TestObserveTrustsAPersistedExternalName(t *testing.T) {
-	sha := strings.Repeat("ab", 20)
-	cases := map[string]struct {
-		reason string
-		name   string
-		want   bool // landed without touching the repository
-	}{
-		"SHA":      {reason: "A full SHA is what Create names the request.", name: sha, want: true},
-		"ShortSHA": {reason: "Anything else is not ours to trust.", name: sha[:12]},
-		"ObjName":  {reason: "A name like the object's is not a commit.", name: "bootstrap"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			cr := &v1alpha1.CommitRequest{}
-			cr.Spec.ForProvider = v1alpha1.CommitRequestParameters{Branch: "main", Message: "m"}
-			meta.SetExternalName(cr, tc.name)
-			if !tc.want {
-				if isSHA(tc.name) {
-					t.Errorf("%s\nisSHA(%q) = true", tc.reason, tc.name)
-				}
-				return
-			}
-			obs, err := (&external{}).Observe(context.Background(), cr)
-			if err != nil {
-				t.Fatalf("%s\nObserve: %v", tc.reason, err)
-			}
-			if !obs.ResourceExists || !obs.ResourceUpToDate || cr.Status.AtProvider.Commit != sha {
-				t.Errorf("%s\nObserve: exists=%v upToDate=%v commit=%q, want landed at %s", tc.reason, obs.ResourceExists, obs.ResourceUpToDate, cr.Status.AtProvider.Commit, sha)
 			}
 		})
 	}

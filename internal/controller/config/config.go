@@ -27,8 +27,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -42,10 +40,12 @@ import (
 
 // Setup adds the ProviderConfig and ClusterProviderConfig controllers.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	if err := setup(mgr, o, v1alpha1.ProviderConfigGroupVersionKind, func() configObject { return &v1alpha1.ProviderConfig{} }); err != nil {
-		return err
+	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
+		if err := setup(mgr, o, k); err != nil {
+			return err
+		}
 	}
-	return setup(mgr, o, v1alpha1.ClusterProviderConfigGroupVersionKind, func() configObject { return &v1alpha1.ClusterProviderConfig{} })
+	return nil
 }
 
 // SetupGated registers Setup to run once the CRDs it watches are established
@@ -55,24 +55,23 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
 }
 
-func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, newConfig func() configObject) error {
-	name := "config/" + strings.ToLower(gvk.GroupKind().String())
+func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
+	name := "config/" + strings.ToLower(k.gvk.GroupKind().String())
 	r := &Reconciler{
-		client:    mgr.GetClient(),
-		resolver:  NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
-		cache:     o.Cache,
-		kind:      gvk.Kind,
-		newConfig: newConfig,
-		poll:      o.PollInterval,
-		log:       o.Logger.WithValues("controller", name),
-		recorder:  mgr.GetEventRecorderFor(name), //nolint:staticcheck // the session takes a record.EventRecorder.
-		metrics:   o.ConditionMetrics,
+		client:   mgr.GetClient(),
+		resolver: NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
+		cache:    o.Cache,
+		kind:     k,
+		poll:     o.PollInterval,
+		log:      o.Logger.WithValues("controller", name),
+		recorder: mgr.GetEventRecorderFor(name), //nolint:staticcheck // the session takes a record.EventRecorder.
+		metrics:  o.ConditionMetrics,
 	}
 	return builder.ControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(newConfig(), builder.WithPredicates(managed.DesiredStateChanged())).
-		Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{Kind: gvk.Kind}).
+		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged())).
+		Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsing)).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
@@ -80,27 +79,15 @@ func setup(mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, new
 // configsUsing maps a Secret to the configurations that read it, so a fixed
 // Secret is checked at once instead of at the next poll.
 func (r *Reconciler) configsUsing(ctx context.Context, o client.Object) []reconcile.Request {
+	configs, err := r.kind.list(ctx, r.client, o.GetNamespace())
+	if err != nil {
+		return nil
+	}
+	secret := client.ObjectKeyFromObject(o)
 	var reqs []reconcile.Request
-	switch r.kind {
-	case v1alpha1.ProviderConfigKind:
-		l := &v1alpha1.ProviderConfigList{}
-		if err := r.client.List(ctx, l, client.InNamespace(o.GetNamespace())); err != nil {
-			return nil
-		}
-		for _, pc := range l.Items {
-			if ref := pc.Spec.Credentials.SecretRef; ref != nil && ref.Name == o.GetName() {
-				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pc.Namespace, Name: pc.Name}})
-			}
-		}
-	case v1alpha1.ClusterProviderConfigKind:
-		l := &v1alpha1.ClusterProviderConfigList{}
-		if err := r.client.List(ctx, l); err != nil {
-			return nil
-		}
-		for _, pc := range l.Items {
-			if ref := pc.Spec.Credentials.SecretRef; ref != nil && ref.Name == o.GetName() && ref.Namespace == o.GetNamespace() {
-				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: pc.Name}})
-			}
+	for _, pc := range configs {
+		if v, err := viewOf(pc); err == nil && v.secret != nil && v.secret.key == secret {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(pc)})
 		}
 	}
 	return reqs

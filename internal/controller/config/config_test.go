@@ -21,17 +21,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -137,7 +139,7 @@ func TestResolverForManaged(t *testing.T) {
 			reason:  "SSH always authenticates.",
 			objects: []client.Object{pc("a", "ssh://git@h/r.git", "")},
 			mg:      branchIn("a", pcRef),
-			want:    want{reason: ReasonInvalidConfig},
+			want:    want{reason: spec.ReasonInvalidConfig},
 		},
 		"InsecureRefused": {
 			reason:  "http:// sends credentials in clear text: refused without the test-only flag.",
@@ -182,12 +184,12 @@ func TestResolverForManaged(t *testing.T) {
 				return p
 			}()},
 			mg:   branchIn("a", pcRef),
-			want: want{reason: ReasonInvalidConfig},
+			want: want{reason: spec.ReasonInvalidConfig},
 		},
 		"UnknownKind": {
 			reason: "Only the two configuration kinds exist.",
 			mg:     branchIn("a", &xpv2.ProviderConfigReference{Kind: "Other", Name: "x"}),
-			want:   want{reason: ReasonInvalidConfig},
+			want:   want{reason: spec.ReasonInvalidConfig},
 		},
 		"NoRef": {
 			reason: "A resource without a reference cannot be connected.",
@@ -208,35 +210,6 @@ func TestResolverForManaged(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want.conn, conn); diff != "" {
 				t.Errorf("%s\nForManaged: -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
-func TestGitError(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		err    error
-		want   xpv2.ConditionReason // "" means transient (not stalled)
-	}{
-		"Nil":       {reason: "No error stays no error.", err: nil},
-		"Transient": {reason: "Network errors are retried, not stalled.", err: errors.New("connection reset")},
-		"Auth":      {reason: "Refused credentials need a human.", err: &git.Error{Kind: git.KindAuth, Err: errors.New("401")}, want: ReasonAuthenticationFailed},
-		"HostKey":   {reason: "A host key problem needs a human.", err: &git.Error{Kind: git.KindHostKey, Err: errors.New("mismatch")}, want: ReasonHostKeyMismatch},
-		"Repo":      {reason: "A missing repository needs a human.", err: &git.Error{Kind: git.KindRepositoryNotFound, Err: errors.New("404")}, want: ReasonRepositoryNotFound},
-		"Branch":    {reason: "A missing branch is reported as such.", err: &git.Error{Kind: git.KindBranchNotFound, Err: errors.New("no")}, want: ReasonBranchNotFound},
-		"Rejected":  {reason: "A protected branch needs a human.", err: &git.Error{Kind: git.KindRejected, Err: errors.New("hook")}, want: ReasonPushRejected},
-		"Invalid":   {reason: "A bad key or URL is a configuration problem.", err: &git.Error{Kind: git.KindInvalid, Err: errors.New("bad key")}, want: ReasonInvalidConfig},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := GitError(tc.err)
-			reason, _ := managed.StalledReason(got)
-			if diff := cmp.Diff(tc.want, reason); diff != "" {
-				t.Errorf("%s\nGitError: -want reason, +got reason:\n%s", tc.reason, diff)
-			}
-			if (got == nil) != (tc.err == nil) {
-				t.Errorf("%s\nGitError(%v) = %v", tc.reason, tc.err, got)
 			}
 		})
 	}
@@ -269,6 +242,88 @@ func TestChecks(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, c.fresh(key, tc.generation, tc.remote, 10*time.Second)); diff != "" {
 				t.Errorf("%s\nfresh: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestTransportOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		url    string
+		want   transport
+	}{
+		"HTTPS":      {reason: "https:// takes a username and token.", url: "https://git.example.org/platform/gitops.git", want: transportHTTPS},
+		"SSH":        {reason: "ssh:// takes a key and known_hosts.", url: "ssh://git@git.example.org:2222/platform/gitops.git", want: transportSSH},
+		"SSHNoUser":  {reason: "ssh:// without a user is still SSH.", url: "ssh://git.example.org/platform/gitops.git", want: transportSSH},
+		"SCPLike":    {reason: "user@host:path is SSH, as git reads it.", url: "git@git.example.org:platform/gitops.git", want: transportSSH},
+		"HTTP":       {reason: "http:// sends credentials in clear text.", url: "http://127.0.0.1:8080/r.git", want: transportInsecure},
+		"File":       {reason: "file:// reads the provider's own file system.", url: "file:///srv/git/r.git", want: transportInsecure},
+		"AtInPath":   {reason: "An @ after the colon is no scp-like user.", url: "host:path/a@b", want: transportHTTPS},
+		"AtInScheme": {reason: "A user in an https URL does not make it SSH.", url: "https://u@git.example.org/r.git", want: transportHTTPS},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, transportOf(tc.url)); diff != "" {
+				t.Errorf("%s\ntransportOf(%q): -want, +got:\n%s", tc.reason, tc.url, diff)
+			}
+		})
+	}
+}
+
+func TestConfigsUsing(t *testing.T) {
+	cpc := func(name, secretNS, secretName string) *v1alpha1.ClusterProviderConfig {
+		c := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		c.Spec.Credentials.SecretRef = &v1alpha1.CredentialsSecretRef{Namespace: secretNS, Name: secretName}
+		return c
+	}
+	named := func(ns, name string) *corev1.Secret { return secret(ns, name, nil) }
+	req := func(ns, name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+	}
+	objects := []client.Object{
+		pc("a", "https://h/r.git", "creds"),
+		pc("b", "https://h/r.git", "creds"),
+		pc("c", "https://h/r.git", ""),
+		cpc("shared", "system", "creds"),
+		cpc("other", "system", "token"),
+	}
+	cases := map[string]struct {
+		reason string
+		kind   configKind
+		secret *corev1.Secret
+		want   []reconcile.Request
+	}{
+		"ProviderConfigOwnNamespace": {
+			reason: "A ProviderConfig reads a Secret of its own namespace only: a Secret of the same name elsewhere is not its.",
+			kind:   providerConfig,
+			secret: named("a", "creds"),
+			want:   []reconcile.Request{req("a", "git")},
+		},
+		"ProviderConfigNoSecret": {
+			reason: "A ProviderConfig without a Secret is not enqueued by one.",
+			kind:   providerConfig,
+			secret: named("c", "creds"),
+		},
+		"ClusterProviderConfig": {
+			reason: "A ClusterProviderConfig names its Secret's namespace and name.",
+			kind:   clusterProviderConfig,
+			secret: named("system", "creds"),
+			want:   []reconcile.Request{req("", "shared")},
+		},
+		"ClusterProviderConfigOtherNamespace": {
+			reason: "A Secret of the same name in another namespace is not the one named.",
+			kind:   clusterProviderConfig,
+			secret: named("a", "creds"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objects...).Build()
+			r := &Reconciler{client: c, kind: tc.kind}
+			got := r.configsUsing(context.Background(), tc.secret)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nconfigsUsing: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

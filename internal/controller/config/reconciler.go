@@ -24,7 +24,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,12 +32,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
-// Reasons a configuration publishes besides those of the Resolver and GitError.
+// Reasons a configuration publishes besides those of the Resolver and spec.GitError.
 const (
 	ReasonInUse            xpv2.ConditionReason = "InUse"
 	ReasonConnectionFailed xpv2.ConditionReason = "ConnectionFailed"
@@ -61,45 +61,38 @@ const (
 	errCheck      = "cannot reach the repository"
 )
 
-// configObject is what the reconciler needs of a ProviderConfig or
-// ClusterProviderConfig.
-type configObject interface {
-	session.Object
-	resource.UserCounter
-}
-
 // A Reconciler publishes whether a configuration works: it resolves the
 // credentials, asks the remote for its references (ls-remote) with them, and
 // counts the managed resources that use it, blocking deletion while any do.
 // Status goes through a session like every managed resource's: one patch
 // per reconcile, none when nothing changed.
 type Reconciler struct {
-	client    client.Client
-	resolver  *Resolver
-	cache     *git.Cache
-	kind      string
-	newConfig func() configObject
-	poll      time.Duration
-	log       logging.Logger
-	recorder  record.EventRecorder
-	metrics   *session.ConditionMetrics
-	checks    checks
+	client   client.Client
+	resolver *Resolver
+	cache    *git.Cache
+	kind     configKind
+	poll     time.Duration
+	log      logging.Logger
+	recorder record.EventRecorder
+	metrics  *session.ConditionMetrics
+	checks   checks
 }
 
 // Reconcile checks one configuration.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := r.log.WithValues("request", req)
-	pc := r.newConfig()
+	pc := r.kind.new()
 	if err := r.client.Get(ctx, req.NamespacedName, pc); err != nil {
 		if kerrors.IsNotFound(err) {
-			r.metrics.Forget(r.kind, req.Namespace, req.Name)
+			r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 			r.checks.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGet)
 	}
-	s := session.Begin(r.client, pc, session.WithRecorder(r.recorder), session.WithMetrics(r.metrics, r.kind), session.WithLogger(log))
-	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc), r.kind+" is not stalled")
+	kind := r.kind.gvk.Kind
+	s := session.Begin(r.client, pc, session.WithRecorder(r.recorder), session.WithMetrics(r.metrics, kind), session.WithLogger(log))
+	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc), kind+" is not stalled")
 	cadence := r.check(ctx, s, pc, rd)
 	s.ApplyReadiness(rd)
 	if err := s.Commit(ctx); err != nil {
@@ -121,7 +114,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 		if users > 0 {
 			// The usage watch brings us back when the last user goes.
 			rd.Progressing(corev1.ConditionFalse, ReasonInUse,
-				fmt.Sprintf("deletion is blocked while %d managed resources use this %s", users, r.kind))
+				fmt.Sprintf("deletion is blocked while %d managed resources use this %s", users, r.kind.gvk.Kind))
 			return r.poll
 		}
 		if meta.FinalizerExists(pc, finalizer) {
@@ -132,7 +125,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 			}
 			s.MetadataWritten()
 		}
-		rd.Progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, "no managed resource uses this "+r.kind)
+		rd.Progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, "no managed resource uses this "+r.kind.gvk.Kind)
 		return 0
 	}
 	if !meta.FinalizerExists(pc, finalizer) {
@@ -145,7 +138,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 		pc.SetUsers(users)
 	}
 
-	conn, err := r.resolve(ctx, pc)
+	conn, err := r.resolver.resolve(ctx, pc)
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its
 	// answer. Half: the poll's own reconcile must check again.
@@ -173,16 +166,6 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 	return r.poll
 }
 
-func (r *Reconciler) resolve(ctx context.Context, pc configObject) (*Connection, error) {
-	switch o := pc.(type) {
-	case *v1alpha1.ProviderConfig:
-		return r.resolver.ForProviderConfig(ctx, o)
-	case *v1alpha1.ClusterProviderConfig:
-		return r.resolver.ForClusterProviderConfig(ctx, o)
-	}
-	return nil, errors.Errorf("unexpected configuration type %T", pc)
-}
-
 func (r *Reconciler) ping(ctx context.Context, conn *Connection) error {
 	repo, err := conn.Open(r.cache)
 	if err != nil {
@@ -190,7 +173,7 @@ func (r *Reconciler) ping(ctx context.Context, conn *Connection) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return errors.Wrap(GitError(repo.Check(ctx)), errCheck)
+	return errors.Wrap(spec.GitError(repo.Check(ctx)), errCheck)
 }
 
 // users counts the ProviderConfigUsages naming pc. Usages of a namespaced
@@ -199,7 +182,7 @@ func (r *Reconciler) users(ctx context.Context, pc configObject) (int64, error) 
 	l := &v1alpha1.ProviderConfigUsageList{}
 	opts := []client.ListOption{client.MatchingLabels{
 		xpv2.LabelKeyProviderName: pc.GetName(),
-		xpv2.LabelKeyProviderKind: r.kind,
+		xpv2.LabelKeyProviderKind: r.kind.gvk.Kind,
 	}}
 	if ns := pc.GetNamespace(); ns != "" {
 		opts = append(opts, client.InNamespace(ns))
@@ -212,12 +195,6 @@ func (r *Reconciler) users(ctx context.Context, pc configObject) (int64, error) 
 
 // readyMessage says what a converged configuration proved.
 func readyMessage(pc configObject) string {
-	url := ""
-	switch o := pc.(type) {
-	case *v1alpha1.ProviderConfig:
-		url = o.Spec.URL
-	case *v1alpha1.ClusterProviderConfig:
-		url = o.Spec.URL
-	}
-	return "Repository connectivity validated for " + url
+	v, _ := viewOf(pc) // pc is one of the two kinds: the reconciler made it.
+	return "Repository connectivity validated for " + v.url
 }

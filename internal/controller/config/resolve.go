@@ -18,7 +18,6 @@ package config
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -29,26 +28,24 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
 // Reasons for a configuration that needs a human. They appear on the
-// ProviderConfig and on every managed resource that uses it.
+// ProviderConfig and on every managed resource that uses it, beside
+// spec.ReasonInvalidConfig and the Git reasons of spec.GitError.
 const (
 	ReasonProviderConfigNotFound xpv2.ConditionReason = "ProviderConfigNotFound"
 	ReasonSecretNotFound         xpv2.ConditionReason = "SecretNotFound"
 	ReasonSecretMalformed        xpv2.ConditionReason = "SecretMalformed"
 	ReasonInsecureRemote         xpv2.ConditionReason = "InsecureRemoteRefused"
-	ReasonInvalidConfig          xpv2.ConditionReason = "InvalidProviderConfig"
 )
 
 const (
 	errNoRef          = "managed resource has no providerConfigRef"
 	errUnknownKind    = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
-	errGetPC          = "cannot get ProviderConfig"
-	errGetCPC         = "cannot get ClusterProviderConfig"
 	errGetSecret      = "cannot get credentials Secret"
 	errMissingKey     = "credentials Secret has no key"
 	errInsecure       = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
@@ -82,7 +79,7 @@ type Connection struct {
 func (c *Connection) Open(cache *git.Cache) (*git.Repository, error) {
 	repo, err := cache.Repository(c.Remote)
 	if err != nil {
-		return nil, GitError(err)
+		return nil, spec.GitError(err)
 	}
 	repo.SetCommitWindow(c.Window)
 	return repo, nil
@@ -111,69 +108,49 @@ func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*
 	if ref == nil {
 		return nil, managed.Stalled(ReasonProviderConfigNotFound, errors.New(errNoRef))
 	}
-	switch ref.Kind {
-	case "ProviderConfig":
-		pc := &v1alpha1.ProviderConfig{}
-		if err := r.get(ctx, types.NamespacedName{Namespace: mg.GetNamespace(), Name: ref.Name}, pc, ReasonProviderConfigNotFound, errGetPC); err != nil {
-			return nil, err
-		}
-		return r.ForProviderConfig(ctx, pc)
-	case "ClusterProviderConfig":
-		cpc := &v1alpha1.ClusterProviderConfig{}
-		if err := r.get(ctx, types.NamespacedName{Name: ref.Name}, cpc, ReasonProviderConfigNotFound, errGetCPC); err != nil {
-			return nil, err
-		}
-		return r.ForClusterProviderConfig(ctx, cpc)
-	default:
-		return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errUnknownKind))
+	k, ok := kindNamed(ref.Kind)
+	if !ok {
+		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errUnknownKind))
 	}
-}
-
-// ForProviderConfig resolves a namespaced ProviderConfig; its Secret is read
-// from the ProviderConfig's own namespace.
-func (r *Resolver) ForProviderConfig(ctx context.Context, pc *v1alpha1.ProviderConfig) (*Connection, error) {
-	var ref *secretRef
-	if s := pc.Spec.Credentials.SecretRef; s != nil {
-		ref = &secretRef{key: types.NamespacedName{Namespace: pc.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
+	key := types.NamespacedName{Name: ref.Name}
+	if k.namespaced {
+		key.Namespace = mg.GetNamespace()
 	}
-	return r.resolve(ctx, pc.Spec.URL, pc.Spec.Credentials.Source, ref, pc.Spec.Commit)
-}
-
-// ForClusterProviderConfig resolves a ClusterProviderConfig.
-func (r *Resolver) ForClusterProviderConfig(ctx context.Context, cpc *v1alpha1.ClusterProviderConfig) (*Connection, error) {
-	var ref *secretRef
-	if s := cpc.Spec.Credentials.SecretRef; s != nil {
-		ref = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
+	pc := k.new()
+	if err := r.get(ctx, key, pc, ReasonProviderConfigNotFound, k.errGet); err != nil {
+		return nil, err
 	}
-	return r.resolve(ctx, cpc.Spec.URL, cpc.Spec.Credentials.Source, ref, cpc.Spec.Commit)
+	return r.resolve(ctx, pc)
 }
 
-type secretRef struct {
-	key  types.NamespacedName
-	keys v1alpha1.CredentialKeys
-}
-
-func (r *Resolver) resolve(ctx context.Context, url string, source xpv2.CredentialsSource, ref *secretRef, commit v1alpha1.CommitConfig) (*Connection, error) {
-	if !r.allowInsecure && (strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "file://")) {
+// resolve turns either configuration kind into a Connection.
+func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, error) {
+	v, err := viewOf(pc)
+	if err != nil {
+		return nil, err
+	}
+	t := transportOf(v.url)
+	if !r.allowInsecure && t == transportInsecure {
 		return nil, managed.Stalled(ReasonInsecureRemote, errors.New(errInsecure))
 	}
-	c := &Connection{Remote: git.Remote{URL: url}, Author: DefaultAuthor, Window: DefaultWindow}
-	if a := commit.Author; a != nil {
+	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow}
+	if a := v.commit.Author; a != nil {
 		c.Author = git.Signature{Name: a.Name, Email: a.Email}
 	}
-	if commit.Window != nil {
-		c.Window = commit.Window.Duration
+	if v.commit.Window != nil {
+		c.Window = v.commit.Window.Duration
 	}
 	if c.Window < 0 || c.Window > MaxWindow {
-		return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errWindow))
+		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errWindow))
 	}
-	ssh := isSSH(url)
-	if source != xpv2.CredentialsSourceSecret || ref == nil {
+	ssh := t == transportSSH
+	if v.source != xpv2.CredentialsSourceSecret || v.secret == nil {
 		if ssh {
-			return nil, managed.Stalled(ReasonInvalidConfig, errors.New(errNoneOverSSH))
+			return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errNoneOverSSH))
 		}
 		return c, nil
 	}
+	ref := v.secret
 	s := &corev1.Secret{}
 	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
@@ -216,16 +193,4 @@ func (r *Resolver) get(ctx context.Context, key types.NamespacedName, obj client
 		return errors.Wrap(err, msg)
 	}
 	return nil
-}
-
-// isSSH reports whether url is ssh:// or scp-like (user@host:path).
-func isSSH(url string) bool {
-	if strings.HasPrefix(url, "ssh://") {
-		return true
-	}
-	if strings.Contains(url, "://") {
-		return false
-	}
-	at, colon := strings.Index(url, "@"), strings.Index(url, ":")
-	return at > 0 && colon > at
 }

@@ -41,9 +41,11 @@ import (
 const (
 	errRefresh = "cannot fetch from the repository"
 	errHead    = "cannot read the branch head"
-	errRead    = "cannot read the file"
-	errWrite   = "cannot commit the file"
-	errRemove  = "cannot commit the file's removal"
+	// The File's own path and branch are named, so a conflict with what the
+	// branch holds points at the File, not at its repository.
+	errReadFmt   = "cannot read %q on branch %q"
+	errWriteFmt  = "cannot commit %q to branch %q"
+	errRemoveFmt = "cannot commit the removal of %q from branch %q"
 	// errNoBranchFmt is transient on purpose: a Branch resource created
 	// alongside the File may not have created the branch yet.
 	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
@@ -87,8 +89,16 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
 }
 
+// repository is what a File needs of the shared clone of its repository.
+type repository interface {
+	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
+	Head(branch string) (string, error)
+	ReadFile(commit, path string) (git.Blob, error)
+	Submit(ctx context.Context, branch string, c git.Change) git.Result
+}
+
 type external struct {
-	repo   *git.Repository
+	repo   repository
 	author git.Signature
 	maxAge time.Duration
 }
@@ -120,7 +130,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		// Deleting needs only the path. A path or branch the provider would
 		// refuse was never written, so there is nothing to remove; and a
 		// content that became invalid must not block the removal.
-		if validate.BranchName(p.Branch) != nil || validate.Path(p.Path) != nil {
+		if !written(p) {
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 	} else {
@@ -136,7 +146,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	}
 
 	if err := e.repo.Refresh(ctx, e.maxAge, p.Branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	head, err := e.repo.Head(p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
@@ -148,7 +158,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errHead)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errHead)
 	}
 
 	have, err := e.repo.ReadFile(head, p.Path)
@@ -157,7 +167,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(config.GitError(err), errRead)
+		return xpmanaged.ExternalObservation{}, errors.Wrapf(spec.GitError(err), errReadFmt, p.Path, p.Branch)
 	}
 	mg.Status.AtProvider.Blob = have.SHA
 	if mg.Status.AtProvider.Commit == "" {
@@ -175,6 +185,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		obs.ResourceUpToDate, obs.Diff = false, "mode differs from the spec"
 	}
 	return obs, nil
+}
+
+// written reports whether the provider can have written p's file: a branch
+// or path it refuses never reached Git.
+func written(p v1alpha1.FileParameters) bool {
+	return validate.BranchName(p.Branch) == nil && validate.Path(p.Path) == nil
 }
 
 // Create commits the file.
@@ -206,7 +222,7 @@ func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {
-		return errors.Wrap(writeError(res.Err, p.Branch), errWrite)
+		return errors.Wrapf(writeError(res.Err, p.Branch), errWriteFmt, p.Path, p.Branch)
 	}
 	mg.Status.AtProvider.Commit = res.Commit
 	return nil
@@ -229,7 +245,7 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ext
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {
-		return xpmanaged.ExternalDelete{}, errors.Wrap(writeError(res.Err, p.Branch), errRemove)
+		return xpmanaged.ExternalDelete{}, errors.Wrapf(writeError(res.Err, p.Branch), errRemoveFmt, p.Path, p.Branch)
 	}
 	mg.Status.AtProvider.Commit = res.Commit
 	return xpmanaged.ExternalDelete{}, nil
@@ -244,10 +260,11 @@ func resourceOf(mg *v1alpha1.File) git.Resource {
 }
 
 // writeError classifies a write's error. A branch that vanished is
-// transient, as in Observe: a Branch resource may bring it back.
+// transient, as in Observe: a Branch resource may bring it back. The engine's
+// error stays in the chain either way.
 func writeError(err error, branch string) error {
 	if git.KindOf(err) == git.KindBranchNotFound {
-		return errors.Errorf(errNoBranchFmt+": %v", branch, err)
+		return errors.Wrapf(err, errNoBranchFmt, branch)
 	}
-	return config.GitError(err)
+	return spec.GitError(err)
 }

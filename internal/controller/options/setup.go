@@ -36,7 +36,7 @@ const errSetName = "cannot set the external name"
 // provider-git kind shares; opts (the connector first) add the kind's own.
 func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opts ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.GroupKind().String())
-	shared := []managed.ReconcilerOption{
+	all := append([]managed.ReconcilerOption{
 		// The shared clone sees our own pushes at once, and Git is
 		// consistent: something missing right after its create was really
 		// removed, and is written again without a grace period.
@@ -47,8 +47,8 @@ func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opt
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
 		managed.WithConditionMetrics(o.ConditionMetrics),
-	}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), append(shared, opts...)...)
+	}, opts...)
+	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), all...)
 	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
 }
 

@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Package spec turns what a managed resource's spec asks for into the bytes
-// Git should hold, and names what it cannot accept. File and CommitRequest
-// take file content in the same two forms and must refuse the same things
-// for the same reasons.
+// Git should hold, and names what it cannot accept: the stalled reasons every
+// controller writes, whether the cause is the spec itself or what the Git
+// engine said of it. File and CommitRequest take file content in the same
+// two forms and must refuse the same things for the same reasons.
 package spec
 
 import (

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package config
+package spec
 
 import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -23,7 +23,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
-// Reasons for Git errors that need a human, shared by ProviderConfigs and
+// Reasons for Git errors that need a human, shared by configurations and
 // managed resources so both name the same cause the same way.
 const (
 	ReasonAuthenticationFailed xpv2.ConditionReason = "AuthenticationFailed"
@@ -31,11 +31,20 @@ const (
 	ReasonRepositoryNotFound   xpv2.ConditionReason = "RepositoryNotFound"
 	ReasonBranchNotFound       xpv2.ConditionReason = "BranchNotFound"
 	ReasonPushRejected         xpv2.ConditionReason = "PushRejected"
+	// ReasonInvalidConfig marks a configuration that cannot work as written
+	// (a URL or key the engine refuses, a commit window out of range): the
+	// ProviderConfig must change.
+	ReasonInvalidConfig xpv2.ConditionReason = "InvalidProviderConfig"
+	// ReasonPathConflict marks a resource whose own path cannot be written
+	// where it points (a directory in Git, or a path through an existing
+	// file): the resource must change, not its configuration.
+	ReasonPathConflict xpv2.ConditionReason = "PathConflict"
 )
 
 // GitError classifies an error from internal/git for the managed reconciler:
-// one that needs a human is marked Stalled with a specific reason; anything
-// else stays a plain (transient) error and is retried with backoff.
+// one that needs a human is marked Stalled with the reason that names what
+// must change; anything else stays a plain (transient) error and is retried
+// with backoff.
 func GitError(err error) error {
 	if err == nil || !git.IsTerminal(err) {
 		return err
@@ -43,6 +52,9 @@ func GitError(err error) error {
 	return managed.Stalled(reasonFor(git.KindOf(err)), err)
 }
 
+// reasonFor names what must change for an error of kind k. The repository's
+// configuration and a resource's own change are told apart, so a condition
+// points at the object to fix.
 func reasonFor(k git.Kind) xpv2.ConditionReason {
 	switch k {
 	case git.KindAuth:
@@ -55,6 +67,10 @@ func reasonFor(k git.Kind) xpv2.ConditionReason {
 		return ReasonBranchNotFound
 	case git.KindRejected:
 		return ReasonPushRejected
+	case git.KindPathConflict:
+		return ReasonPathConflict
+	case git.KindInvalidChange:
+		return ReasonInvalidSpec
 	case git.KindTransient, git.KindInvalid:
 	}
 	return ReasonInvalidConfig

@@ -1,0 +1,321 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package commitrequest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+const maxAge = time.Minute
+
+var (
+	errBoom = errors.New("boom")
+	author  = git.Signature{Name: "A", Email: "a@example.org"}
+	sha     = strings.Repeat("ab", 20)
+	other   = strings.Repeat("cd", 20)
+)
+
+// fakeRepository is a repository whose methods are the closures a case sets;
+// a method a case does not expect fails the case.
+type fakeRepository struct {
+	t                 *testing.T
+	RefreshFn         func(maxAge time.Duration, branches ...string) error
+	FindCommitByUIDFn func(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	SubmitFn          func(branch string, c git.Change) git.Result
+}
+
+func (f *fakeRepository) unexpected(method string) {
+	f.t.Helper()
+	f.t.Errorf("unexpected call of %s", method)
+}
+
+func (f *fakeRepository) Refresh(_ context.Context, maxAge time.Duration, branches ...string) error {
+	if f.RefreshFn == nil {
+		f.unexpected("Refresh")
+		return nil
+	}
+	return f.RefreshFn(maxAge, branches...)
+}
+
+func (f *fakeRepository) FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error) {
+	if f.FindCommitByUIDFn == nil {
+		f.unexpected("FindCommitByUID")
+		return git.Commit{}, false, nil
+	}
+	return f.FindCommitByUIDFn(branch, uid, maxWalk)
+}
+
+func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) git.Result {
+	if f.SubmitFn == nil {
+		f.unexpected("Submit")
+		return git.Result{}
+	}
+	return f.SubmitFn(branch, c)
+}
+
+func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
+
+// request is a valid CommitRequest on main.
+func request(o ...func(*v1alpha1.CommitRequest)) *v1alpha1.CommitRequest {
+	cr := &v1alpha1.CommitRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "release", UID: "uid-1"},
+		Spec: v1alpha1.CommitRequestSpec{ForProvider: v1alpha1.CommitRequestParameters{
+			Branch: "main", Message: "m", Files: []v1alpha1.CommitFile{{Path: "VERSION", Content: ptr.To("1\n")}},
+		}},
+	}
+	for _, fn := range o {
+		fn(cr)
+	}
+	return cr
+}
+
+func named(name string) func(*v1alpha1.CommitRequest) {
+	return func(cr *v1alpha1.CommitRequest) { meta.SetExternalName(cr, name) }
+}
+
+// searched is a repository that fetches main and searches it for uid-1.
+func searched(c git.Commit, found bool, err error) fakeRepository {
+	return fakeRepository{
+		RefreshFn: func(time.Duration, ...string) error { return nil },
+		FindCommitByUIDFn: func(branch, uid string, maxWalk int) (git.Commit, bool, error) {
+			if branch != "main" || uid != "uid-1" || maxWalk != MaxWalk {
+				return git.Commit{}, false, errors.Errorf("FindCommitByUID(%q, %q, %d), want (main, uid-1, %d)", branch, uid, maxWalk, MaxWalk)
+			}
+			return c, found, err
+		},
+	}
+}
+
+// sameReason fails when got and want are not marked Stalled with the same
+// reason: test.EquateErrors compares messages only.
+func sameReason(t *testing.T, why string, want, got error) {
+	t.Helper()
+	w, _ := managed.StalledReason(want)
+	g, _ := managed.StalledReason(got)
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	type want struct {
+		o      xpmanaged.ExternalObservation
+		err    error
+		status v1alpha1.CommitRequestObservation
+		name   string
+	}
+	landed := func(commit string, lateInit bool) want {
+		return want{
+			o:      xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ResourceLateInitialized: lateInit},
+			status: v1alpha1.CommitRequestObservation{Commit: commit, Branch: "main"},
+			name:   commit,
+		}
+	}
+	cases := map[string]struct {
+		reason string
+		repo   fakeRepository
+		mg     *v1alpha1.CommitRequest
+		want   want
+	}{
+		"Deleted": {
+			reason: "Deleting changes nothing in Git: a deleted request is reported gone without a fetch.",
+			mg:     request(func(cr *v1alpha1.CommitRequest) { cr.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) }),
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
+		"RecordedInStatus": {
+			reason: "A commit in status means landed; the external name follows it through late initialization.",
+			mg:     request(func(cr *v1alpha1.CommitRequest) { cr.Status.AtProvider.Commit = sha }),
+			want:   landed(sha, true),
+		},
+		"PersistedExternalName": {
+			reason: "A full SHA persisted as the external name right after the push is enough to know the request landed, without a fetch.",
+			mg:     request(named(sha)),
+			want:   landed(sha, false),
+		},
+		"ShortSHAIsNotTrusted": {
+			reason: "Anything but a full SHA is not ours to trust: the branch's history is searched.",
+			mg:     request(named(sha[:12])),
+			repo:   searched(git.Commit{}, false, nil),
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}, name: sha[:12]},
+		},
+		"ObjectNameIsNotTrusted": {
+			reason: "A name like the object's is not a commit: the branch's history is searched.",
+			mg:     request(named("bootstrap")),
+			repo:   searched(git.Commit{}, false, nil),
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}, name: "bootstrap"},
+		},
+		"FoundByUID": {
+			reason: "A commit carrying the request's UID trailer is its commit: a push whose status write was lost.",
+			mg:     request(),
+			repo:   searched(git.Commit{SHA: other}, true, nil),
+			want:   landed(other, true),
+		},
+		"InvalidSpec": {
+			reason: "A request the provider refuses is reported before any fetch.",
+			mg:     request(func(cr *v1alpha1.CommitRequest) { cr.Spec.ForProvider.Files = nil }),
+			want:   want{err: spec.Invalid(errors.New(errNoFiles))},
+		},
+		"RefreshFailed": {
+			reason: "A fetch that fails for a reason that may clear is retried.",
+			mg:     request(),
+			repo:   fakeRepository{RefreshFn: func(time.Duration, ...string) error { return errBoom }},
+			want:   want{err: errors.Wrap(errBoom, errRefresh)},
+		},
+		"NoBranch": {
+			reason: "A missing branch is transient: a Branch resource may still be creating it.",
+			mg:     request(),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return gitErr(git.KindBranchNotFound) },
+				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
+					return git.Commit{}, false, gitErr(git.KindBranchNotFound)
+				},
+			},
+			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
+		},
+		"SearchFailed": {
+			reason: "A history the engine cannot walk is reported, classified.",
+			mg:     request(),
+			repo:   searched(git.Commit{}, false, gitErr(git.KindInvalid)),
+			want:   want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errFind)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.repo.t = t
+			e := &external{repo: &tc.repo, author: author, maxAge: maxAge}
+			o, err := e.Observe(context.Background(), tc.mg)
+			got := want{o: o, err: err, status: tc.mg.Status.AtProvider, name: meta.GetExternalName(tc.mg)}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			sameReason(t, tc.reason, tc.want.err, err)
+		})
+	}
+}
+
+func TestCreate(t *testing.T) {
+	type want struct {
+		err    error
+		status v1alpha1.CommitRequestObservation
+		name   string
+	}
+	cases := map[string]struct {
+		reason string
+		result git.Result
+		want   want
+	}{
+		"Landed": {
+			reason: "The commit that carries the request is recorded, in status and as the external name.",
+			result: git.Result{Commit: sha},
+			want:   want{status: v1alpha1.CommitRequestObservation{Commit: sha, Branch: "main"}, name: sha},
+		},
+		"AlreadySatisfied": {
+			reason: "No empty commit: the head that already satisfies the request is recorded as its commit.",
+			result: git.Result{Commit: other, UpToDate: true},
+			want:   want{status: v1alpha1.CommitRequestObservation{Commit: other, Branch: "main"}, name: other},
+		},
+		"BranchGone": {
+			reason: "A missing branch is transient, and the engine's error stays in the chain.",
+			result: git.Result{Err: gitErr(git.KindBranchNotFound)},
+			want:   want{err: errors.Wrap(errors.Wrapf(gitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errLand)},
+		},
+		"PathConflict": {
+			reason: "A path of the request that is a directory in Git is the request's problem: PathConflict, not InvalidProviderConfig.",
+			result: git.Result{Err: gitErr(git.KindPathConflict)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errLandFmt, "main")},
+		},
+		"InvalidChange": {
+			reason: "A change the engine refuses as malformed is the request's spec: InvalidSpec.",
+			result: git.Result{Err: gitErr(git.KindInvalidChange)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errLandFmt, "main")},
+		},
+		"Rejected": {
+			reason: "A push the server refuses needs a human.",
+			result: git.Result{Err: gitErr(git.KindRejected)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPushRejected, gitErr(git.KindRejected)), errLandFmt, "main")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := request()
+			wantChange, err := ChangeFor(cr, author)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo := &fakeRepository{t: t, SubmitFn: func(branch string, c git.Change) git.Result {
+				if diff := cmp.Diff(wantChange, c); branch != "main" || diff != "" {
+					t.Errorf("Submit(%q, ...), want main and the request's own change: -want, +got:\n%s", branch, diff)
+				}
+				return tc.result
+			}}
+			e := &external{repo: repo, author: author, maxAge: maxAge}
+			_, err = e.Create(context.Background(), cr)
+			got := want{err: err, status: cr.Status.AtProvider, name: meta.GetExternalName(cr)}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			sameReason(t, tc.reason, tc.want.err, err)
+			if res := tc.result.Err; res != nil {
+				var ge *git.Error
+				if !errors.Is(err, res) || !errors.As(err, &ge) || ge.Kind != git.KindOf(res) {
+					t.Errorf("%s\nCreate(...) = %v: errors.Is/As must find the engine's error", tc.reason, err)
+				}
+			}
+		})
+	}
+}
+
+func TestCreateRefusesInvalidSpec(t *testing.T) {
+	// A request the provider refuses is never submitted (the fake fails the
+	// test on any call).
+	e := &external{repo: &fakeRepository{t: t}, author: author}
+	cr := request(func(cr *v1alpha1.CommitRequest) { cr.Spec.ForProvider.Message = "" })
+	_, err := e.Create(context.Background(), cr)
+	if diff := cmp.Diff(spec.Invalid(errors.New(errMessage)), err, test.EquateErrors()); diff != "" {
+		t.Errorf("Create(...): -want, +got:\n%s", diff)
+	}
+}
+
+func TestUpdateAndDeleteTouchNothing(t *testing.T) {
+	// The spec is immutable and history stays: neither calls the repository
+	// (the fake fails the test on any call).
+	e := &external{repo: &fakeRepository{t: t}, author: author}
+	u, err := e.Update(context.Background(), request())
+	if diff := cmp.Diff(xpmanaged.ExternalUpdate{}, u); err != nil || diff != "" {
+		t.Errorf("Update(...): %v: -want, +got:\n%s", err, diff)
+	}
+	d, err := e.Delete(context.Background(), request())
+	if diff := cmp.Diff(xpmanaged.ExternalDelete{}, d); err != nil || diff != "" {
+		t.Errorf("Delete(...): %v: -want, +got:\n%s", err, diff)
+	}
+}

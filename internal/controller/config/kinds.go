@@ -1,0 +1,174 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"context"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+)
+
+const errUnknownType = "unexpected configuration type %T"
+
+// configObject is what the reconciler needs of a ProviderConfig or
+// ClusterProviderConfig.
+type configObject interface {
+	session.Object
+	resource.UserCounter
+}
+
+// A configKind is one of the two configuration kinds. It and viewOf are the
+// only places that tell a ProviderConfig from a ClusterProviderConfig:
+// resolving, checking and watching read either through them.
+type configKind struct {
+	gvk schema.GroupVersionKind
+	// namespaced: a managed resource finds the configuration in its own
+	// namespace, and the configuration its Secret in its own.
+	namespaced bool
+	// errGet says which kind could not be read.
+	errGet string
+	new    func() configObject
+	// list returns the configurations whose Secret may live in namespace:
+	// a ProviderConfig's is in its own namespace, a ClusterProviderConfig's
+	// anywhere.
+	list func(ctx context.Context, c client.Reader, namespace string) ([]configObject, error)
+}
+
+var (
+	providerConfig = configKind{
+		gvk:        v1alpha1.ProviderConfigGroupVersionKind,
+		namespaced: true,
+		errGet:     "cannot get ProviderConfig",
+		new:        func() configObject { return &v1alpha1.ProviderConfig{} },
+		list: func(ctx context.Context, c client.Reader, namespace string) ([]configObject, error) {
+			l := &v1alpha1.ProviderConfigList{}
+			if err := c.List(ctx, l, client.InNamespace(namespace)); err != nil {
+				return nil, err
+			}
+			out := make([]configObject, len(l.Items))
+			for i := range l.Items {
+				out[i] = &l.Items[i]
+			}
+			return out, nil
+		},
+	}
+	clusterProviderConfig = configKind{
+		gvk:    v1alpha1.ClusterProviderConfigGroupVersionKind,
+		errGet: "cannot get ClusterProviderConfig",
+		new:    func() configObject { return &v1alpha1.ClusterProviderConfig{} },
+		list: func(ctx context.Context, c client.Reader, _ string) ([]configObject, error) {
+			l := &v1alpha1.ClusterProviderConfigList{}
+			if err := c.List(ctx, l); err != nil {
+				return nil, err
+			}
+			out := make([]configObject, len(l.Items))
+			for i := range l.Items {
+				out[i] = &l.Items[i]
+			}
+			return out, nil
+		},
+	}
+)
+
+// kindNamed returns the configuration kind a providerConfigRef names.
+func kindNamed(kind string) (configKind, bool) {
+	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
+		if k.gvk.Kind == kind {
+			return k, true
+		}
+	}
+	return configKind{}, false
+}
+
+// A view is what resolving a configuration reads, the same for both kinds.
+type view struct {
+	url    string
+	source xpv2.CredentialsSource
+	// secret is nil when the configuration names none. Its namespace is
+	// resolved: a ProviderConfig's own, or the one a ClusterProviderConfig
+	// names (only a cluster administrator can write one).
+	secret *secretRef
+	commit v1alpha1.CommitConfig
+}
+
+type secretRef struct {
+	key  types.NamespacedName
+	keys v1alpha1.CredentialKeys
+}
+
+// viewOf reads either configuration kind.
+func viewOf(pc configObject) (view, error) {
+	switch o := pc.(type) {
+	case *v1alpha1.ProviderConfig:
+		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit}
+		if s := o.Spec.Credentials.SecretRef; s != nil {
+			v.secret = &secretRef{key: types.NamespacedName{Namespace: o.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
+		}
+		return v, nil
+	case *v1alpha1.ClusterProviderConfig:
+		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit}
+		if s := o.Spec.Credentials.SecretRef; s != nil {
+			v.secret = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
+		}
+		return v, nil
+	}
+	return view{}, errors.Errorf(errUnknownType, pc)
+}
+
+// A transport is how a repository URL is reached; it decides which
+// credentials a configuration needs and whether it is refused.
+type transport int
+
+const (
+	// transportHTTPS: https://; a username and password or token.
+	transportHTTPS transport = iota
+	// transportSSH: ssh:// or scp-like user@host:path; a private key and
+	// known_hosts, always.
+	transportSSH
+	// transportInsecure: http:// (credentials in clear text) or file:// (the
+	// provider's own file system); refused unless the provider runs with
+	// --allow-insecure-remotes.
+	transportInsecure
+)
+
+// transportOf is the one place that decides what kind of URL a
+// configuration has. The CRD admits only the forms named here.
+func transportOf(url string) transport {
+	switch {
+	case strings.HasPrefix(url, "ssh://"):
+		return transportSSH
+	case strings.HasPrefix(url, "http://"), strings.HasPrefix(url, "file://"):
+		return transportInsecure
+	case strings.Contains(url, "://"):
+		return transportHTTPS
+	}
+	// scp-like: user@host:path.
+	at, colon := strings.Index(url, "@"), strings.Index(url, ":")
+	if at > 0 && colon > at {
+		return transportSSH
+	}
+	return transportHTTPS
+}

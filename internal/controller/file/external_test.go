@@ -1,0 +1,383 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package file
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+const (
+	head   = "0123456789abcdef0123456789abcdef01234567"
+	landed = "89abcdef0123456789abcdef0123456789abcdef"
+	blob   = "fedcba9876543210fedcba9876543210fedcba98"
+	maxAge = time.Minute
+)
+
+var (
+	errBoom = errors.New("boom")
+	author  = git.Signature{Name: "A", Email: "a@example.org"}
+)
+
+// fakeRepository is a repository whose methods are the closures a case sets;
+// a method a case does not expect fails the case.
+type fakeRepository struct {
+	t          *testing.T
+	RefreshFn  func(maxAge time.Duration, branches ...string) error
+	HeadFn     func(branch string) (string, error)
+	ReadFileFn func(commit, path string) (git.Blob, error)
+	SubmitFn   func(branch string, c git.Change) git.Result
+}
+
+func (f *fakeRepository) unexpected(method string) {
+	f.t.Helper()
+	f.t.Errorf("unexpected call of %s", method)
+}
+
+func (f *fakeRepository) Refresh(_ context.Context, maxAge time.Duration, branches ...string) error {
+	if f.RefreshFn == nil {
+		f.unexpected("Refresh")
+		return nil
+	}
+	return f.RefreshFn(maxAge, branches...)
+}
+
+func (f *fakeRepository) Head(branch string) (string, error) {
+	if f.HeadFn == nil {
+		f.unexpected("Head")
+		return "", nil
+	}
+	return f.HeadFn(branch)
+}
+
+func (f *fakeRepository) ReadFile(commit, path string) (git.Blob, error) {
+	if f.ReadFileFn == nil {
+		f.unexpected("ReadFile")
+		return git.Blob{}, nil
+	}
+	return f.ReadFileFn(commit, path)
+}
+
+func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) git.Result {
+	if f.SubmitFn == nil {
+		f.unexpected("Submit")
+		return git.Result{}
+	}
+	return f.SubmitFn(branch, c)
+}
+
+func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
+
+// fileOn is a File resource for path on main holding content.
+func fileOn(path, content string, o ...func(*v1alpha1.File)) *v1alpha1.File {
+	f := &v1alpha1.File{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "app", UID: "uid-1"},
+		Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{
+			Branch: "main", Path: path, Content: ptr.To(content),
+		}},
+	}
+	for _, fn := range o {
+		fn(f)
+	}
+	return f
+}
+
+func deleted(f *v1alpha1.File) { f.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) }
+
+func withCommit(c string) func(*v1alpha1.File) {
+	return func(f *v1alpha1.File) { f.Status.AtProvider.Commit = c }
+}
+
+// atHead is a repository whose main is at head, fetched fine.
+func atHead(read func(commit, path string) (git.Blob, error)) fakeRepository {
+	return fakeRepository{
+		RefreshFn:  func(time.Duration, ...string) error { return nil },
+		HeadFn:     func(string) (string, error) { return head, nil },
+		ReadFileFn: read,
+	}
+}
+
+func holding(content string, executable bool) func(string, string) (git.Blob, error) {
+	return func(string, string) (git.Blob, error) {
+		return git.Blob{Content: []byte(content), Executable: executable, SHA: blob}, nil
+	}
+}
+
+// sameReason fails when got and want are not marked Stalled with the same
+// reason: test.EquateErrors compares messages only.
+func sameReason(t *testing.T, why string, want, got error) {
+	t.Helper()
+	w, _ := managed.StalledReason(want)
+	g, _ := managed.StalledReason(got)
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	type want struct {
+		o      xpmanaged.ExternalObservation
+		err    error
+		status v1alpha1.FileObservation
+	}
+	brokenTemplate := func(f *v1alpha1.File) { f.Spec.ForProvider.CommitMessage = "{{.Path" }
+	_, errTemplate := Message(fileOn("x", "a", brokenTemplate), ActionCreate)
+	cases := map[string]struct {
+		reason string
+		repo   fakeRepository
+		mg     *v1alpha1.File
+		want   want
+	}{
+		"InvalidPath": {
+			reason: "A path the provider refuses is the spec's problem, found before any fetch.",
+			mg:     fileOn("../x", "a"),
+			want:   want{err: spec.Invalid(validate.Path("../x"))},
+		},
+		"BrokenTemplate": {
+			reason: "A commitMessage that does not render is reported while the file is up to date.",
+			mg:     fileOn("x", "a", brokenTemplate),
+			want:   want{err: errTemplate},
+		},
+		"DeletedInvalidPath": {
+			reason: "A path the provider refuses was never written: a deleted File with one has nothing to remove.",
+			mg:     fileOn("../x", "a", deleted),
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
+		"RefreshFailed": {
+			reason: "A fetch that fails for a reason that may clear is retried.",
+			mg:     fileOn("x", "a"),
+			repo:   fakeRepository{RefreshFn: func(time.Duration, ...string) error { return errBoom }},
+			want:   want{err: errors.Wrap(errBoom, errRefresh)},
+		},
+		"NoBranch": {
+			reason: "A missing branch is transient: a Branch resource may still be creating it.",
+			mg:     fileOn("x", "a", func(f *v1alpha1.File) { f.Status.AtProvider.Blob = blob }),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return gitErr(git.KindBranchNotFound) },
+				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+			},
+			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
+		},
+		"DeletedNoBranch": {
+			reason: "No branch, no file: nothing left to remove.",
+			mg:     fileOn("x", "a", deleted),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+			},
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
+		"HeadFailed": {
+			reason: "Any other error reading the head is reported, classified.",
+			mg:     fileOn("x", "a"),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindAuth) },
+			},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonAuthenticationFailed, gitErr(git.KindAuth)), errHead)},
+		},
+		"Missing": {
+			reason: "A path the head does not hold does not exist; the recorded blob is cleared.",
+			mg:     fileOn("x", "a", func(f *v1alpha1.File) { f.Status.AtProvider.Blob = blob }),
+			repo: atHead(func(c, p string) (git.Blob, error) {
+				if c != head || p != "x" {
+					t.Errorf("ReadFile(%q, %q), want (%s, x)", c, p, head)
+				}
+				return git.Blob{}, errors.Wrap(git.ErrNotExist, p)
+			}),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
+		"ReadConflict": {
+			reason: "A read the engine refuses for the File's own path names the path and branch and stalls as PathConflict.",
+			mg:     fileOn("a/b", "x"),
+			repo:   atHead(func(string, string) (git.Blob, error) { return git.Blob{}, gitErr(git.KindPathConflict) }),
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errReadFmt, "a/b", "main")},
+		},
+		"UpToDate": {
+			reason: "The same content and mode is up to date; the blob is recorded, and the head as the commit when none was.",
+			mg:     fileOn("x", "a"),
+			repo:   atHead(holding("a", false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: head}},
+		},
+		"KeepsItsCommit": {
+			reason: "The commit that wrote the file stays recorded while later commits change other files.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo:   atHead(holding("a", false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"ContentDiffers": {
+			reason: "Other content in Git is drift to put back.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo:   atHead(holding("b", false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "content differs from the spec"},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"ModeDiffers": {
+			reason: "An executable bit the spec does not ask for is drift too.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo:   atHead(holding("a", true)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "mode differs from the spec"},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"DeletedExists": {
+			reason: "A deleted File whose file exists must remove it, whatever it holds.",
+			mg:     fileOn("x", "a", deleted, withCommit(landed)),
+			repo:   atHead(holding("b", false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.repo.t = t
+			e := &external{repo: &tc.repo, author: author, maxAge: maxAge}
+			o, err := e.Observe(context.Background(), tc.mg)
+			got := want{o: o, err: err, status: tc.mg.Status.AtProvider}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			sameReason(t, tc.reason, tc.want.err, err)
+		})
+	}
+}
+
+// TestWrite covers Create, Update and Delete: each submits one change for
+// the File's own path and records the commit that carried it.
+func TestWrite(t *testing.T) {
+	resource := git.Resource{Kind: v1alpha1.FileKind, Namespace: "team-a", Name: "app", UID: "uid-1"}
+	type args struct {
+		action Action
+		mg     *v1alpha1.File
+		result git.Result
+	}
+	type want struct {
+		change *git.Change // nil: nothing may be submitted
+		err    error
+		commit string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"Create": {
+			reason: "A create submits the content with the default message, the connection's author and the File's trailer.",
+			args:   args{action: ActionCreate, mg: fileOn("apps/x.yaml", "a: 1\n"), result: git.Result{Commit: landed}},
+			want: want{commit: landed, change: &git.Change{
+				Puts:    map[string]git.File{"apps/x.yaml": {Content: []byte("a: 1\n")}},
+				Message: "Create apps/x.yaml", Author: author, Resource: resource,
+			}},
+		},
+		"UpdateExecutable": {
+			reason: "An update submits the new content and mode.",
+			args: args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("run.sh", "#!/bin/sh\n", func(f *v1alpha1.File) {
+				f.Spec.ForProvider.Mode = v1alpha1.FileModeExecutable
+			})},
+			want: want{commit: landed, change: &git.Change{
+				Puts:    map[string]git.File{"run.sh": {Content: []byte("#!/bin/sh\n"), Executable: true}},
+				Message: "Update run.sh", Author: author, Resource: resource,
+			}},
+		},
+		"Delete": {
+			reason: "A delete submits the removal of the path, with the template's message.",
+			args: args{action: ActionDelete, result: git.Result{Commit: landed}, mg: fileOn("x", "a", func(f *v1alpha1.File) {
+				f.Spec.ForProvider.CommitMessage = "{{.Action}} {{.Path}}"
+			})},
+			want: want{commit: landed, change: &git.Change{
+				Deletes: []string{"x"}, Message: "delete x", Author: author, Resource: resource,
+			}},
+		},
+		"InvalidSpec": {
+			reason: "A spec the provider refuses is never submitted.",
+			args:   args{action: ActionCreate, mg: fileOn("../x", "a")},
+			want:   want{err: spec.Invalid(validate.Path("../x"))},
+		},
+		"BranchGone": {
+			reason: "A branch that vanished is transient, and the engine's error stays in the chain.",
+			args:   args{action: ActionCreate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindBranchNotFound)}},
+			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Create x", Author: author, Resource: resource},
+				err: errors.Wrapf(errors.Wrapf(gitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errWriteFmt, "x", "main")},
+		},
+		"PathConflict": {
+			reason: "A path that is a directory in Git is the File's problem: PathConflict, naming its path and branch, not InvalidProviderConfig.",
+			args:   args{action: ActionCreate, mg: fileOn("apps", "a"), result: git.Result{Err: gitErr(git.KindPathConflict)}},
+			want: want{change: &git.Change{Puts: map[string]git.File{"apps": {Content: []byte("a")}}, Message: "Create apps", Author: author, Resource: resource},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
+		},
+		"InvalidChange": {
+			reason: "A change the engine refuses as malformed is the File's spec: InvalidSpec.",
+			args:   args{action: ActionDelete, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalidChange)}},
+			want: want{change: &git.Change{Deletes: []string{"x"}, Message: "Delete x", Author: author, Resource: resource},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errRemoveFmt, "x", "main")},
+		},
+		"RepositoryInvalid": {
+			reason: "A repository the engine cannot use is still the configuration's problem.",
+			args:   args{action: ActionUpdate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalid)}},
+			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errWriteFmt, "x", "main")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var submitted *git.Change
+			repo := &fakeRepository{t: t, SubmitFn: func(branch string, c git.Change) git.Result {
+				if branch != "main" {
+					t.Errorf("Submit to %q, want main", branch)
+				}
+				submitted = &c
+				return tc.args.result
+			}}
+			e := &external{repo: repo, author: author, maxAge: maxAge}
+			var err error
+			switch tc.args.action {
+			case ActionCreate:
+				_, err = e.Create(context.Background(), tc.args.mg)
+			case ActionUpdate:
+				_, err = e.Update(context.Background(), tc.args.mg)
+			case ActionDelete:
+				_, err = e.Delete(context.Background(), tc.args.mg)
+			}
+			got := want{change: submitted, err: err, commit: tc.args.mg.Status.AtProvider.Commit}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
+				t.Errorf("%s\n%s(...): -want, +got:\n%s", tc.reason, tc.args.action, diff)
+			}
+			sameReason(t, tc.reason, tc.want.err, err)
+			if res := tc.args.result.Err; res != nil {
+				var ge *git.Error
+				if !errors.Is(err, res) || !errors.As(err, &ge) || ge.Kind != git.KindOf(res) {
+					t.Errorf("%s\n%s(...) = %v: errors.Is/As must find the engine's error", tc.reason, tc.args.action, err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Waiting: every wait of these tests is on a condition (an object's state,
+// a repository's content, a count of reconciles), never on time alone.
+
+// eventually calls check every 100ms until it returns nil, and fails the
+// test with its last error after timeout.
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		select {
+		case <-deadline.C:
+			t.Fatalf("gave up after %s: %v", timeout, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// waitFor polls obj until check passes or timeout, then fails with what it saw.
+func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
+	t.Helper()
+	eventually(t, timeout, func() error {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		if err := check(); err != nil {
+			return fmt.Errorf("%T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+		}
+		return nil
+	})
+}
+
+// waitGone waits until obj no longer exists (its finalizer was removed).
+func waitGone(t *testing.T, obj client.Object) {
+	t.Helper()
+	probe, _ := obj.DeepCopyObject().(client.Object)
+	eventually(t, 30*time.Second, func() error {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); !kerrors.IsNotFound(err) {
+			return fmt.Errorf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
+		}
+		return nil
+	})
+}
+
+// reconciles counts, per object, the reconciles the providers started. Each
+// reconcile of a managed resource starts with a Get of it through the
+// manager's client, and nothing else of the provider reads a managed
+// resource (crossplane-runtime's critical annotation updater re-reads one
+// after a conflict, which can only make a count run ahead of the reconciles
+// by one).
+var reconciles = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+func reconcileKey(obj client.Object, key client.ObjectKey) string {
+	return fmt.Sprintf("%T %s", obj, key)
+}
+
+// countReconciles is the managers' client: the default one, counting Gets.
+func countReconciles(cfg *rest.Config, o client.Options) (client.Client, error) {
+	c, err := client.New(cfg, o)
+	return &countingClient{Client: c}, err
+}
+
+type countingClient struct{ client.Client }
+
+func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	reconciles.Lock()
+	reconciles.n[reconcileKey(obj, key)]++
+	reconciles.Unlock()
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// reconcilesOf is how many reconciles of obj the providers have started.
+func reconcilesOf(obj client.Object) int {
+	reconciles.Lock()
+	defer reconciles.Unlock()
+	return reconciles.n[reconcileKey(obj, client.ObjectKeyFromObject(obj))]
+}
+
+// reconciledAgain waits until the provider has finished n reconciles of each
+// of objs that started after the call, then reads objs afresh. A reconcile has
+// finished once the next one of the same object started: controller-runtime
+// never runs two of one object at once. Polls bring converged and stalled
+// resources back; nothing brings a paused one back, so poke asks for each
+// reconcile as a user would (crossplane.io/reconcile-requested-at).
+func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	for range n + 1 {
+		counts := make([]int, len(objs))
+		for i, o := range objs {
+			counts[i] = reconcilesOf(o)
+			if poke {
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, xpmeta.AnnotationKeyReconcileRequestedAt, time.Now().Format(time.RFC3339Nano))
+				if err := cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		eventually(t, 30*time.Second, func() error {
+			for i, o := range objs {
+				if got := reconcilesOf(o); got <= counts[i] {
+					return fmt.Errorf("%T %s: no reconcile started after the %dth", o, client.ObjectKeyFromObject(o), counts[i])
+				}
+			}
+			return nil
+		})
+	}
+	for _, o := range objs {
+		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
