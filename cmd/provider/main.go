@@ -118,7 +118,7 @@ func main() {
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: *allowInsecure,
-		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
+		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100, //nolint:gosec // At most 100: checked after parsing.
 		ConditionMetrics:     conditions,
 	}
 	// Safe start: controllers are registered with the gate and start once their

@@ -227,7 +227,7 @@ func get(t *testing.T, url string) (int, string) {
 	if err != nil {
 		return 0, err.Error()
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only
+	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
 }

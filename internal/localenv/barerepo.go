@@ -110,7 +110,7 @@ func (r *BareRepo) CreateBranch(branch, ref string) error {
 // shell script body, so the server rejects what the script rejects.
 func (r *BareRepo) SetHook(hook, script string) error {
 	p := filepath.Join(r.Dir, "hooks", hook)
-	err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755) //nolint:gosec // hooks must be executable
+	err := os.WriteFile(p, []byte("#!/bin/sh\n"+script+"\n"), 0o755)
 	return errors.Wrapf(err, errFmtWriteHook, hook)
 }
 
@@ -182,7 +182,7 @@ func (w *Writer) Commit(branch string, c CommitSpec) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return "", errors.Wrapf(err, errFmtWriteFile, p)
 		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil { //nolint:gosec // a fixture the git CLI reads
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 			return "", errors.Wrapf(err, errFmtWriteFile, p)
 		}
 	}

@@ -163,7 +163,7 @@ func writeConfig(dir, login string, hostPEM []byte, client ssh.Signer) (string, 
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command(SSHDPath, "-t", "-f", config).CombinedOutput() //nolint:gosec // fixed binary, our own config
+	out, err := exec.Command(SSHDPath, "-t", "-f", config).CombinedOutput()
 	return config, errors.Wrapf(err, errFmtConfig, strings.TrimSpace(string(out)))
 }
 
@@ -223,7 +223,7 @@ func (s *SSHServer) session(c net.Conn) {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(SSHDPath, "-i", "-f", s.config, "-E", s.logFile()) //nolint:gosec // fixed binary, our own config
+	cmd := exec.Command(SSHDPath, "-i", "-f", s.config, "-E", s.logFile())
 	cmd.Stdin, cmd.Stdout = f, f
 	started := s.start(cmd)
 	_ = f.Close()
