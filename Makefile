@@ -13,6 +13,12 @@ ENVTEST_K8S_VERSION   ?= 1.37.2
 ENVTEST_ETCD_VERSION  ?= 3.6.16
 SETUP_ENVTEST_VERSION ?= v0.25.1
 SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
+# The runtime image and the package: their platforms, the repository and tag
+# recorded in the image tarballs, and where they land.
+IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
+IMAGE_REPOSITORY      ?= xpkg.crossplane.io/crossplane-contrib/provider-git
+VERSION               ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short HEAD 2>/dev/null || echo dev))
+OUTPUT                ?= _output
 # -race: the e2e suite runs fetches, pushes and checks of one repository
 # concurrently, and the race detector has found a real bug there.
 GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m
@@ -22,7 +28,7 @@ all: build
 
 .PHONY: build
 build:
-	go build -o $(LOCALBIN)/provider ./cmd/provider
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/provider ./cmd/provider
 
 # System packages the tests run: git (http-backend, upload/receive-pack) and
 # sshd (the SSH Git server). Installed only when missing, and only as root
@@ -38,6 +44,18 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else echo "please install:$$missing" >&2; exit 1; fi; \
 	fi
+
+# The runtime image, without a container daemon or a base image: a static
+# provider binary per platform (cgo off, or a FROM-scratch image cannot run
+# it), then cluster/image writes one tarball per platform and an OCI layout
+# of the multi-platform index under $(OUTPUT)/image.
+.PHONY: image
+image:
+	@for p in $(IMAGE_PLATFORMS); do \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags='-s -w' -o $(OUTPUT)/bin/$${p/\//_}/provider ./cmd/provider; \
+	done
+	go run ./cluster/image -repository $(IMAGE_REPOSITORY) -tag $(VERSION) -output $(OUTPUT)/image \
+	  $(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=$(OUTPUT)/bin/$(subst /,_,$(p))/provider)
 
 $(SETUP_ENVTEST):
 	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-runtime/tools/setup-envtest@$(SETUP_ENVTEST_VERSION)
