@@ -13,6 +13,8 @@ ENVTEST_K8S_VERSION   ?= 1.37.2
 ENVTEST_ETCD_VERSION  ?= 3.6.16
 SETUP_ENVTEST_VERSION ?= v0.25.1
 SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
+# The Crossplane CLI (xpkg build), pinned in cluster/tools/crossplane-cli.
+CROSSPLANE_CLI        ?= $(LOCALBIN)/crossplane
 # The runtime image and the package: their platforms, the repository and tag
 # recorded in the image tarballs, and where they land.
 IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
@@ -45,6 +47,9 @@ system-deps:
 	  else echo "please install:$$missing" >&2; exit 1; fi; \
 	fi
 
+$(CROSSPLANE_CLI): cluster/tools/crossplane-cli/go.mod cluster/tools/crossplane-cli/go.sum
+	cd cluster/tools/crossplane-cli && go build -trimpath -o $@ github.com/crossplane/cli/v2/cmd/crossplane
+
 # The runtime image, without a container daemon or a base image: a static
 # provider binary per platform (cgo off, or a FROM-scratch image cannot run
 # it), then cluster/image writes one tarball per platform and an OCI layout
@@ -56,6 +61,18 @@ image:
 	done
 	go run ./cluster/image -repository $(IMAGE_REPOSITORY) -tag $(VERSION) -output $(OUTPUT)/image \
 	  $(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=$(OUTPUT)/bin/$(subst /,_,$(p))/provider)
+
+# The Crossplane package, one per platform, each with its runtime image
+# embedded. `crossplane xpkg push -f <all of them> <ref>` pushes them as one
+# multi-platform package.
+.PHONY: xpkg
+xpkg: image $(CROSSPLANE_CLI)
+	@mkdir -p $(OUTPUT)/xpkg
+	@for p in $(IMAGE_PLATFORMS); do \
+	  $(CROSSPLANE_CLI) xpkg build --package-root=package --examples-root=examples \
+	    --embed-runtime-image-tarball=$(OUTPUT)/image/$${p/\//_}.tar -o $(OUTPUT)/xpkg/provider-git-$${p/\//_}.xpkg; \
+	  ls -l $(OUTPUT)/xpkg/provider-git-$${p/\//_}.xpkg; \
+	done
 
 $(SETUP_ENVTEST):
 	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-runtime/tools/setup-envtest@$(SETUP_ENVTEST_VERSION)
