@@ -13,8 +13,13 @@ ENVTEST_K8S_VERSION   ?= 1.37.2
 ENVTEST_ETCD_VERSION  ?= 3.6.16
 SETUP_ENVTEST_VERSION ?= v0.25.1
 SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
-# The Crossplane CLI (xpkg build), pinned in cluster/tools/crossplane-cli.
+# Crossplane's own programs, each pinned in its module under cluster/tools:
+# the CLI (xpkg build, composition render, resource validate), core (the
+# control plane the package is installed into, and the engine render runs)
+# and the composition function the examples use.
 CROSSPLANE_CLI        ?= $(LOCALBIN)/crossplane
+CROSSPLANE_CORE       ?= $(LOCALBIN)/crossplane-core
+FUNCTION_PT           ?= $(LOCALBIN)/function-patch-and-transform
 # The runtime image and the package: their platforms, the repository and tag
 # recorded in the image tarballs, and where they land.
 IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
@@ -49,6 +54,31 @@ system-deps:
 
 $(CROSSPLANE_CLI): cluster/tools/crossplane-cli/go.mod cluster/tools/crossplane-cli/go.sum
 	cd cluster/tools/crossplane-cli && go build -trimpath -o $@ github.com/crossplane/cli/v2/cmd/crossplane
+
+# Core learns its version from the linker, as its release build sets it (it
+# checks packages' Crossplane version constraints against it). Its own CRDs
+# come with it, from its module: the end-to-end tests install them and
+# `crossplane resource validate` reads them instead of downloading the image.
+$(CROSSPLANE_CORE): cluster/tools/crossplane-core/go.mod cluster/tools/crossplane-core/go.sum
+	cd cluster/tools/crossplane-core && \
+	  v=$$(go list -m -f '{{.Version}}' github.com/crossplane/crossplane/v2) && \
+	  go build -trimpath -ldflags "-X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$$v" \
+	    -o $@ github.com/crossplane/crossplane/v2/cmd/crossplane && \
+	  rm -rf $(LOCALBIN)/crossplane-crds && \
+	  cp -R "$$(go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)/cluster/crds" $(LOCALBIN)/crossplane-crds && \
+	  chmod -R u+w $(LOCALBIN)/crossplane-crds
+
+# The function's package metadata comes with it: the end-to-end tests install
+# it as a Function package, as users do.
+$(FUNCTION_PT): cluster/tools/function-patch-and-transform/go.mod cluster/tools/function-patch-and-transform/go.sum
+	cd cluster/tools/function-patch-and-transform && go build -trimpath -o $@ github.com/crossplane-contrib/function-patch-and-transform && \
+	  rm -rf $@-package && \
+	  cp -R "$$(go list -m -f '{{.Dir}}' github.com/crossplane-contrib/function-patch-and-transform)/package" $@-package && \
+	  chmod -R u+w $@-package
+
+# What test/crossplane runs: Crossplane's programs.
+.PHONY: crossplane-tools
+crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT)
 
 # The runtime image, without a container daemon or a base image: a static
 # provider binary per platform (cgo off, or a FROM-scratch image cannot run
@@ -115,7 +145,7 @@ vet:
 	go vet ./...
 
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet
+test: system-deps setup-envtest check-generate fmt-check vet crossplane-tools
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
