@@ -121,6 +121,18 @@ func (c *connection) endpoint() *transport.Endpoint {
 	return &ep
 }
 
+// Protocol names the transport the engine will use for url: "ssh" (ssh://
+// or scp-like user@host:path), "https", "http" or "file" (file:// or a bare
+// path). It is the engine's own parser, so whoever decides which credentials
+// a URL needs, or whether it is insecure, decides as the engine will act.
+func Protocol(url string) (string, error) {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return "", &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+	}
+	return ep.Protocol, nil
+}
+
 // connect resolves a Remote into an endpoint and an auth method. tmpDir holds
 // known_hosts for the moment it takes to parse it.
 func connect(r Remote, tmpDir string) (*connection, error) {

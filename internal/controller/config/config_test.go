@@ -259,7 +259,8 @@ func TestTransportOf(t *testing.T) {
 		"SCPLike":    {reason: "user@host:path is SSH, as git reads it.", url: "git@git.example.org:platform/gitops.git", want: transportSSH},
 		"HTTP":       {reason: "http:// sends credentials in clear text.", url: "http://127.0.0.1:8080/r.git", want: transportInsecure},
 		"File":       {reason: "file:// reads the provider's own file system.", url: "file:///srv/git/r.git", want: transportInsecure},
-		"AtInPath":   {reason: "An @ after the colon is no scp-like user.", url: "host:path/a@b", want: transportHTTPS},
+		"SCPNoUser":  {reason: "host:path is scp-like SSH to the engine, with or without a user.", url: "host:path/a@b", want: transportSSH},
+		"BarePath":   {reason: "A bare path is the local file system to the engine: insecure.", url: "/srv/git/r.git", want: transportInsecure},
 		"AtInScheme": {reason: "A user in an https URL does not make it SSH.", url: "https://u@git.example.org/r.git", want: transportHTTPS},
 	}
 	for name, tc := range cases {

@@ -18,7 +18,6 @@ package config
 
 import (
 	"context"
-	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -28,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
@@ -155,20 +155,17 @@ const (
 )
 
 // transportOf is the one place that decides what kind of URL a
-// configuration has. The CRD admits only the forms named here.
+// configuration has, and it asks the engine's own parser: a URL the engine
+// would reach over file:// or http:// is insecure however it is spelled. A URL
+// the engine cannot parse is treated as HTTPS here; opening it fails with
+// InvalidProviderConfig.
 func transportOf(url string) transport {
-	switch {
-	case strings.HasPrefix(url, "ssh://"):
+	p, _ := git.Protocol(url)
+	switch p {
+	case "ssh":
 		return transportSSH
-	case strings.HasPrefix(url, "http://"), strings.HasPrefix(url, "file://"):
+	case "http", "file":
 		return transportInsecure
-	case strings.Contains(url, "://"):
-		return transportHTTPS
-	}
-	// scp-like: user@host:path.
-	at, colon := strings.Index(url, "@"), strings.Index(url, ":")
-	if at > 0 && colon > at {
-		return transportSSH
 	}
 	return transportHTTPS
 }
