@@ -20,6 +20,9 @@ SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
 CROSSPLANE_CLI        ?= $(LOCALBIN)/crossplane
 CROSSPLANE_CORE       ?= $(LOCALBIN)/crossplane-core
 FUNCTION_PT           ?= $(LOCALBIN)/function-patch-and-transform
+# The garbage collector that deletes what a deleted composite resource
+# composed; envtest runs no controller manager.
+KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager
 # The runtime image and the package: their platforms, the repository and tag
 # recorded in the image tarballs, and where they land.
 IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
@@ -76,9 +79,16 @@ $(FUNCTION_PT): cluster/tools/function-patch-and-transform/go.mod cluster/tools/
 	  cp -R "$$(go list -m -f '{{.Dir}}' github.com/crossplane-contrib/function-patch-and-transform)/package" $@-package && \
 	  chmod -R u+w $@-package
 
-# What test/crossplane runs: Crossplane's programs.
+# Built like kube-apiserver in cluster/local/envtest-bins.sh (same flags, so
+# the packages they share come from the build cache).
+$(KUBE_CONTROLLER_MANAGER): cluster/tools/kube-controller-manager/go.mod cluster/tools/kube-controller-manager/go.sum
+	cd cluster/tools/kube-controller-manager && CGO_ENABLED=0 go build -trimpath \
+	  -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$(ENVTEST_K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean" \
+	  -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+
+# What test/crossplane runs: Crossplane's programs and the garbage collector.
 .PHONY: crossplane-tools
-crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT)
+crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(KUBE_CONTROLLER_MANAGER)
 
 # The runtime image, without a container daemon or a base image: a static
 # provider binary per platform (cgo off, or a FROM-scratch image cannot run
@@ -145,7 +155,7 @@ vet:
 	go vet ./...
 
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet crossplane-tools
+test: system-deps setup-envtest check-generate fmt-check vet crossplane-tools xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

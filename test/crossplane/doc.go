@@ -20,7 +20,10 @@ limitations under the License.
 //   - authoring checks: `crossplane composition render` of every Composition
 //     in examples/ with function-patch-and-transform, and `crossplane
 //     resource validate` of every example and every rendered resource
-//     against package/crds and Crossplane's CRDs.
+//     against package/crds and Crossplane's CRDs;
+//   - the package installed into real Crossplane core, from an in-process
+//     OCI registry, and the example Composition driven end to end against a
+//     Git server on loopback.
 //
 // The package has no code outside its tests.
 package crossplane

@@ -49,6 +49,9 @@ type tools struct {
 	function string
 	// coreCRDs is the folder of Crossplane's own CRDs, from core's module.
 	coreCRDs string
+	// controllerManager is kube-controller-manager, run for its garbage
+	// collector.
+	controllerManager string
 }
 
 // requireTools finds the tools under ./bin. Without them the test fails in
@@ -67,6 +70,8 @@ func requireTools(t *testing.T) tools {
 		core:     filepath.Join(bin, "crossplane-core"),
 		function: filepath.Join(bin, "function-patch-and-transform"),
 		coreCRDs: filepath.Join(bin, "crossplane-crds"),
+
+		controllerManager: filepath.Join(bin, "kube-controller-manager"),
 	}
 	for _, p := range []string{tl.cli, tl.core, tl.function, tl.function + "-package", tl.coreCRDs} {
 		requireFile(t, p)
@@ -81,6 +86,20 @@ func requireFile(t *testing.T, p string) {
 	if _, err := os.Stat(p); err != nil {
 		missing(t, p+" not found: run 'make crossplane-tools' (make test does)")
 	}
+}
+
+// requireXpkgs finds the packages `make xpkg` builds, by platform.
+func requireXpkgs(t *testing.T, root string) map[string]string {
+	t.Helper()
+	xpkgs := map[string]string{}
+	for _, p := range []string{"linux/amd64", "linux/arm64"} {
+		f := filepath.Join(root, "_output", "xpkg", "provider-git-"+strings.ReplaceAll(p, "/", "_")+".xpkg")
+		if _, err := os.Stat(f); err != nil {
+			missing(t, f+" not found: run 'make xpkg' (make test does)")
+		}
+		xpkgs[p] = f
+	}
+	return xpkgs
 }
 
 func missing(t *testing.T, msg string) {
