@@ -1,6 +1,6 @@
 # provider-git — every set-up step a fresh machine needs is a target here.
 #   make run    the provider on an embedded default: local control plane + local Git server
-#   make test   hygiene (gofmt, vet, stale generated files) and every test
+#   make test   hygiene (gofmt, vet, golangci-lint, stale generated files) and every test
 #   make bench  the benchmarks, printed side by side against their baselines
 
 SHELL := /usr/bin/env bash
@@ -29,6 +29,7 @@ IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
 IMAGE_REPOSITORY      ?= xpkg.crossplane.io/crossplane-contrib/provider-git
 VERSION               ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short HEAD 2>/dev/null || echo dev))
 OUTPUT                ?= _output
+GOLANGCI_LINT         ?= $(LOCALBIN)/golangci-lint
 # -race: the e2e suite runs fetches, pushes and checks of one repository
 # concurrently, and the race detector has found a real bug there.
 GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m
@@ -54,6 +55,15 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else echo "please install:$$missing" >&2; exit 1; fi; \
 	fi
+
+# The linter is pinned in its own module (cluster/tools/golangci-lint/go.mod) so its many
+# dependencies never change what the provider links.
+$(GOLANGCI_LINT): cluster/tools/golangci-lint/go.mod cluster/tools/golangci-lint/go.sum
+	cd cluster/tools/golangci-lint && go build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
 
 $(CROSSPLANE_CLI): cluster/tools/crossplane-cli/go.mod cluster/tools/crossplane-cli/go.sum
 	cd cluster/tools/crossplane-cli && go build -trimpath -o $@ github.com/crossplane/cli/v2/cmd/crossplane
@@ -155,7 +165,7 @@ vet:
 	go vet ./...
 
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet crossplane-tools xpkg
+test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
