@@ -29,7 +29,7 @@ type CommitFile struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.endsWith('/') && !self.contains('//') && !self.matches('(^|/)[.][.]?(/|$)')",message="path must be relative and clean: no leading or trailing '/', no '//', no '.' or '..' components"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('(?i)(^|/)([.]git[. ]*|git~1)(/|$)')",message="path must not be inside a .git directory"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(?i)(^|[/\\\\x5c])([\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*[.][\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*g[\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*i[\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*t|git~1)[. \\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*(:[^/\\\\x5c]*)?([/\\\\x5c]|$)')",message="path must not be inside a .git directory (.git or git~1 in any spelling a file system treats as it)"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\x00-\\x1f\\x7f]')",message="path must not contain control characters"
 	Path string `json:"path"`
 
@@ -59,7 +59,7 @@ type CommitRequestParameters struct {
 	// Branch the commit lands on. The branch must exist.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9._/+-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.-]') && !self.contains('..') && !self.contains('//') && !self.endsWith('/') && !self.endsWith('.') && !self.endsWith('.lock') && !self.contains('.lock/')",message="branch must be a valid Git branch name: letters, digits and . _ / + -, no '..' or '//', no component starting with '.' or '-', not ending in '/', '.' or '.lock'"
+	// +kubebuilder:validation:XValidation:rule="self != 'HEAD' && !self.startsWith('refs/') && self.matches('^[A-Za-z0-9._/+-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.-]') && !self.contains('..') && !self.contains('//') && !self.endsWith('/') && !self.endsWith('.') && !self.endsWith('.lock') && !self.contains('.lock/')",message="branch must be a valid Git branch name: letters, digits and . _ / + -, no '..' or '//', no component starting with '.' or '-', not ending in '/', '.' or '.lock', not HEAD, not starting with refs/"
 	Branch string `json:"branch"`
 
 	// Message of the commit.

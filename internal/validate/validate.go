@@ -21,6 +21,7 @@ limitations under the License.
 package validate
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -39,14 +40,27 @@ const (
 	errBranchLong    = "branch must be at most 255 characters"
 	errBranchChars   = "branch must be a valid Git branch name: letters, digits and . _ / + -"
 	errBranchShape   = "branch must be a valid Git branch name: no '..' or '//', no component starting with '.' or '-', not starting with '/', not ending in '/', '.' or '.lock'"
+	errBranchRef     = "branch must be a branch name, not HEAD and not a full ref starting with refs/"
 	errPathEmpty     = "path must not be empty"
 	errPathLong      = "path must be at most 1024 characters"
 	errPathUnclean   = "path must be relative and clean: no leading or trailing '/', no '//', no '.' or '..' components"
-	errPathGit       = "path must not be inside a .git directory"
+	errPathGit       = "path must not be inside a .git directory (.git or git~1 in any spelling a file system treats as it)"
 	errPathControl   = "path must not contain control characters"
 	errContentLarge  = "content must be at most 512 KiB"
 	errContentBinary = "content must be valid UTF-8 text"
 )
+
+// DotGitPattern matches a path with a component some file system or Git
+// itself treats as the .git directory: .git or git~1 (its 8.3 short name) in
+// any case; with trailing dots and spaces, or a ":stream" suffix, which NTFS
+// ignores; with the code points HFS+ ignores (U+200C-U+200F, U+202A-U+202E,
+// U+206A-U+206F, U+FEFF) anywhere in it; and with a backslash as a separator,
+// as on Windows. Git's own path checks refuse all of these, so a File that
+// names one could never be pushed. The CRDs embed this very expression, and
+// a test holds them to it.
+const DotGitPattern = `(?i)(^|[/\x5c])([\x{200C}-\x{200F}\x{202A}-\x{202E}\x{206A}-\x{206F}\x{FEFF}]*[.][\x{200C}-\x{200F}\x{202A}-\x{202E}\x{206A}-\x{206F}\x{FEFF}]*g[\x{200C}-\x{200F}\x{202A}-\x{202E}\x{206A}-\x{206F}\x{FEFF}]*i[\x{200C}-\x{200F}\x{202A}-\x{202E}\x{206A}-\x{206F}\x{FEFF}]*t|git~1)[. \x{200C}-\x{200F}\x{202A}-\x{202E}\x{206A}-\x{206F}\x{FEFF}]*(:[^/\x5c]*)?([/\x5c]|$)`
+
+var dotGit = regexp.MustCompile(DotGitPattern)
 
 // BranchName returns an error unless name is a branch name the provider
 // accepts: a conservative subset of git check-ref-format.
@@ -59,6 +73,11 @@ func BranchName(name string) error {
 	}
 	if strings.IndexFunc(name, notBranchRune) >= 0 {
 		return errors.New(errBranchChars)
+	}
+	// git check-ref-format --branch refuses HEAD, and a name starting with
+	// refs/ would nest (refs/heads/refs/heads/x) rather than mean that ref.
+	if name == "HEAD" || strings.HasPrefix(name, "refs/") {
+		return errors.New(errBranchRef)
 	}
 	if strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
 		strings.HasSuffix(name, ".lock") || strings.Contains(name, "..") || strings.Contains(name, "//") ||
@@ -94,11 +113,9 @@ func Path(p string) error {
 		if part == "." || part == ".." {
 			return errors.New(errPathUnclean)
 		}
-		// .git in any case, with the trailing dots and spaces Windows
-		// ignores, or as its 8.3 short name: git's fsck refuses them all.
-		if p := strings.ToLower(strings.TrimRight(part, ". ")); p == ".git" || p == "git~1" {
-			return errors.New(errPathGit)
-		}
+	}
+	if dotGit.MatchString(p) {
+		return errors.New(errPathGit)
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package validate
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -47,6 +49,10 @@ func TestBranchName(t *testing.T) {
 		"TrailingDot":   {reason: "git check-ref-format forbids a trailing dot.", name: "a.", want: errors.New(errBranchShape)},
 		"HiddenPart":    {reason: "No component may start with a dot.", name: "a/.b", want: errors.New(errBranchShape)},
 		"OptionLike":    {reason: "A leading dash reads as an option.", name: "-f", want: errors.New(errBranchShape)},
+		"HEAD":          {reason: "git check-ref-format --branch refuses HEAD; a branch of that name shadows the symbolic ref.", name: "HEAD", want: errors.New(errBranchRef)},
+		"FullRef":       {reason: "refs/heads/x would become refs/heads/refs/heads/x, not the ref it names.", name: "refs/heads/x", want: errors.New(errBranchRef)},
+		"HEADInside":    {reason: "HEAD as a component of a longer name is a plain branch.", name: "feature/HEAD"},
+		"RefsLike":      {reason: "Only a refs/ prefix is refused.", name: "refsx/y"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -80,6 +86,13 @@ func TestPath(t *testing.T) {
 		"DottedGitDir":  {reason: "Windows ignores trailing dots and spaces.", path: ".git. /config", want: errors.New(errPathGit)},
 		"ShortGitDir":   {reason: "GIT~1 is .git's 8.3 short name.", path: "git~1/config", want: errors.New(errPathGit)},
 		"GitLikeFile":   {reason: "Only the .git directory is refused.", path: "a/.gitkeep"},
+		"HFSIgnorable":  {reason: "HFS+ ignores U+200C: .git\u200c is .git there.", path: ".git\u200c/config", want: errors.New(errPathGit)},
+		"HFSLeading":    {reason: "Ignorable code points may come first.", path: "\ufeff.git/config", want: errors.New(errPathGit)},
+		"HFSInside":     {reason: "Or between the letters.", path: "a/.g\u206ait/config", want: errors.New(errPathGit)},
+		"NTFSStream":    {reason: "NTFS reads .git::$INDEX_ALLOCATION as the .git directory.", path: ".git::$INDEX_ALLOCATION/config", want: errors.New(errPathGit)},
+		"Backslash":     {reason: "Windows reads a backslash as a separator.", path: "a\\.git\\config", want: errors.New(errPathGit)},
+		"HFSOtherName":  {reason: "An ignorable code point before other letters makes another name.", path: ".git\u200cx/y"},
+		"OtherShort":    {reason: "git~2 is some other directory's short name.", path: "git~2/x"},
 		"NUL":           {reason: "Git cannot store NUL in a path.", path: "a\x00b", want: errors.New(errPathControl)},
 		"Newline":       {reason: "Newlines in paths break every log.", path: "a\nb", want: errors.New(errPathControl)},
 		"DEL":           {reason: "DEL is a control character.", path: "a\x7fb", want: errors.New(errPathControl)},
@@ -110,5 +123,42 @@ func TestContent(t *testing.T) {
 				t.Errorf("%s\nContent: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestPathAgreesWithGit asks git itself, with the checks for HFS+ and NTFS on
+// (as a server running fsck does), whether it would store each path: Path
+// must refuse exactly what git refuses, or a File could pass admission and
+// then never be pushed.
+func TestPathAgreesWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is needed (make test installs it): %v", err)
+	}
+	dir := t.TempDir()
+	gitIn := func(stdin string, args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"-c", "core.protectHFS=true", "-c", "core.protectNTFS=true"}, args...)...)
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	if _, err := gitIn("", "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	blob, err := gitIn("x\n", "hash-object", "-w", "--stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{
+		"a/b.txt", ".github/ci.yaml", "docs/.gitignore", "a/.gitkeep", "a:b", "a\\b", "git~2/x", ".gitx/y",
+		".git\u200cx/y", ".git/config", "x/.GIT./y", ".git /x", ".git:/x", "GIT~1/x", "git~1./x",
+		".git\u200c/config", "\u200c.git/x", ".g\u200cit/x", "a/.gi\u202et/x", ".git\ufeff/x",
+		".git::$INDEX_ALLOCATION/x", "a\\.git\\config", "a\\git~1\\config",
+	}
+	for _, p := range paths {
+		_, gitErr := gitIn("", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+p)
+		if codeErr := Path(p); (codeErr == nil) != (gitErr == nil) {
+			t.Errorf("Path(%q) = %v, but git update-index says %v", p, codeErr, gitErr)
+		}
 	}
 }
