@@ -20,8 +20,8 @@ package git
 //
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
-//     not safe for concurrent use), and pushedAt and unreferenced, which
-//     change with it. Reads, building a batch, storing a pack, moving a
+//     not safe for concurrent use), and pushedAt, unreferenced and empty,
+//     which change with it. Reads, building a batch, storing a pack, moving a
 //     local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
@@ -72,7 +72,7 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 
-	// mu guards st, pushedAt and unreferenced (see Locking above).
+	// mu guards st, pushedAt, unreferenced and empty (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// pushedAt is when we last moved a branch by pushing; a fetch that
@@ -81,6 +81,10 @@ type Repository struct {
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
+	// empty is set when the last fetch found no branch at all on the
+	// remote: a freshly created repository, whose first write has no
+	// parent to build on.
+	empty bool
 
 	// rmu guards fetch coalescing (fetch.go).
 	rmu         sync.Mutex
@@ -172,6 +176,16 @@ func (r *Repository) headLocked(branch string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return ref.Hash(), nil
+}
+
+// Empty reports whether the remote had no branch at all when it was last
+// fetched. A write to any branch of an empty repository creates the first
+// commit; in a repository that has branches, a missing branch stays missing
+// until a Branch creates it from the start point it names.
+func (r *Repository) Empty() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.empty
 }
 
 func (r *Repository) track(branches ...string) {

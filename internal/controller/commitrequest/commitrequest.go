@@ -173,6 +173,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	Empty() bool
 	Submit(ctx context.Context, branch string, c git.Change) git.Result
 }
 
@@ -209,6 +210,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
+	if git.KindOf(err) == git.KindBranchNotFound && e.repo.Empty() {
+		// A repository with no branch at all: the request becomes its
+		// first commit, and creates its branch.
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
 	if git.KindOf(err) == git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, branch)
 	}

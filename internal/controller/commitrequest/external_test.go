@@ -52,7 +52,11 @@ type fakeRepository struct {
 	RefreshFn         func(maxAge time.Duration, branches ...string) error
 	FindCommitByUIDFn func(branch, uid string, maxWalk int) (git.Commit, bool, error)
 	SubmitFn          func(branch string, c git.Change) git.Result
+	// EmptyFn answers Empty; nil answers false (a repository with branches).
+	EmptyFn func() bool
 }
+
+func (f *fakeRepository) Empty() bool { return f.EmptyFn != nil && f.EmptyFn() }
 
 func (f *fakeRepository) unexpected(method string) {
 	f.t.Helper()
@@ -201,6 +205,18 @@ func TestObserve(t *testing.T) {
 				},
 			},
 			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
+		},
+		"EmptyRepositoryNoBranch": {
+			reason: "In a repository with no branch at all the request has not landed: it will be the first commit, creating the branch.",
+			mg:     request(),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
+					return git.Commit{}, false, gitErr(git.KindBranchNotFound)
+				},
+				EmptyFn: func() bool { return true },
+			},
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
 		},
 		"SearchFailed": {
 			reason: "A history the engine cannot walk is reported, classified.",

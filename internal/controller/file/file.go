@@ -94,6 +94,7 @@ type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	ReadFile(commit, path string) (git.Blob, error)
+	Empty() bool
 	Submit(ctx context.Context, branch string, c git.Change) git.Result
 }
 
@@ -151,8 +152,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	head, err := e.repo.Head(p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
 		mg.Status.AtProvider.Blob = ""
-		if meta.WasDeleted(mg) {
-			// No branch, no file: nothing left to remove.
+		if meta.WasDeleted(mg) || e.repo.Empty() {
+			// No branch, no file: nothing left to remove. In a repository
+			// with no branch at all the file's commit is the first one, and
+			// creates its branch; elsewhere a missing branch is a Branch's
+			// to create, from the start point it names.
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
