@@ -91,6 +91,10 @@ func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 }
 
 func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	defer r.end()
 	ctx, cancel := context.WithTimeout(ctx, r.cache.opts.FetchTimeout)
 	defer cancel()
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)

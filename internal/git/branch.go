@@ -38,9 +38,9 @@ func (w *writer) createBranch(ctx context.Context, from string) Result {
 	if from == "" {
 		d, err := r.DefaultBranch(ctx)
 		if errors.Is(err, ErrEmptyRepository) {
-			res, err := w.createFirst(ctx)
-			if !errors.Is(err, errNoLongerEmpty) {
-				return Result{Commit: res.Commit, UpToDate: res.UpToDate, Err: err}
+			res, ferr := w.createFirst(ctx)
+			if !errors.Is(ferr, errNoLongerEmpty) {
+				return Result{Commit: res.Commit, UpToDate: res.UpToDate, Err: ferr}
 			}
 			// Someone else's first commit landed meanwhile: start from the
 			// default branch it made.

@@ -165,7 +165,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a CommitRequest needs of the shared clone of its
@@ -180,6 +180,9 @@ type repository interface {
 type external struct {
 	repo   repository
 	author git.Signature
+	// window is the configuration's commit window, carried by the change
+	// (configurations sharing a clone keep their own); nil: the engine's.
+	window *time.Duration
 	maxAge time.Duration
 }
 
@@ -263,6 +266,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.CommitRequest) (xpma
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
+	c.Window = e.window
 	branch := mg.Spec.ForProvider.Branch
 	res := e.repo.Submit(ctx, branch, c)
 	if git.KindOf(res.Err) == git.KindBranchNotFound {

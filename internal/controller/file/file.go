@@ -86,7 +86,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
@@ -101,6 +101,9 @@ type repository interface {
 type external struct {
 	repo   repository
 	author git.Signature
+	// window is the configuration's commit window, carried by every change
+	// (configurations sharing a clone keep their own); nil: the engine's.
+	window *time.Duration
 	maxAge time.Duration
 }
 
@@ -223,6 +226,7 @@ func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error
 		Puts:     map[string]git.File{p.Path: want},
 		Message:  msg,
 		Author:   e.author,
+		Window:   e.window,
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {
@@ -246,6 +250,7 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ext
 		Deletes:  []string{p.Path},
 		Message:  msg,
 		Author:   e.author,
+		Window:   e.window,
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {
