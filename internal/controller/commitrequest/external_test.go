@@ -288,13 +288,17 @@ func TestCreate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The change carries its configuration's commit window: the clone
+			// is shared by configurations with their own.
+			window := 3 * time.Second
+			wantChange.Window = &window
 			repo := &fakeRepository{t: t, SubmitFn: func(branch string, c git.Change) git.Result {
 				if diff := cmp.Diff(wantChange, c); branch != "main" || diff != "" {
 					t.Errorf("Submit(%q, ...), want main and the request's own change: -want, +got:\n%s", branch, diff)
 				}
 				return tc.result
 			}}
-			e := &external{repo: repo, author: author, maxAge: maxAge}
+			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
 			_, err = e.Create(context.Background(), cr)
 			got := want{err: err, status: cr.Status.AtProvider, name: meta.GetExternalName(cr)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {

@@ -371,7 +371,13 @@ func TestWrite(t *testing.T) {
 				submitted = &c
 				return tc.args.result
 			}}
-			e := &external{repo: repo, author: author, maxAge: maxAge}
+			// Every change carries its configuration's commit window: the
+			// clone is shared by configurations with their own.
+			window := 3 * time.Second
+			if tc.want.change != nil {
+				tc.want.change.Window = &window
+			}
+			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
 			var err error
 			switch tc.args.action {
 			case ActionCreate:
