@@ -60,6 +60,7 @@ func main() {
 		metricsAddr    = app.Flag("metrics-bind-address", "The address the Prometheus metrics endpoint binds to.").Default(":8080").String()
 		probeAddr      = app.Flag("health-probe-bind-address", "The address the health and readiness probes bind to.").Default(":8081").String()
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
+		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 	)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
@@ -78,7 +79,7 @@ func main() {
 	kingpin.FatalIfError(os.MkdirAll(*cacheDir, 0o700), "cannot create the cache directory")
 	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
 		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
-		"allow-insecure-remotes", *allowInsecure)
+		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure)
 
 	cfg, err := ctrl.GetConfig()
 	kingpin.FatalIfError(err, "cannot get a Kubernetes API server config")
@@ -104,7 +105,7 @@ func main() {
 	kingpin.FatalIfError(gitMetrics.Register(metrics.Registry), "cannot register the Git metrics")
 	conditions := session.NewConditionMetrics()
 	kingpin.FatalIfError(metrics.Registry.Register(conditions), "cannot register the condition metrics")
-	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics))
+	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle))
 	kingpin.FatalIfError(err, "cannot open the Git cache")
 	defer cache.Close()
 

@@ -227,15 +227,22 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureOf(t, map[string][]testenv.CommitSpec{
+		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
+	})
+}
+
+// newFixtureOf is newFixture with a repository holding branches; with none
+// it is empty, as a forge creates it.
+func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
 	if err := cp.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
 	name := ns.Name + ".git"
-	repo := testenv.NewBareRepo(t, gitRoot, name, map[string][]testenv.CommitSpec{
-		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
-	})
+	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
 		StringData: map[string]string{"username": gitUser, "password": gitToken},

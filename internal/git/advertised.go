@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -29,25 +30,40 @@ import (
 
 const (
 	errListRefs        = "cannot list the remote's references"
-	errNoDefaultBranch = "the remote has no default branch (an empty repository?)"
+	errNoDefaultBranch = "the remote has no default branch"
 )
 
 // Check asks the remote for its references, as git ls-remote does: it proves
 // the URL, the credentials and the host key without downloading anything. An
-// empty repository passes.
-func (r *Repository) Check(ctx context.Context) error {
-	_, err := r.advertised(ctx)
+// empty repository (no branch yet) passes and is reported as such: it is
+// where a freshly created repository starts, not a fault.
+func (r *Repository) Check(ctx context.Context) (empty bool, err error) {
+	ar, err := r.advertised(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return nil
+		return true, nil
 	}
-	return err
+	if err != nil {
+		return false, err
+	}
+	return !hasBranch(ar.References), nil
+}
+
+// hasBranch reports whether an advertisement lists any branch; one that
+// lists only tags (or nothing) leaves nothing to build on.
+func hasBranch(refs map[string]plumbing.Hash) bool {
+	for name := range refs {
+		if strings.HasPrefix(name, "refs/heads/") {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultBranch returns the branch the remote's HEAD points at.
 func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 	ar, err := r.advertised(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return "", newError(KindBranchNotFound, errNoDefaultBranch)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) || (err == nil && !hasBranch(ar.References)) {
+		return "", &Error{Kind: KindBranchNotFound, Err: errors.Wrap(ErrEmptyRepository, errNoDefaultBranch)}
 	}
 	if err != nil {
 		return "", err
@@ -75,6 +91,10 @@ func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 }
 
 func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	defer r.end()
 	ctx, cancel := context.WithTimeout(ctx, r.cache.opts.FetchTimeout)
 	defer cancel()
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)

@@ -19,6 +19,7 @@ package git
 import (
 	"testing"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -28,8 +29,8 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
-			if err := r.Check(ctx(t)); err != nil {
-				t.Fatalf("Check with the right credentials: %v", err)
+			if empty, err := r.Check(ctx(t)); err != nil || empty {
+				t.Fatalf("Check with the right credentials: empty %t, %v", empty, err)
 			}
 			got, err := r.DefaultBranch(ctx(t))
 			if err != nil {
@@ -58,7 +59,7 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 	t.Run("WrongPassword", func(t *testing.T) {
 		s := httpServer(t)
 		r, _ := newRepo(t, Remote{URL: s.remote.URL, Auth: &BasicAuth{Username: testUser, Password: "wrong"}})
-		if err := r.Check(ctx(t)); KindOf(err) != KindAuth {
+		if _, err := r.Check(ctx(t)); KindOf(err) != KindAuth {
 			t.Errorf("Check with a wrong password: want KindAuth, got %v (%v)", KindOf(err), err)
 		}
 	})
@@ -67,11 +68,11 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 		repo := testenv.NewBareRepo(t, root, "empty.git", nil)
 		srv := testenv.NewHTTPServer(t, root, testUser, testToken)
 		r, _ := newRepo(t, Remote{URL: srv.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}})
-		if err := r.Check(ctx(t)); err != nil {
-			t.Errorf("Check of an empty repository: %v", err)
+		if empty, err := r.Check(ctx(t)); err != nil || !empty {
+			t.Errorf("Check of an empty repository: want empty and no error, got empty %t, %v", empty, err)
 		}
-		if _, err := r.DefaultBranch(ctx(t)); KindOf(err) != KindBranchNotFound {
-			t.Errorf("DefaultBranch of an empty repository: want KindBranchNotFound, got %v", err)
+		if _, err := r.DefaultBranch(ctx(t)); KindOf(err) != KindBranchNotFound || !errors.Is(err, ErrEmptyRepository) {
+			t.Errorf("DefaultBranch of an empty repository: want KindBranchNotFound wrapping ErrEmptyRepository, got %v", err)
 		}
 	})
 }

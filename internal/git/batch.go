@@ -56,6 +56,12 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 			}
 			head, err = r.head(w.branch)
 		}
+		if KindOf(err) == KindBranchNotFound && r.Empty() {
+			// A repository with no branch at all: the batch becomes its
+			// first commit. Where other branches exist a missing one stays
+			// missing: which commit it starts from is a Branch's to say.
+			head, err = plumbing.ZeroHash, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +72,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		if p.head == head {
 			return nil, nil // every change is satisfied or invalid
 		}
-		return &refUpdate{oldHead: head, newHead: p.head, pack: p.pack}, nil
+		return &refUpdate{oldHead: head, newHead: p.head, pack: p.pack, root: head.IsZero()}, nil
 	})
 	if err != nil {
 		w.failChanges(ctx, ops, p, err)
@@ -78,7 +84,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 	for i, o := range ops {
 		res := p.results[i]
 		if res.UpToDate && res.Commit == "" {
-			res.Commit = p.head.String()
+			res.Commit = commitOf(p.head)
 		}
 		o.finish(res)
 	}
@@ -119,12 +125,18 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := newOverlay(r.st)
-	base, err := object.GetCommit(st, head)
-	if err != nil {
-		return nil, err
+	// A zero head is an empty repository's: the batch starts from no tree
+	// and its first commit has no parent.
+	var baseTree plumbing.Hash
+	if !head.IsZero() {
+		base, err := object.GetCommit(st, head)
+		if err != nil {
+			return nil, err
+		}
+		baseTree = base.TreeHash
 	}
 	pl := &planner{
-		w: w, ops: ops, st: st, t: newTree(base.TreeHash), parentTree: base.TreeHash,
+		w: w, ops: ops, st: st, t: newTree(baseTree), parentTree: baseTree,
 		p: &plan{head: head, results: make([]Result, len(ops))},
 	}
 	for i := range ops {
@@ -183,7 +195,7 @@ func (pl *planner) add(i int) error {
 	case len(puts) == 0 && len(dels) == 0:
 		pl.p.results[i].UpToDate = true
 		if len(pl.group) == 0 {
-			pl.p.results[i].Commit = pl.p.head.String()
+			pl.p.results[i].Commit = commitOf(pl.p.head)
 		} else {
 			pl.satisfied = append(pl.satisfied, i)
 		}
@@ -236,7 +248,7 @@ func (pl *planner) flush() error {
 	if th == pl.parentTree {
 		for _, i := range credited {
 			p.results[i].UpToDate = true
-			p.results[i].Commit = p.head.String()
+			p.results[i].Commit = commitOf(p.head)
 		}
 		return nil
 	}
@@ -333,6 +345,23 @@ func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.C
 		Committer:    object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: now},
 		Message:      commitMessage(changes),
 		TreeHash:     tree,
-		ParentHashes: []plumbing.Hash{parent},
+		ParentHashes: parents(parent),
 	}
+}
+
+// parents lists parent, or nothing for an empty repository's first commit.
+func parents(parent plumbing.Hash) []plumbing.Hash {
+	if parent.IsZero() {
+		return nil
+	}
+	return []plumbing.Hash{parent}
+}
+
+// commitOf names the commit h, or none ("") where an empty repository has
+// no commit yet (a deletion there is already satisfied).
+func commitOf(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
 }

@@ -17,18 +17,40 @@ limitations under the License.
 package git
 
 import (
+	"bytes"
 	"context"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 const errUnknownFrom = "cannot resolve the ref to create the branch from"
 
 // createBranch creates the branch at from unless it exists; a race with
-// another creator ends with the branch existing, which is all we wanted.
+// another creator ends with the branch existing, which is all we wanted. An
+// empty from is the remote's default branch or, in a repository with no
+// branch at all, a first commit with no parent and no files.
 func (w *writer) createBranch(ctx context.Context, from string) Result {
 	r := w.repo
+	if from == "" {
+		d, err := r.DefaultBranch(ctx)
+		if errors.Is(err, ErrEmptyRepository) {
+			res, ferr := w.createFirst(ctx)
+			if !errors.Is(ferr, errNoLongerEmpty) {
+				return Result{Commit: res.Commit, UpToDate: res.UpToDate, Err: ferr}
+			}
+			// Someone else's first commit landed meanwhile: start from the
+			// default branch it made.
+			d, err = r.DefaultBranch(ctx)
+		}
+		if err != nil {
+			return Result{Err: errors.Wrap(err, errUnknownFrom)}
+		}
+		from = d
+	}
 	target, err := w.startPoint(ctx, from)
 	if err != nil {
 		return Result{Err: err}
@@ -53,6 +75,68 @@ func (w *writer) createBranch(ctx context.Context, from string) Result {
 		return Result{Err: err}
 	}
 	return res
+}
+
+// errNoLongerEmpty reports that a branch appeared in a repository that was
+// empty when a first commit was planned.
+var errNoLongerEmpty = errors.New("the repository is no longer empty")
+
+// firstCommitMessage is the message of the commit that starts an empty
+// repository's history for a Branch.
+const firstCommitMessage = "Initial commit"
+
+// createFirst creates the branch as the repository's first commit: an empty
+// tree and no parent. It lands only while the remote has no branch at all;
+// once one appears it returns errNoLongerEmpty.
+func (w *writer) createFirst(ctx context.Context) (Result, error) {
+	r := w.repo
+	var res Result
+	err := w.pushWithRetry(ctx, func(int) (*refUpdate, error) {
+		if err := r.fetchNow(ctx, w.branch); err != nil {
+			return nil, err
+		}
+		cur, err := r.head(w.branch)
+		if err == nil {
+			res = Result{Commit: cur.String(), UpToDate: true}
+			return nil, nil
+		}
+		if KindOf(err) != KindBranchNotFound {
+			return nil, err
+		}
+		if !r.Empty() {
+			return nil, errNoLongerEmpty
+		}
+		h, pack, err := w.firstCommit()
+		if err != nil {
+			return nil, errors.Wrap(err, errBuild)
+		}
+		res = Result{Commit: h.String()}
+		return &refUpdate{newHead: h, pack: pack, root: true}, nil
+	})
+	return res, err
+}
+
+// firstCommit builds a commit of the empty tree with no parent and returns
+// it with the pack that carries it.
+func (w *writer) firstCommit() (plumbing.Hash, []byte, error) {
+	w.repo.mu.Lock()
+	defer w.repo.mu.Unlock()
+	st := newOverlay(w.repo.st)
+	th, err := storeObject(st, &object.Tree{})
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	opts := w.repo.cache.opts
+	sig := object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: time.Now()}
+	h, err := storeObject(st, &object.Commit{Author: sig, Committer: sig, Message: firstCommitMessage + "\n", TreeHash: th})
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := packfile.NewEncoder(&buf, st, false).Encode([]plumbing.Hash{th, h}, 0); err != nil {
+		return plumbing.ZeroHash, nil, errors.Wrap(err, errEncodePack)
+	}
+	return h, buf.Bytes(), nil
 }
 
 // startPoint resolves from, a full commit SHA or a branch name, to a commit.

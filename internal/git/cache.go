@@ -36,11 +36,14 @@ const (
 	errClosed      = "git cache is closed"
 )
 
-// Defaults. The commit window matches the ProviderConfig default (1s); the
+// Defaults. A clone idle for ten minutes is one no resource polls (the
+// default poll is a minute) and no write or fetch uses. The commit window
+// matches the ProviderConfig default (1s); the
 // batch cap keeps one push well under a second on the measured 2-core box
 // (1,000 files: 1.2–1.8 s with the CLI); timeouts are generous for hosted
 // forges, where a fetch of a large repository can take tens of seconds.
 const (
+	DefaultIdleTimeout     = 10 * time.Minute
 	DefaultCommitWindow    = time.Second
 	DefaultMaxBatch        = 1000
 	DefaultFetchTimeout    = 2 * time.Minute
@@ -75,6 +78,13 @@ type Options struct {
 	Committer Signature
 	// Metrics records the engine's metrics; nil records none.
 	Metrics *Metrics
+	// IdleTimeout is how long a clone no operation, fetch or queued write
+	// uses stays open; then it is closed and its directory removed. 0 keeps
+	// every clone.
+	IdleTimeout time.Duration
+
+	// now reads the clock idle eviction goes by; tests replace it.
+	now func() time.Time
 
 	// sleep waits between push attempts; tests replace it to observe the
 	// backoff without waiting for it.
@@ -87,6 +97,9 @@ type Option func(*Options)
 // WithCommitWindow sets how long a writer collects changes before it
 // commits them together.
 func WithCommitWindow(d time.Duration) Option { return func(o *Options) { o.CommitWindow = d } }
+
+// WithIdleTimeout sets how long an unused clone stays open (0: forever).
+func WithIdleTimeout(d time.Duration) Option { return func(o *Options) { o.IdleTimeout = d } }
 
 // WithMetrics records metrics on m.
 func WithMetrics(m *Metrics) Option { return func(o *Options) { o.Metrics = m } }
@@ -103,6 +116,11 @@ type Cache struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// started is when this process opened the cache: a clone directory left
+	// by an earlier process that nothing opened for an idle timeout since
+	// is stale (its credentials rotated, its configuration went away).
+	started time.Time
+
 	mu     sync.Mutex
 	repos  map[string]*Repository
 	closed bool
@@ -118,7 +136,9 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		MaxPushAttempts: DefaultMaxPushAttempts,
 		RetryBackoff:    DefaultRetryBackoff,
 		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
+		IdleTimeout:     DefaultIdleTimeout,
 		sleep:           sleep,
+		now:             time.Now,
 	}
 	for _, fn := range opts {
 		fn(&o)
@@ -131,7 +151,11 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		return nil, errors.Wrap(err, errIdentityKey)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, repos: map[string]*Repository{}}, nil
+	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.now(), repos: map[string]*Repository{}}
+	if o.IdleTimeout > 0 {
+		go c.sweepEvery(o.IdleTimeout / 4)
+	}
+	return c, nil
 }
 
 // identityKey returns the cache's HMAC key, creating it on first use. It
@@ -156,13 +180,14 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 	if c.closed {
 		return nil, errors.New(errClosed)
 	}
-	if repo, ok := c.repos[id]; ok {
+	if repo, ok := c.repos[id]; ok && repo.touch() {
 		return repo, nil
 	}
 	repo, err := openRepository(c, r, filepath.Join(c.dir, id))
 	if err != nil {
 		return nil, err
 	}
+	repo.lastUsed = c.opts.now()
 	c.repos[id] = repo
 	return repo, nil
 }

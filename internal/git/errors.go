@@ -117,6 +117,12 @@ func IsTerminal(err error) bool { return err != nil && KindOf(err) != KindTransi
 // ErrNotExist is returned by reads of a path that a commit does not hold.
 var ErrNotExist = errors.New("path does not exist")
 
+// ErrEmptyRepository is wrapped by the KindBranchNotFound errors that a
+// repository with no branch at all causes (a forge's freshly created
+// repository): such a repository has no start point to create a branch
+// from, so its first write creates the first commit instead.
+var ErrEmptyRepository = errors.New("repository is empty")
+
 // classify wraps a transport error with its Kind. It is applied once, where
 // go-git returns, so callers never parse messages.
 func classify(err error) error {

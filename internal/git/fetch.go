@@ -38,6 +38,10 @@ type fetchCall struct {
 // Concurrent callers share one in-flight fetch, so N resources polling one
 // repository cost about one fetch per poll, not N.
 func (r *Repository) Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error {
+	if err := r.begin(); err != nil {
+		return err
+	}
+	defer r.end()
 	for {
 		r.rmu.Lock()
 		for _, b := range branches {
@@ -83,7 +87,9 @@ func (r *Repository) startFetchLocked(now time.Time) *fetchCall {
 	}
 	r.inflight = c
 	// The fetch is shared, so it must not die with the caller that happened
-	// to start it: it runs on the cache's context with its own timeout.
+	// to start it: it runs on the cache's context with its own timeout, and
+	// holds the clone until it is done.
+	r.hold()
 	go func() {
 		ctx, cancel := context.WithTimeout(r.cache.ctx, r.cache.opts.FetchTimeout)
 		defer cancel()
@@ -98,6 +104,7 @@ func (r *Repository) startFetchLocked(now time.Time) *fetchCall {
 			r.lastFetch, r.lastFetched = c.started, c.branches
 		}
 		r.rmu.Unlock()
+		r.end() // before done: whoever waits sees the clone as used until now
 		close(c.done)
 	}()
 	return c

@@ -16,12 +16,13 @@ limitations under the License.
 
 package git
 
-// Locking. Five mutexes, each guarding only its own fields:
+// Locking. Six mutexes, each guarding only its own fields:
 //
 //   - Cache.mu: the cache's repositories and whether it is closed.
+//   - Repository.lmu: whether the clone is in use or evicted (evict.go).
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
-//     not safe for concurrent use), and pushedAt and unreferenced, which
-//     change with it. Reads, building a batch, storing a pack, moving a
+//     not safe for concurrent use), and pushedAt, unreferenced and empty,
+//     which change with it. Reads, building a batch, storing a pack, moving a
 //     local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
@@ -31,7 +32,9 @@ package git
 // The rule: none is held across network I/O (a fetch downloads, and a push
 // uploads, with no lock held, and takes Repository.mu only to store what it
 // got), and none is held while another is taken, so there is no lock order
-// to get wrong and a slow server never blocks a read.
+// to get wrong and a slow server never blocks a read. The one exception is
+// eviction, which takes Repository.lmu (a leaf) and then Repository.mu (of a
+// clone nothing uses any more) under Cache.mu.
 
 import (
 	"io"
@@ -72,7 +75,7 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 
-	// mu guards st, pushedAt and unreferenced (see Locking above).
+	// mu guards st, pushedAt, unreferenced and empty (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// pushedAt is when we last moved a branch by pushing; a fetch that
@@ -81,6 +84,10 @@ type Repository struct {
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
+	// empty is set when the last fetch found no branch at all on the
+	// remote: a freshly created repository, whose first write has no
+	// parent to build on.
+	empty bool
 
 	// rmu guards fetch coalescing (fetch.go).
 	rmu         sync.Mutex
@@ -93,14 +100,23 @@ type Repository struct {
 	wmu     sync.Mutex
 	writers map[string]*writer
 
-	// window overrides the cache's commit window for this repository;
-	// negative means the cache's. Its configuration (a ProviderConfig) owns it.
+	// lmu guards users, lastUsed and closed: whether the clone may be
+	// evicted (evict.go). It is a leaf: taken under Cache.mu, never the
+	// other way round, and nothing is taken under it.
+	lmu      sync.Mutex
+	users    int       // operations, fetches and branch writers in flight
+	lastUsed time.Time // by the cache's clock
+	closed   bool      // evicted: no new operation starts
+
+	// window overrides the cache's commit window for changes that name
+	// none; negative means the cache's.
 	window atomic.Int64
 }
 
 // SetCommitWindow sets how long this repository's branch writers collect
-// changes before they commit and push them together (0: only what arrives
-// together). It applies from the next window that opens.
+// changes that name no window of their own (0: only what arrives together).
+// It applies from the next window that opens. Configurations sharing the
+// clone set Change.Window instead (window.go).
 func (r *Repository) SetCommitWindow(d time.Duration) { r.window.Store(max(int64(d), 0)) }
 
 func (r *Repository) commitWindow() time.Duration {
@@ -149,6 +165,10 @@ func branchRef(branch string) plumbing.ReferenceName { return plumbing.NewBranch
 // Head returns the commit SHA of branch as of the last Refresh or push. It
 // does not touch the network; a branch never refreshed is KindBranchNotFound.
 func (r *Repository) Head(branch string) (string, error) {
+	if err := r.begin(); err != nil {
+		return "", err
+	}
+	defer r.end()
 	r.track(branch)
 	h, err := r.head(branch)
 	if err != nil {
@@ -172,6 +192,16 @@ func (r *Repository) headLocked(branch string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return ref.Hash(), nil
+}
+
+// Empty reports whether the remote had no branch at all when it was last
+// fetched. A write to any branch of an empty repository creates the first
+// commit; in a repository that has branches, a missing branch stays missing
+// until a Branch creates it from the start point it names.
+func (r *Repository) Empty() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.empty
 }
 
 func (r *Repository) track(branches ...string) {
@@ -213,6 +243,10 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 // ReadFile returns the file at p in commit, or an error wrapping
 // ErrNotExist. It does not touch the network.
 func (r *Repository) ReadFile(commit, p string) (Blob, error) {
+	if err := r.begin(); err != nil {
+		return Blob{}, err
+	}
+	defer r.end()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, err := r.treeAt(commit)
@@ -277,6 +311,10 @@ type Commit struct {
 // commits of its head, whose trailers name the resource uid. A restarted
 // provider uses it to recognise a change it pushed but never recorded.
 func (r *Repository) FindCommitByUID(branch, uid string, maxWalk int) (Commit, bool, error) {
+	if err := r.begin(); err != nil {
+		return Commit{}, false, err
+	}
+	defer r.end()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h, err := r.headLocked(branch)

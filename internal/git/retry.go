@@ -30,10 +30,14 @@ import (
 const errGaveUp = "branch kept moving under us: gave up"
 
 // refUpdate is one push: move the branch from oldHead to newHead (either
-// may be zero: create, delete), sending pack.
+// may be zero: create, delete), sending pack. root marks an empty
+// repository's first commit: it lands only while the remote still has no
+// branch at all, else it would start a history unrelated to the one that
+// appeared meanwhile.
 type refUpdate struct {
 	oldHead, newHead plumbing.Hash
 	pack             []byte
+	root             bool
 }
 
 // pushWithRetry lands one update of the writer's branch; changes, branch
@@ -57,7 +61,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, opts.PushTimeout)
-		err = r.push(pctx, w.branch, u.oldHead, u.newHead, u.pack)
+		err = r.push(pctx, w.branch, u)
 		cancel()
 		var moved *errMoved
 		if errors.As(err, &moved) {
@@ -113,6 +117,9 @@ func (r *Repository) pushed(branch string, h plumbing.Hash, pack []byte) error {
 		return nil
 	}
 	r.pushedAt[branch] = time.Now()
+	if !h.IsZero() {
+		r.empty = false
+	}
 	var err error
 	if h.IsZero() {
 		err = r.st.RemoveReference(branchRef(branch))

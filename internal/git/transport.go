@@ -75,6 +75,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	defer sess.Close() //nolint:errcheck // the outcome is decided by then; a failed Close loses nothing
 
 	remote := map[string]plumbing.Hash{}
+	empty := true
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	switch {
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
@@ -82,6 +83,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	case err != nil:
 		return errors.Wrap(classify(err), errFetch)
 	default:
+		empty = !hasBranch(ar.References)
 		refs, err := ar.AllReferences()
 		if err != nil {
 			return errors.Wrap(err, errAdvertised)
@@ -119,6 +121,11 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		// The refs below make the downloaded objects reachable; until now a
 		// compaction would have dropped them (see compactLocked).
 		r.unreferenced--
+	}
+	if !r.pushedSinceLocked(start) {
+		// A branch we pushed after this fetch read the advertisement made
+		// the repository non-empty, whatever the advertisement said.
+		r.empty = empty
 	}
 	for _, b := range branches {
 		if r.pushedAt[b].After(start) {
@@ -179,6 +186,16 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	return nil
 }
 
+// pushedSinceLocked reports whether we moved any branch by pushing after t.
+func (r *Repository) pushedSinceLocked(t time.Time) bool {
+	for _, at := range r.pushedAt {
+		if at.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Repository) hasLocked(h plumbing.Hash) bool {
 	return r.st.HasEncodedObject(h) == nil
 }
@@ -208,7 +225,8 @@ func (r *Repository) localHeadsLocked() []plumbing.Hash {
 // find what to send (three quarters of a second per push from a 1,000-commit
 // clone, against 90 ms from a shallow one); the writer knows the new objects
 // and hands over their pack.
-func (r *Repository) push(ctx context.Context, branch string, oldHead, newHead plumbing.Hash, pack []byte) (err error) {
+func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err error) {
+	oldHead, newHead, pack := u.oldHead, u.newHead, u.pack
 	start := time.Now()
 	defer func() {
 		var moved *errMoved
@@ -241,7 +259,7 @@ func (r *Repository) push(ctx context.Context, branch string, oldHead, newHead p
 			cur = ref.Hash()
 		}
 	}
-	if cur != oldHead {
+	if cur != oldHead || (u.root && ar != nil && hasBranch(ar.References)) {
 		return &errMoved{remote: cur}
 	}
 	caps := capability.NewList()

@@ -50,6 +50,10 @@ type Change struct {
 	// OwnCommit keeps the change in a commit of its own with its own
 	// message (a CommitRequest), still pushed with the rest of the batch.
 	OwnCommit bool
+	// Window is the longest the change may wait for others to join its
+	// commit: its configuration's commit window. nil takes the repository's
+	// (window.go).
+	Window *time.Duration
 }
 
 // Result is the outcome of one Change, branch creation or deletion.
@@ -92,6 +96,9 @@ type writer struct {
 	mu      sync.Mutex
 	pending []*op
 	running bool
+	// kick tells a waiting window that a change with a window of its own
+	// arrived, which may close it sooner (window.go).
+	kick chan struct{}
 }
 
 // Submit queues c for branch and waits for its result. Changes submitted
@@ -117,20 +124,30 @@ func (r *Repository) writerFor(branch string) *writer {
 	defer r.wmu.Unlock()
 	w, ok := r.writers[branch]
 	if !ok {
-		w = &writer{repo: r, branch: branch}
+		w = &writer{repo: r, branch: branch, kick: make(chan struct{}, 1)}
 		r.writers[branch] = w
 	}
 	return w
 }
 
 func (w *writer) do(ctx context.Context, o *op) Result {
+	if err := w.repo.begin(); err != nil {
+		return Result{Err: err}
+	}
+	defer w.repo.end()
 	w.mu.Lock()
 	w.pending = append(w.pending, o)
 	if !w.running {
 		// The goroutine lives while there is work, so an idle branch costs
-		// nothing and nothing leaks.
+		// nothing and nothing leaks. It holds the clone while it runs.
 		w.running = true
+		w.repo.hold()
 		go w.run()
+	} else if _, ok := windowOf(o); ok {
+		select {
+		case w.kick <- struct{}{}:
+		default: // a kick is already pending
+		}
 	}
 	w.mu.Unlock()
 	select {
@@ -150,13 +167,9 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 }
 
 func (w *writer) run() {
+	defer w.repo.end()
 	opts := w.repo.cache.opts
-	t := time.NewTimer(w.repo.commitWindow())
-	select {
-	case <-t.C:
-	case <-w.repo.cache.ctx.Done():
-		t.Stop()
-	}
+	w.waitWindow(time.Now())
 	for {
 		w.mu.Lock()
 		n := min(len(w.pending), opts.MaxBatch)

@@ -115,12 +115,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 }
 
 // Create creates the branch from spec.forProvider.from (the repository's
-// default branch when empty).
+// default branch when empty). A repository with no branch at all has no
+// default branch: there the engine, asked with no start point, creates the
+// repository's first commit.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.ExternalCreation, error) {
 	from := mg.Spec.ForProvider.From
 	if from == "" {
 		d, err := e.repo.DefaultBranch(ctx)
-		if err != nil {
+		if err != nil && !errors.Is(err, git.ErrEmptyRepository) {
 			return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(err), errCreate)
 		}
 		from = d

@@ -243,6 +243,22 @@ func TestCreate(t *testing.T) {
 			},
 			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonBranchNotFound, gitErr(git.KindBranchNotFound)), errCreate)},
 		},
+		"EmptyRepository": {
+			reason: "A repository with no branch at all has no default branch: the engine, asked with no start point, creates the first commit.",
+			mg:     newBranch("main", ""),
+			repo: fakeRepository{
+				DefaultBranchFn: func() (string, error) {
+					return "", &git.Error{Kind: git.KindBranchNotFound, Err: errors.Wrap(git.ErrEmptyRepository, "no default branch")}
+				},
+				CreateBranchFn: func(b, from string) git.Result {
+					if b != "main" || from != "" {
+						return git.Result{Err: errors.Errorf("CreateBranch(%q, %q), want (main, \"\")", b, from)}
+					}
+					return git.Result{Commit: sha}
+				},
+			},
+			want: want{commit: sha},
+		},
 		"Rejected": {
 			reason: "A push the server refuses (a protected namespace) needs a human.",
 			mg:     newBranch("feature", "main"),

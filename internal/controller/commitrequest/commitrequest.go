@@ -165,7 +165,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a CommitRequest needs of the shared clone of its
@@ -173,12 +173,16 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	Empty() bool
 	Submit(ctx context.Context, branch string, c git.Change) git.Result
 }
 
 type external struct {
 	repo   repository
 	author git.Signature
+	// window is the configuration's commit window, carried by the change
+	// (configurations sharing a clone keep their own); nil: the engine's.
+	window *time.Duration
 	maxAge time.Duration
 }
 
@@ -209,6 +213,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
+	if git.KindOf(err) == git.KindBranchNotFound && e.repo.Empty() {
+		// A repository with no branch at all: the request becomes its
+		// first commit, and creates its branch.
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
 	if git.KindOf(err) == git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, branch)
 	}
@@ -257,6 +266,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.CommitRequest) (xpma
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
+	c.Window = e.window
 	branch := mg.Spec.ForProvider.Branch
 	res := e.repo.Submit(ctx, branch, c)
 	if git.KindOf(res.Err) == git.KindBranchNotFound {

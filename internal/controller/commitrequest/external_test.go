@@ -52,7 +52,11 @@ type fakeRepository struct {
 	RefreshFn         func(maxAge time.Duration, branches ...string) error
 	FindCommitByUIDFn func(branch, uid string, maxWalk int) (git.Commit, bool, error)
 	SubmitFn          func(branch string, c git.Change) git.Result
+	// EmptyFn answers Empty; nil answers false (a repository with branches).
+	EmptyFn func() bool
 }
+
+func (f *fakeRepository) Empty() bool { return f.EmptyFn != nil && f.EmptyFn() }
 
 func (f *fakeRepository) unexpected(method string) {
 	f.t.Helper()
@@ -202,6 +206,18 @@ func TestObserve(t *testing.T) {
 			},
 			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
 		},
+		"EmptyRepositoryNoBranch": {
+			reason: "In a repository with no branch at all the request has not landed: it will be the first commit, creating the branch.",
+			mg:     request(),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
+					return git.Commit{}, false, gitErr(git.KindBranchNotFound)
+				},
+				EmptyFn: func() bool { return true },
+			},
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
 		"SearchFailed": {
 			reason: "A history the engine cannot walk is reported, classified.",
 			mg:     request(),
@@ -272,13 +288,17 @@ func TestCreate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The change carries its configuration's commit window: the clone
+			// is shared by configurations with their own.
+			window := 3 * time.Second
+			wantChange.Window = &window
 			repo := &fakeRepository{t: t, SubmitFn: func(branch string, c git.Change) git.Result {
 				if diff := cmp.Diff(wantChange, c); branch != "main" || diff != "" {
 					t.Errorf("Submit(%q, ...), want main and the request's own change: -want, +got:\n%s", branch, diff)
 				}
 				return tc.result
 			}}
-			e := &external{repo: repo, author: author, maxAge: maxAge}
+			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
 			_, err = e.Create(context.Background(), cr)
 			got := want{err: err, status: cr.Status.AtProvider, name: meta.GetExternalName(cr)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {

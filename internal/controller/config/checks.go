@@ -39,6 +39,8 @@ type checked struct {
 	generation int64
 	remote     git.Remote
 	at         time.Time
+	// empty: the remote had no branch at all, which the Ready message says.
+	empty bool
 }
 
 // fresh reports whether the configuration was checked, at this generation and
@@ -50,16 +52,23 @@ func (c *checks) fresh(key types.NamespacedName, generation int64, remote git.Re
 	return ok && rec.generation == generation && time.Since(rec.at) < maxAge && reflect.DeepEqual(rec.remote, remote)
 }
 
+// empty reports whether the last remembered check found no branch at all.
+func (c *checks) empty(key types.NamespacedName) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key].empty
+}
+
 // remember records a successful check. It runs after the status saying so
 // was persisted (session.AfterPersist), so it never vouches for a verdict
 // nobody can see.
-func (c *checks) remember(key types.NamespacedName, generation int64, remote git.Remote, at time.Time) {
+func (c *checks) remember(key types.NamespacedName, generation int64, remote git.Remote, at time.Time, empty bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[types.NamespacedName]checked{}
 	}
-	c.m[key] = checked{generation: generation, remote: remote, at: at}
+	c.m[key] = checked{generation: generation, remote: remote, at: at, empty: empty}
 }
 
 // forget drops what is known of a configuration: its check failed, or it is gone.

@@ -236,7 +236,7 @@ func TestChecks(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := &checks{}
-			c.remember(key, 1, remote, tc.at)
+			c.remember(key, 1, remote, tc.at, false)
 			if tc.forget {
 				c.forget(key)
 			}

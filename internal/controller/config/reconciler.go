@@ -92,8 +92,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	kind := r.kind.gvk.Kind
 	s := session.Begin(r.client, pc, session.WithRecorder(r.recorder), session.WithMetrics(r.metrics, kind), session.WithLogger(log))
-	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc), kind+" is not stalled")
-	cadence := r.check(ctx, s, pc, rd)
+	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc, false), kind+" is not stalled")
+	cadence, empty := r.check(ctx, s, pc, rd)
+	if empty && rd.Converged() {
+		// Nothing was contributed: the same verdict, saying the repository
+		// is empty (the state a forge creates it in, not a fault).
+		rd = session.NewReadiness(session.ReasonSucceeded, readyMessage(pc, true), kind+" is not stalled")
+	}
 	s.ApplyReadiness(rd)
 	if err := s.Commit(ctx); err != nil {
 		return reconcile.Result{}, err
@@ -101,12 +106,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: s.RequeueAfter(cadence)}, nil
 }
 
-// check runs the gates in precedence order and returns when to come back.
-func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObject, rd *session.Readiness) time.Duration {
+// check runs the gates in precedence order and returns when to come back,
+// and whether the repository turned out to have no branch at all.
+func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObject, rd *session.Readiness) (time.Duration, bool) {
 	users, err := r.users(ctx, pc)
 	if err != nil {
 		rd.Progressing(corev1.ConditionUnknown, ReasonUsageUnknown, errors.Wrap(err, errListUsages).Error())
-		return retryInterval
+		return retryInterval, false
 	}
 	pc.SetUsers(users)
 
@@ -115,24 +121,24 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 			// The usage watch brings us back when the last user goes.
 			rd.Progressing(corev1.ConditionFalse, ReasonInUse,
 				fmt.Sprintf("deletion is blocked while %d managed resources use this %s", users, r.kind.gvk.Kind))
-			return r.poll
+			return r.poll, false
 		}
 		if meta.FinalizerExists(pc, finalizer) {
 			meta.RemoveFinalizer(pc, finalizer)
 			if err := r.client.Update(ctx, pc); err != nil {
 				rd.Progressing(corev1.ConditionUnknown, xpv2.ReasonDeleting, errors.Wrap(err, errFinalizer).Error())
-				return retryInterval
+				return retryInterval, false
 			}
 			s.MetadataWritten()
 		}
 		rd.Progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, "no managed resource uses this "+r.kind.gvk.Kind)
-		return 0
+		return 0, false
 	}
 	if !meta.FinalizerExists(pc, finalizer) {
 		meta.AddFinalizer(pc, finalizer)
 		if err := r.client.Update(ctx, pc); err != nil {
 			rd.Progressing(corev1.ConditionUnknown, ReasonConnectionFailed, errors.Wrap(err, errFinalizer).Error())
-			return retryInterval
+			return retryInterval, false
 		}
 		s.MetadataWritten()
 		pc.SetUsers(users)
@@ -142,38 +148,43 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its
 	// answer. Half: the poll's own reconcile must check again.
-	if err == nil && r.checks.fresh(client.ObjectKeyFromObject(pc), pc.GetGeneration(), conn.Remote, r.poll/2) {
-		return r.poll
+	key := client.ObjectKeyFromObject(pc)
+	if err == nil && r.checks.fresh(key, pc.GetGeneration(), conn.Remote, r.poll/2) {
+		return r.poll, r.checks.empty(key)
 	}
+	empty := false
 	if err == nil {
 		start := time.Now()
-		if err = r.ping(ctx, conn); err == nil {
-			key, gen, remote := client.ObjectKeyFromObject(pc), pc.GetGeneration(), conn.Remote
-			s.AfterPersist(func() { r.checks.remember(key, gen, remote, start) })
+		if empty, err = r.ping(ctx, conn); err == nil {
+			gen, remote, e := pc.GetGeneration(), conn.Remote, empty
+			s.AfterPersist(func() { r.checks.remember(key, gen, remote, start, e) })
 		}
 	}
 	if err != nil {
-		r.checks.forget(client.ObjectKeyFromObject(pc))
+		r.checks.forget(key)
 	}
 	if reason, ok := managed.StalledReason(err); ok {
 		rd.Stalled(reason, err.Error())
-		return r.poll
+		return r.poll, false
 	}
 	if err != nil {
 		rd.Progressing(corev1.ConditionUnknown, ReasonConnectionFailed, err.Error())
-		return retryInterval
+		return retryInterval, false
 	}
-	return r.poll
+	return r.poll, empty
 }
 
-func (r *Reconciler) ping(ctx context.Context, conn *Connection) error {
+// ping asks the remote for its references and reports whether it has no
+// branch at all.
+func (r *Reconciler) ping(ctx context.Context, conn *Connection) (bool, error) {
 	repo, err := conn.Open(r.cache)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return errors.Wrap(spec.GitError(repo.Check(ctx)), errCheck)
+	empty, err := repo.Check(ctx)
+	return empty, errors.Wrap(spec.GitError(err), errCheck)
 }
 
 // users counts the ProviderConfigUsages naming pc. Usages of a namespaced
@@ -193,8 +204,15 @@ func (r *Reconciler) users(ctx context.Context, pc configObject) (int64, error) 
 	return int64(len(l.Items)), nil
 }
 
+// MessageEmpty ends the Ready message of a configuration whose repository
+// has no branch yet: Ready, since the first write creates one.
+const MessageEmpty = "repository is empty: it has no branch yet; the first Branch, File or CommitRequest creates its first commit"
+
 // readyMessage says what a converged configuration proved.
-func readyMessage(pc configObject) string {
+func readyMessage(pc configObject, empty bool) string {
 	v, _ := viewOf(pc) // pc is one of the two kinds: the reconciler made it.
+	if empty {
+		return "Repository connectivity validated for " + v.url + "; " + MessageEmpty
+	}
 	return "Repository connectivity validated for " + v.url
 }

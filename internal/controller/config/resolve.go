@@ -74,15 +74,13 @@ type Connection struct {
 	Window time.Duration
 }
 
-// Open returns the shared clone of the connection's repository, with the
-// configuration's commit window. It does not touch the network.
+// Open returns the shared clone of the connection's repository. It does not
+// touch the network. The clone is shared by every configuration with the
+// same URL and credentials, so the commit window is not the clone's: each
+// change carries its configuration's (git.Change.Window).
 func (c *Connection) Open(cache *git.Cache) (*git.Repository, error) {
 	repo, err := cache.Repository(c.Remote)
-	if err != nil {
-		return nil, spec.GitError(err)
-	}
-	repo.SetCommitWindow(c.Window)
-	return repo, nil
+	return repo, spec.GitError(err)
 }
 
 // Resolver turns configurations into Connections. A namespaced ProviderConfig

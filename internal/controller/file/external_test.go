@@ -55,7 +55,11 @@ type fakeRepository struct {
 	HeadFn     func(branch string) (string, error)
 	ReadFileFn func(commit, path string) (git.Blob, error)
 	SubmitFn   func(branch string, c git.Change) git.Result
+	// EmptyFn answers Empty; nil answers false (a repository with branches).
+	EmptyFn func() bool
 }
+
+func (f *fakeRepository) Empty() bool { return f.EmptyFn != nil && f.EmptyFn() }
 
 func (f *fakeRepository) unexpected(method string) {
 	f.t.Helper()
@@ -185,6 +189,16 @@ func TestObserve(t *testing.T) {
 				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
 			},
 			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
+		},
+		"EmptyRepositoryNoBranch": {
+			reason: "In a repository with no branch at all the file does not exist yet: its commit will be the first, creating the branch.",
+			mg:     fileOn("x", "a", func(f *v1alpha1.File) { f.Status.AtProvider.Blob = blob }),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				EmptyFn:   func() bool { return true },
+			},
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
 		},
 		"DeletedNoBranch": {
 			reason: "No branch, no file: nothing left to remove.",
@@ -357,7 +371,13 @@ func TestWrite(t *testing.T) {
 				submitted = &c
 				return tc.args.result
 			}}
-			e := &external{repo: repo, author: author, maxAge: maxAge}
+			// Every change carries its configuration's commit window: the
+			// clone is shared by configurations with their own.
+			window := 3 * time.Second
+			if tc.want.change != nil {
+				tc.want.change.Window = &window
+			}
+			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
 			var err error
 			switch tc.args.action {
 			case ActionCreate:

@@ -86,7 +86,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, maxAge: c.maxAge}, nil
+	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
@@ -94,12 +94,16 @@ type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	ReadFile(commit, path string) (git.Blob, error)
+	Empty() bool
 	Submit(ctx context.Context, branch string, c git.Change) git.Result
 }
 
 type external struct {
 	repo   repository
 	author git.Signature
+	// window is the configuration's commit window, carried by every change
+	// (configurations sharing a clone keep their own); nil: the engine's.
+	window *time.Duration
 	maxAge time.Duration
 }
 
@@ -151,8 +155,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	head, err := e.repo.Head(p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
 		mg.Status.AtProvider.Blob = ""
-		if meta.WasDeleted(mg) {
-			// No branch, no file: nothing left to remove.
+		if meta.WasDeleted(mg) || e.repo.Empty() {
+			// No branch, no file: nothing left to remove. In a repository
+			// with no branch at all the file's commit is the first one, and
+			// creates its branch; elsewhere a missing branch is a Branch's
+			// to create, from the start point it names.
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
@@ -219,6 +226,7 @@ func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error
 		Puts:     map[string]git.File{p.Path: want},
 		Message:  msg,
 		Author:   e.author,
+		Window:   e.window,
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {
@@ -242,6 +250,7 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ext
 		Deletes:  []string{p.Path},
 		Message:  msg,
 		Author:   e.author,
+		Window:   e.window,
 		Resource: resourceOf(mg),
 	})
 	if res.Err != nil {

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import "time"
+
+// Commit windows. Two configurations with the same URL and credentials
+// share one clone and so one writer per branch (two writers of one branch in
+// one process would only reject each other's pushes), but each keeps its own
+// commit window: every Change carries the window of the configuration it
+// came through. A window is the longest a configuration accepts for its
+// change to wait for others, so the writer's window closes at the smallest
+// window among the changes it holds: nobody's change waits longer than its
+// configuration allows, and a change with a longer window merely leaves with
+// an earlier batch. A change that names no window (a branch creation or
+// deletion, or an engine caller that never set one) takes the repository's
+// (SetCommitWindow), else the cache's.
+
+// windowOf is how long o may wait for others, and whether it says.
+func windowOf(o *op) (time.Duration, bool) {
+	if o.change == nil || o.change.Window == nil {
+		return 0, false
+	}
+	return max(*o.change.Window, 0), true
+}
+
+// windowLocked is the window of what w holds: the smallest any queued change
+// names, else the repository's. Call it with w.mu held.
+func (w *writer) windowLocked() time.Duration {
+	d, set := time.Duration(0), false
+	for _, o := range w.pending {
+		if od, ok := windowOf(o); ok && (!set || od < d) {
+			d, set = od, true
+		}
+	}
+	if !set {
+		return w.repo.commitWindow()
+	}
+	return d
+}
+
+// waitWindow waits, from opened, until the window of what w holds closes,
+// shortening the wait when a change with a smaller window arrives (do kicks
+// w), or until the cache closes.
+func (w *writer) waitWindow(opened time.Time) {
+	for {
+		w.mu.Lock()
+		left := time.Until(opened.Add(w.windowLocked()))
+		w.mu.Unlock()
+		if left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-t.C:
+			return
+		case <-w.kick:
+			t.Stop()
+		case <-w.repo.cache.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
