@@ -115,6 +115,16 @@ func TestMessage(t *testing.T) {
 			args:   args{template: "{{.Repository}}", action: ActionCreate},
 			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
 		},
+		"RangeSpins": {
+			reason: "A range can only spin (nothing a template sees is a collection): {{range 2000000000}}{{end}} would hold a worker for minutes writing nothing, so the cap never stops it. InvalidSpec.",
+			args:   args{template: `x{{range 2000000000}}{{end}}`, action: ActionCreate},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
+		},
+		"RangeInDefine": {
+			reason: "A range hidden in a defined template spins just the same.",
+			args:   args{template: `{{define "t"}}{{range 2000000000}}{{end}}{{end}}{{template "t"}}`, action: ActionCreate},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
+		},
 		"TooLong": {
 			reason: "A template that inflates past the cap (printf widths) is refused rather than filling memory.",
 			args:   args{template: `{{printf "%999999d" 1}}`, action: ActionCreate},

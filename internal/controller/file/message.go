@@ -19,6 +19,7 @@ package file
 import (
 	"strings"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
@@ -45,6 +46,7 @@ const (
 	errParseTemplate = "cannot parse spec.forProvider.commitMessage"
 	errExecTemplate  = "cannot render spec.forProvider.commitMessage"
 	errMessageLong   = "rendered commit message is longer than 16384 bytes"
+	errRange         = "spec.forProvider.commitMessage must not use range: nothing a template sees is a list, so a range could only spin"
 )
 
 // MessageData is what a commitMessage template sees.
@@ -82,6 +84,11 @@ func Message(f *v1alpha1.File, a Action) (string, error) {
 	if err != nil {
 		return "", spec.Invalid(errors.Wrap(err, errParseTemplate))
 	}
+	for _, d := range t.Templates() {
+		if d.Tree != nil && hasRange(d.Root) {
+			return "", spec.Invalid(errors.New(errRange))
+		}
+	}
 	w := &cappedBuffer{max: MaxMessageBytes}
 	data := MessageData{Action: a, Path: p.Path, Branch: p.Branch, Name: f.GetName(), Namespace: f.GetNamespace()}
 	if err := t.Execute(w, data); err != nil {
@@ -106,6 +113,30 @@ func validMessage(f *v1alpha1.File) error {
 		}
 	}
 	return nil
+}
+
+// hasRange reports a range anywhere below n. The output cap stops a template
+// that writes too much, but not {{range 2000000000}}{{end}}, which writes
+// nothing and would hold a reconcile worker for minutes.
+func hasRange(n parse.Node) bool {
+	switch n := n.(type) {
+	case *parse.RangeNode:
+		return true
+	case *parse.ListNode:
+		if n == nil {
+			return false
+		}
+		for _, c := range n.Nodes {
+			if hasRange(c) {
+				return true
+			}
+		}
+	case *parse.IfNode:
+		return hasRange(n.List) || hasRange(n.ElseList)
+	case *parse.WithNode:
+		return hasRange(n.List) || hasRange(n.ElseList)
+	}
+	return false
 }
 
 var errTooLong = errors.New(errMessageLong)
