@@ -164,8 +164,21 @@ fmt-check:
 vet:
 	go vet ./...
 
+# A short run of every fuzz target on top of its seed corpus (the seeds run
+# with the tests too); FUZZ_TIME=5m for a real search.
+FUZZ_TIME ?= 10s
+FUZZ_TARGETS = ./internal/validate:FuzzPathAgreesWithCRD ./internal/validate:FuzzBranchAgreesWithCRD \
+	./internal/manifest:FuzzRender ./internal/controller/file:FuzzMessage ./internal/git:FuzzCommitMessageTrailers
+
+.PHONY: fuzz
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $${t#*:} ($(FUZZ_TIME))"; \
+	  out=$$(go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}" 2>&1) || { echo "$$out"; exit 1; }; \
+	done
+
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools xpkg
+test: system-deps setup-envtest check-generate fmt-check vet lint fuzz crossplane-tools xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
