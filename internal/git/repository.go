@@ -35,6 +35,7 @@ package git
 
 import (
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,7 @@ type Repository struct {
 	conn  *connection
 	tr    transport.Transport
 	dir   string
+	id    string
 
 	// mu guards st, pushedAt and unreferenced (see Locking above).
 	mu sync.Mutex
@@ -78,6 +80,8 @@ type Repository struct {
 	// pushedAt is when we last moved a branch by pushing; a fetch that
 	// started earlier must not move the local ref back.
 	pushedAt map[string]time.Time
+	// announced is, per branch, the head Poll last reported (watch.go).
+	announced map[string]plumbing.Hash
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
@@ -89,9 +93,11 @@ type Repository struct {
 	lastFetch   time.Time // start of the newest successful fetch
 	lastFetched map[string]bool
 
-	// wmu guards writers, one per branch.
+	// wmu guards writers, one per branch, and the results of enqueued
+	// changes not yet taken (async.go).
 	wmu     sync.Mutex
 	writers map[string]*writer
+	results map[string]Result
 
 	// window overrides the cache's commit window for this repository;
 	// negative means the cache's. Its configuration (a ProviderConfig) owns it.
@@ -137,8 +143,9 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
 	repo := &Repository{
-		cache: c, conn: conn, tr: tr, dir: dir, st: st,
-		used: map[string]bool{}, writers: map[string]*writer{}, pushedAt: map[string]time.Time{},
+		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir),
+		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
+		announced: map[string]plumbing.Hash{},
 	}
 	repo.window.Store(-1)
 	return repo, nil

@@ -75,10 +75,21 @@ type op struct {
 	kind   opKind
 	change *Change
 	from   string
-	done   chan Result
+	// done receives the result of a waiting caller (Submit and friends);
+	// an enqueued change has key and callback instead (async.go).
+	done     chan Result
+	key      string
+	callback func(Result)
+	w        *writer
 }
 
-func (o *op) finish(r Result) { o.done <- r }
+func (o *op) finish(r Result) {
+	if o.callback != nil {
+		o.w.finished(o, r)
+		return
+	}
+	o.done <- r
+}
 
 // writer is the single writer of one branch: it turns the changes queued
 // during a commit window into commits and one push (batch.go), and replays
@@ -92,6 +103,9 @@ type writer struct {
 	mu      sync.Mutex
 	pending []*op
 	running bool
+	// inflight is the batch being committed and pushed, so a change queued
+	// again while its push is under way is not committed twice.
+	inflight []*op
 }
 
 // Submit queues c for branch and waits for its result. Changes submitted
@@ -123,15 +137,21 @@ func (r *Repository) writerFor(branch string) *writer {
 	return w
 }
 
-func (w *writer) do(ctx context.Context, o *op) Result {
-	w.mu.Lock()
-	w.pending = append(w.pending, o)
+// startLocked starts the writer's goroutine unless it runs. Call it with
+// w.mu held.
+func (w *writer) startLocked() {
 	if !w.running {
 		// The goroutine lives while there is work, so an idle branch costs
 		// nothing and nothing leaks.
 		w.running = true
 		go w.run()
 	}
+}
+
+func (w *writer) do(ctx context.Context, o *op) Result {
+	w.mu.Lock()
+	w.pending = append(w.pending, o)
+	w.startLocked()
 	w.mu.Unlock()
 	select {
 	case res := <-o.done:
@@ -167,6 +187,7 @@ func (w *writer) run() {
 			w.mu.Unlock()
 			return
 		}
+		w.inflight = append([]*op(nil), batch...)
 		w.mu.Unlock()
 		// Changes that queue while we push have waited long enough: the
 		// next round starts right away and takes them all.
