@@ -26,10 +26,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -55,6 +57,8 @@ type fakeRepository struct {
 	HeadFn     func(branch string) (string, error)
 	ReadFileFn func(commit, path string) (git.Blob, error)
 	SubmitFn   func(branch string, c git.Change) git.Result
+	QueuedFn   func(c git.Change) bool
+	result     *git.Result // of the last Enqueue, until taken
 }
 
 func (f *fakeRepository) unexpected(method string) {
@@ -92,6 +96,50 @@ func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) 
 		return git.Result{}
 	}
 	return f.SubmitFn(branch, c)
+}
+
+func (f *fakeRepository) Enqueue(branch, key string, c git.Change, done func(git.Result)) {
+	if f.SubmitFn == nil {
+		f.unexpected("Enqueue")
+		return
+	}
+	if key != "File/team-a/app" {
+		f.t.Errorf("Enqueue under key %q, want File/team-a/app", key)
+	}
+	// The writer's push, done at once: its result waits for TakeResult.
+	res := f.SubmitFn(branch, c)
+	f.result = &res
+	done(res)
+}
+
+func (f *fakeRepository) Queued(_, _ string, c git.Change) bool {
+	return f.QueuedFn != nil && f.QueuedFn(c)
+}
+
+func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
+	if f.result == nil {
+		return git.Result{}, false
+	}
+	res := *f.result
+	f.result = nil
+	return res, true
+}
+
+func (f *fakeRepository) ID() string { return "repo" }
+
+func (f *fakeRepository) Poll(context.Context) ([]git.Move, error) { return nil, nil }
+
+// nopTracker is a watcher that tracks nothing and whose wakes are counted.
+type nopTracker struct{ wakes *int }
+
+func (nopTracker) Track(watch.Repository, watch.Ref, string, string) {}
+func (nopTracker) Forget(watch.Ref)                                  {}
+func (n nopTracker) Waker(string, types.NamespacedName) func(git.Result) {
+	return func(git.Result) {
+		if n.wakes != nil {
+			*n.wakes++
+		}
+	}
 }
 
 func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
@@ -249,6 +297,35 @@ func TestObserve(t *testing.T) {
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "mode differs from the spec"},
 				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
 		},
+		"WriteFailed": {
+			reason: "A write the branch writer failed is reported by the next Observe, as the write's own error.",
+			mg:     fileOn("apps", "a"),
+			repo:   fakeRepository{result: &git.Result{Err: gitErr(git.KindPathConflict)}},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
+		},
+		"WriteLanded": {
+			reason: "A write that landed records the commit that carried it.",
+			mg:     fileOn("x", "a", withCommit(head)),
+			repo: func() fakeRepository {
+				r := atHead(holding("a", false))
+				r.result = &git.Result{Commit: landed}
+				return r
+			}(),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"ChangeQueued": {
+			reason: "Drift whose correction is already with the branch writer waits for its wake: nothing is submitted twice.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo: func() fakeRepository {
+				r := atHead(holding("b", false))
+				r.QueuedFn = func(c git.Change) bool { return string(c.Puts["x"].Content) == "a" }
+				return r
+			}(),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "content differs from the spec"},
+				err:    committing(fileOn("x", "a"), ActionUpdate),
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
 		"DeletedExists": {
 			reason: "A deleted File whose file exists must remove it, whatever it holds.",
 			mg:     fileOn("x", "a", deleted, withCommit(landed)),
@@ -260,7 +337,7 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo, author: author, maxAge: maxAge}
+			e := &external{repo: &tc.repo, watch: nopTracker{}, author: author, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
 			got := want{o: o, err: err, status: tc.mg.Status.AtProvider}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
@@ -271,8 +348,9 @@ func TestObserve(t *testing.T) {
 	}
 }
 
-// TestWrite covers Create, Update and Delete: each submits one change for
-// the File's own path and records the commit that carried it.
+// TestWrite covers Create, Update and Delete: each hands one change for the
+// File's own path to the branch writer, and the next Observe records the
+// commit that carried it or reports its error.
 func TestWrite(t *testing.T) {
 	resource := git.Resource{Kind: v1alpha1.FileKind, Namespace: "team-a", Name: "app", UID: "uid-1"}
 	type args struct {
@@ -357,7 +435,11 @@ func TestWrite(t *testing.T) {
 				submitted = &c
 				return tc.args.result
 			}}
-			e := &external{repo: repo, author: author, maxAge: maxAge}
+			wakes := 0
+			e := &external{repo: repo, watch: nopTracker{wakes: &wakes}, author: author, maxAge: maxAge}
+			if tc.args.action == ActionDelete {
+				deleted(tc.args.mg)
+			}
 			var err error
 			switch tc.args.action {
 			case ActionCreate:
@@ -366,6 +448,16 @@ func TestWrite(t *testing.T) {
 				_, err = e.Update(context.Background(), tc.args.mg)
 			case ActionDelete:
 				_, err = e.Delete(context.Background(), tc.args.mg)
+			}
+			// A write hands the change over and returns Waiting; its
+			// outcome is what the next Observe collects after the wake.
+			if _, waiting := managed.IsWaiting(err); waiting {
+				if wakes != 1 {
+					t.Errorf("%s\n%s(...): %d wakes, want 1", tc.reason, tc.args.action, wakes)
+				}
+				err = e.collect(tc.args.mg)
+			} else if submitted != nil {
+				t.Errorf("%s\n%s(...) = %v after submitting, want Waiting", tc.reason, tc.args.action, err)
 			}
 			got := want{change: submitted, err: err, commit: tc.args.mg.Status.AtProvider.Commit}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
