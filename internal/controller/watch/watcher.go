@@ -87,7 +87,8 @@ func (w *Watcher) Waker(kind string, nn types.NamespacedName) func(git.Result) {
 }
 
 // Track records that r lives at path on branch of repo (path "" for the
-// branch head) and makes sure repo is polled.
+// branch head) and makes sure repo is polled. (Lock order: w.mu, then the
+// index's; Track takes them one after the other.)
 func (w *Watcher) Track(repo Repository, r Ref, branch, path string) {
 	id := repo.ID()
 	w.idx.Track(r, Loc{Repo: id, Branch: branch, Path: path})
@@ -130,8 +131,10 @@ func (w *Watcher) loop(ctx context.Context, id string) {
 			return
 		case <-t.C:
 		}
-		_, used := w.idx.Repos()[id]
+		// Checked under w.mu, so a Track that races the exit either sees
+		// the loop running or starts a new one.
 		w.mu.Lock()
+		_, used := w.idx.Repos()[id]
 		repo := w.repos[id]
 		if !used {
 			// Nobody lives here any more (the last resource went, or the
