@@ -20,12 +20,13 @@ package git
 //
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
-//     not safe for concurrent use), and pushedAt and unreferenced, which
-//     change with it. Reads, building a batch, storing a pack, moving a
+//     not safe for concurrent use), and pushedAt, announced and
+//     unreferenced, which change with it. Reads, building a batch, storing a pack, moving a
 //     local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
-//   - Repository.wmu: the branch writers.
+//   - Repository.wmu: the branch writers and the results of enqueued
+//     changes not yet taken (async.go).
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
@@ -74,7 +75,7 @@ type Repository struct {
 	dir   string
 	id    string
 
-	// mu guards st, pushedAt and unreferenced (see Locking above).
+	// mu guards st, pushedAt, announced and unreferenced (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// pushedAt is when we last moved a branch by pushing; a fetch that
