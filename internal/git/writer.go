@@ -171,13 +171,20 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 
 func (w *writer) run() {
 	opts := w.repo.cache.opts
-	t := time.NewTimer(w.repo.commitWindow())
-	select {
-	case <-t.C:
-	case <-w.repo.cache.ctx.Done():
-		t.Stop()
-	}
+	// Each round collects for a whole window after the previous one was
+	// taken (the first, after the first change queued), so changes that
+	// trickle in steadily make one push per window, not one per push
+	// duration: a burst costs about its duration / the window in pushes.
+	next := time.Now().Add(w.repo.commitWindow())
 	for {
+		if d := time.Until(next); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-w.repo.cache.ctx.Done():
+				t.Stop()
+			}
+		}
 		w.mu.Lock()
 		n := min(len(w.pending), opts.MaxBatch)
 		batch := append([]*op(nil), w.pending[:n]...)
@@ -189,8 +196,7 @@ func (w *writer) run() {
 		}
 		w.inflight = append([]*op(nil), batch...)
 		w.mu.Unlock()
-		// Changes that queue while we push have waited long enough: the
-		// next round starts right away and takes them all.
+		next = time.Now().Add(w.repo.commitWindow())
 		w.process(batch)
 	}
 }
