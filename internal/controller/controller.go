@@ -18,6 +18,7 @@ limitations under the License.
 package controller
 
 import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
@@ -25,11 +26,22 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 )
 
+const errAddWatcher = "cannot add the Git watcher to the manager"
+
 // SetupGated registers every controller with o.Gate, so each one starts only
-// once the CRDs it watches are established (the safe-start capability).
+// once the CRDs it watches are established (the safe-start capability). The
+// controllers share one watch.Watcher, made here unless o has one, which
+// polls each repository in use once per o.PollInterval.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	if o.Watcher == nil {
+		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
+		if err := mgr.Add(o.Watcher); err != nil {
+			return errors.Wrap(err, errAddWatcher)
+		}
+	}
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,
 		branch.SetupGated,

@@ -53,6 +53,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -69,12 +70,14 @@ const (
 	poll = 2 * time.Second
 	// window batches what a test creates at once into few commits.
 	window = 300 * time.Millisecond
-	// workers per controller: a File's write waits for its batch's push, so
-	// this bounds how many Files one commit can collect.
+	// workers per controller. A File's write no longer waits for its push,
+	// so this no longer bounds what one commit collects.
 	workers = 100
 )
 
 var (
+	// running is the provider started last.
+	running *provider
 	log     = logging.NewNopLogger()
 	cp      *testenv.ControlPlane
 	gitRoot string
@@ -121,9 +124,10 @@ func run(m *testing.M) int {
 
 // provider is one running instance of the provider's controllers.
 type provider struct {
-	cancel context.CancelFunc
-	done   chan error
-	cache  *git.Cache
+	cancel  context.CancelFunc
+	done    chan error
+	cache   *git.Cache
+	watcher *watch.Watcher
 }
 
 // providerOptions vary how startProvider runs the controllers.
@@ -182,7 +186,12 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := watch.New(poll, log)
+	if err := mgr.Add(w); err != nil {
+		t.Fatal(err)
+	}
 	o := options.Options{
+		Watcher: w,
 		Options: controller.Options{
 			Logger:                  log,
 			MaxConcurrentReconciles: workers,
@@ -202,9 +211,10 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache}
+	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w}
 	go func() { p.done <- mgr.Start(ctx) }()
 	t.Cleanup(p.stop)
+	running = p
 	return p
 }
 

@@ -73,12 +73,14 @@ func (f *fixture) waitRemote(t *testing.T, branch string, want map[string]string
 }
 
 // stays checks that branch's head is still head once obj's controller has
-// finished two more reconciles of it: a commit it would make is pushed
-// within a reconcile. poke asks for the reconciles (a paused obj is never
-// polled).
+// finished two more reconciles of it and every change they handed to a
+// branch writer has landed. poke asks for the reconciles as a user would
+// (crossplane.io/reconcile-requested-at); without it the provider is asked
+// as a Git event would (a converged resource is not polled on a timer).
 func (f *fixture) stays(t *testing.T, obj client.Object, poke bool, branch, head, why string) {
 	t.Helper()
 	reconciledAgain(t, 2, poke, obj)
+	writesLanded(t)
 	if got := f.repo.Head(t, branch); got != head {
 		t.Fatalf("%s: %s moved from %s to %s", why, branch, head, got)
 	}

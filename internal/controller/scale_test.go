@@ -52,7 +52,8 @@ func (c *statusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestScaleFilesOnOneBranch creates 300 Files on one branch at once. They
 // must converge with a handful of pushes, cost about one fetch per poll
-// interval between them, and write no status at all once converged.
+// interval between them, and, once converged, be neither reconciled nor
+// write any status while nothing moves in Git.
 func TestScaleFilesOnOneBranch(t *testing.T) {
 	const n = 300
 	counter := &statusCounter{}
@@ -130,16 +131,37 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		t.Errorf("the branch holds %d files, want %d", got, n)
 	}
 
-	// Steady state: several polls of every File with nothing to do. The
-	// first round lets each File finish the reconcile it was in when it was
-	// seen converged.
-	reconciledAgain(t, 1, false, files...)
-	writes0, fetches1, steady := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total"), time.Now()
+	// Steady state: nothing changes in Git. A converged File is not polled
+	// on its own; the watcher checks the repository once per poll interval
+	// and reconciles no File while nothing moved. Measured over several of
+	// its polls, after the one that follows the last push.
+	writesLanded(t)
+	polls0 := counterSum(t, reg, "provider_git_polls_total")
+	eventually(t, time.Minute, func() error {
+		if counterSum(t, reg, "provider_git_polls_total") < polls0+1 {
+			return fmt.Errorf("waiting for a poll of the repository")
+		}
+		return nil
+	})
 	const polls = 5
-	reconciledAgain(t, polls, false, files...)
+	writes0, fetches1, steady := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total"), time.Now()
+	reconciles0, polls1 := 0, counterSum(t, reg, "provider_git_polls_total")
+	for _, o := range files {
+		reconciles0 += reconcilesOf(o)
+	}
+	eventually(t, time.Duration(polls+2)*poll*2, func() error {
+		if got := counterSum(t, reg, "provider_git_polls_total") - polls1; got < polls {
+			return fmt.Errorf("%.0f of %d polls of the repository", got, polls)
+		}
+		return nil
+	})
 	steadyWrites := counter.writes.Load() - writes0
 	intervals := float64(time.Since(steady)) / float64(poll)
 	fetchesPerPoll := (counterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
+	steadyReconciles := -reconciles0
+	for _, o := range files {
+		steadyReconciles += reconcilesOf(o)
+	}
 
 	t.Logf("\n%d Files on one branch (commit window %s, poll %s, %d workers)\n"+
 		"| measure                                   | value |\n"+
@@ -149,14 +171,18 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| fetches while converging                  | %.0f |\n"+
 		"| ProviderConfig checks while converging    | %.0f |\n"+
 		"| fetches per poll interval, steady state   | %.1f |\n"+
-		"| status writes over %d polls of every File (%.1f poll intervals), steady state | %d |",
-		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyWrites)
+		"| File reconciles over %d polls of the repository (%.1f poll intervals), steady state | %d |\n"+
+		"| status writes over the same polls, steady state | %d |",
+		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyReconciles, steadyWrites)
 
 	if pushes > 10 {
 		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)
 	}
 	if fetchesPerPoll > 2 {
 		t.Errorf("%.1f fetches per poll interval in steady state, want about one", fetchesPerPoll)
+	}
+	if steadyReconciles != 0 {
+		t.Errorf("%d File reconciles in steady state, want none: nothing moved in Git", steadyReconciles)
 	}
 	if steadyWrites != 0 {
 		t.Errorf("%d status writes in steady state, want none", steadyWrites)

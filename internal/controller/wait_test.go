@@ -28,6 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 )
 
 // Waiting: every wait of these tests is on a condition (an object's state,
@@ -120,9 +123,10 @@ func reconcilesOf(obj client.Object) int {
 // reconciledAgain waits until the provider has finished n reconciles of each
 // of objs that started after the call, then reads objs afresh. A reconcile has
 // finished once the next one of the same object started: controller-runtime
-// never runs two of one object at once. Polls bring converged and stalled
-// resources back; nothing brings a paused one back, so poke asks for each
-// reconcile as a user would (crossplane.io/reconcile-requested-at).
+// never runs two of one object at once. Each reconcile is asked for: as a
+// Git event would (the watcher wakes the resource without touching it), or,
+// with poke, as a user would (crossplane.io/reconcile-requested-at), which
+// also reaches a paused resource.
 func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 	t.Helper()
 	ctx := context.Background()
@@ -130,11 +134,15 @@ func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 		counts := make([]int, len(objs))
 		for i, o := range objs {
 			counts[i] = reconcilesOf(o)
-			if poke {
-				patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, xpmeta.AnnotationKeyReconcileRequestedAt, time.Now().Format(time.RFC3339Nano))
-				if err := cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
-					t.Fatal(err)
-				}
+			if !poke {
+				// What a drift found in Git or a landed write does: wake
+				// the resource without touching it.
+				running.watcher.Wake(refOf(o))
+				continue
+			}
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, xpmeta.AnnotationKeyReconcileRequestedAt, time.Now().Format(time.RFC3339Nano))
+			if err := cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+				t.Fatal(err)
 			}
 		}
 		eventually(t, 30*time.Second, func() error {
@@ -151,4 +159,30 @@ func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// writesLanded waits until no change handed to a branch writer of the
+// running provider waits for its push.
+func writesLanded(t *testing.T) {
+	t.Helper()
+	eventually(t, 30*time.Second, func() error {
+		if n := running.cache.Pending(); n != 0 {
+			return fmt.Errorf("%d changes wait for their push", n)
+		}
+		return nil
+	})
+}
+
+// refOf names obj in the watcher.
+func refOf(obj client.Object) watch.Ref {
+	kind := ""
+	switch obj.(type) {
+	case *v1alpha1.File:
+		kind = v1alpha1.FileKind
+	case *v1alpha1.Branch:
+		kind = v1alpha1.BranchKind
+	case *v1alpha1.CommitRequest:
+		kind = v1alpha1.CommitRequestKind
+	}
+	return watch.Ref{Kind: kind, NamespacedName: client.ObjectKeyFromObject(obj)}
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -124,6 +125,9 @@ type Cache struct {
 	mu     sync.Mutex
 	repos  map[string]*Repository
 	closed bool
+
+	// pending counts enqueued changes whose done is still to come.
+	pending atomic.Int64
 }
 
 // NewCache opens (creating if needed) a cache under dir.

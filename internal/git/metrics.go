@@ -27,6 +27,7 @@ import (
 // number of Git servers. A nil *Metrics records nothing.
 type Metrics struct {
 	fetches        *prometheus.CounterVec
+	polls          *prometheus.CounterVec
 	pushes         *prometheus.CounterVec
 	pushRetries    *prometheus.CounterVec
 	pushRejections *prometheus.CounterVec
@@ -43,6 +44,9 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_fetches_total", Help: "Fetches from a Git remote (ls-refs included), by result.",
+		}, hostResult),
+		polls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_polls_total", Help: "Drift checks of a repository (one ls-remote; a fetch follows only when a head moved), by result.",
 		}, hostResult),
 		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_pushes_total", Help: "Pushes sent to a Git remote, by result.",
@@ -69,7 +73,7 @@ func NewMetrics() *Metrics {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds}
 }
 
 // Register registers every metric on r.
@@ -95,6 +99,12 @@ func (m *Metrics) fetched(host string, start time.Time, err error) {
 	}
 	m.fetches.WithLabelValues(host, result(err)).Inc()
 	m.fetchSeconds.WithLabelValues(host).Observe(time.Since(start).Seconds())
+}
+
+func (m *Metrics) polled(host string, err error) {
+	if m != nil {
+		m.polls.WithLabelValues(host, result(err)).Inc()
+	}
 }
 
 func (m *Metrics) pushed(host string, start time.Time, err error) {

@@ -21,12 +21,13 @@ package git
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.lmu: whether the clone is in use or evicted (evict.go).
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
-//     not safe for concurrent use), and pushedAt, unreferenced and empty,
-//     which change with it. Reads, building a batch, storing a pack, moving a
-//     local ref and compacting happen under it.
+//     not safe for concurrent use), and pushedAt, announced, unreferenced
+//     and empty, which change with it. Reads, building a batch, storing a
+//     pack, moving a local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
-//   - Repository.wmu: the branch writers.
+//   - Repository.wmu: the branch writers and the results of enqueued
+//     changes not yet taken (async.go).
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
@@ -38,6 +39,7 @@ package git
 
 import (
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,13 +76,17 @@ type Repository struct {
 	conn  *connection
 	tr    transport.Transport
 	dir   string
+	id    string
 
-	// mu guards st, pushedAt, unreferenced and empty (see Locking above).
+	// mu guards st, pushedAt, announced, unreferenced and empty (see Locking
+	// above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// pushedAt is when we last moved a branch by pushing; a fetch that
 	// started earlier must not move the local ref back.
 	pushedAt map[string]time.Time
+	// announced is, per branch, the head Poll last reported (watch.go).
+	announced map[string]plumbing.Hash
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
@@ -96,9 +102,11 @@ type Repository struct {
 	lastFetch   time.Time // start of the newest successful fetch
 	lastFetched map[string]bool
 
-	// wmu guards writers, one per branch.
+	// wmu guards writers, one per branch, and the results of enqueued
+	// changes not yet taken (async.go).
 	wmu     sync.Mutex
 	writers map[string]*writer
+	results map[string]Result
 
 	// lmu guards users, lastUsed and closed: whether the clone may be
 	// evicted (evict.go). It is a leaf: taken under Cache.mu, never the
@@ -153,8 +161,9 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
 	repo := &Repository{
-		cache: c, conn: conn, tr: tr, dir: dir, st: st,
-		used: map[string]bool{}, writers: map[string]*writer{}, pushedAt: map[string]time.Time{},
+		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir),
+		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
+		announced: map[string]plumbing.Hash{},
 	}
 	repo.window.Store(-1)
 	return repo, nil

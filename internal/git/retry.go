@@ -72,7 +72,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 		}
 		// The push landed; an error here only means our copy is behind,
 		// which the next fetch repairs.
-		return r.pushed(w.branch, u.newHead, u.pack)
+		return r.pushed(w.branch, u.oldHead, u.newHead, u.pack)
 	}
 	return &Error{Kind: KindTransient, Err: errors.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)}
 }
@@ -102,9 +102,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 // once they landed, as one file) and moves the local ref. It records the
 // time so a fetch that read the advertisement before our push cannot move
 // the local ref back.
-func (r *Repository) pushed(branch string, h plumbing.Hash, pack []byte) error {
+func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if a, ok := r.announced[branch]; ok && a == old {
+		// Our own push needs no drift report: its resources are woken by
+		// their writer. A push on top of someone else's commit leaves the
+		// announced head behind, so Poll still reports theirs.
+		r.announced[branch] = h
+	}
 	if len(pack) > emptyPackSize {
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
 			return errors.Wrap(err, errStorePack)

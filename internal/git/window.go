@@ -53,9 +53,11 @@ func (w *writer) windowLocked() time.Duration {
 	return d
 }
 
-// waitWindow waits, from opened, until the window of what w holds closes,
-// shortening the wait when a change with a smaller window arrives (do kicks
-// w), or until the cache closes.
+// waitWindow waits, from opened (when the round opened: the previous batch
+// was taken, or the first change queued), until the window of what w holds
+// closes, shortening the wait when a change with a smaller window arrives
+// (startLocked kicks w, for Submit and Enqueue alike), or until the cache
+// closes.
 func (w *writer) waitWindow(opened time.Time) {
 	for {
 		w.mu.Lock()

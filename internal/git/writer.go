@@ -79,10 +79,21 @@ type op struct {
 	kind   opKind
 	change *Change
 	from   string
-	done   chan Result
+	// done receives the result of a waiting caller (Submit and friends);
+	// an enqueued change has key and callback instead (async.go).
+	done     chan Result
+	key      string
+	callback func(Result)
+	w        *writer
 }
 
-func (o *op) finish(r Result) { o.done <- r }
+func (o *op) finish(r Result) {
+	if o.callback != nil {
+		o.w.finished(o, r)
+		return
+	}
+	o.done <- r
+}
 
 // writer is the single writer of one branch: it turns the changes queued
 // during a commit window into commits and one push (batch.go), and replays
@@ -99,6 +110,9 @@ type writer struct {
 	// kick tells a waiting window that a change with a window of its own
 	// arrived, which may close it sooner (window.go).
 	kick chan struct{}
+	// inflight is the batch being committed and pushed, so a change queued
+	// again while its push is under way is not committed twice.
+	inflight []*op
 }
 
 // Submit queues c for branch and waits for its result. Changes submitted
@@ -130,13 +144,10 @@ func (r *Repository) writerFor(branch string) *writer {
 	return w
 }
 
-func (w *writer) do(ctx context.Context, o *op) Result {
-	if err := w.repo.begin(); err != nil {
-		return Result{Err: err}
-	}
-	defer w.repo.end()
-	w.mu.Lock()
-	w.pending = append(w.pending, o)
+// startLocked starts the writer's goroutine unless it runs, else tells the
+// round under way that o arrived (o may name a smaller window). Call it with
+// w.mu held, after queueing o.
+func (w *writer) startLocked(o *op) {
 	if !w.running {
 		// The goroutine lives while there is work, so an idle branch costs
 		// nothing and nothing leaks. It holds the clone while it runs.
@@ -149,6 +160,16 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 		default: // a kick is already pending
 		}
 	}
+}
+
+func (w *writer) do(ctx context.Context, o *op) Result {
+	if err := w.repo.begin(); err != nil {
+		return Result{Err: err}
+	}
+	defer w.repo.end()
+	w.mu.Lock()
+	w.pending = append(w.pending, o)
+	w.startLocked(o)
 	w.mu.Unlock()
 	select {
 	case res := <-o.done:
@@ -169,8 +190,15 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 func (w *writer) run() {
 	defer w.repo.end()
 	opts := w.repo.cache.opts
-	w.waitWindow(time.Now())
+	// Each round collects for a whole window after the previous one was
+	// taken (the first, after the first change queued), so changes that
+	// trickle in steadily make one push per window, not one per push
+	// duration: a burst costs about its duration / the window in pushes.
+	// The round's window is the smallest among the changes it holds
+	// (window.go), re-evaluated when one with its own window arrives.
+	opened := time.Now()
 	for {
+		w.waitWindow(opened)
 		w.mu.Lock()
 		n := min(len(w.pending), opts.MaxBatch)
 		batch := append([]*op(nil), w.pending[:n]...)
@@ -180,9 +208,9 @@ func (w *writer) run() {
 			w.mu.Unlock()
 			return
 		}
+		w.inflight = append([]*op(nil), batch...)
 		w.mu.Unlock()
-		// Changes that queue while we push have waited long enough: the
-		// next round starts right away and takes them all.
+		opened = time.Now()
 		w.process(batch)
 	}
 }

@@ -67,3 +67,31 @@ func StalledReason(err error) (xpv2.ConditionReason, bool) {
 	}
 	return se.Reason, true
 }
+
+// A WaitingError is not a failure: an external client returns it from
+// Observe, Create, Update or Delete when it handed a change to something
+// asynchronous (a batching writer) that will wake the resource once the
+// change landed or failed. The reconciler reports the resource progressing
+// with Reason and does not requeue it: the wake brings it back.
+type WaitingError struct {
+	// Reason is written to Ready, e.g. Committing.
+	Reason  xpv2.ConditionReason
+	Message string
+}
+
+// Error returns the message.
+func (e *WaitingError) Error() string { return e.Message }
+
+// Waiting says a change is under way and a wake will come.
+func Waiting(reason xpv2.ConditionReason, msg string) error {
+	return &WaitingError{Reason: reason, Message: msg}
+}
+
+// IsWaiting returns the WaitingError in err's chain, if any.
+func IsWaiting(err error) (*WaitingError, bool) {
+	var we *WaitingError
+	if !errors.As(err, &we) {
+		return nil, false
+	}
+	return we, true
+}

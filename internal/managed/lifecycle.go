@@ -129,6 +129,12 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 	}
 
 	cre, err := external.Create(externalCtx, p.mg)
+	we, pending := IsWaiting(err)
+	if pending {
+		// Handed to an asynchronous writer: the create was accepted, and
+		// its outcome comes back with the wake.
+		err = nil
+	}
 	if err != nil {
 		p.event(corev1.EventTypeWarning, reasonCannotCreate, err.Error())
 		// Without the failed mark the next reconcile would refuse to
@@ -153,6 +159,9 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 		return p.failed(phaseCreating, err)
 	}
 	p.event(corev1.EventTypeNormal, reasonCreated, msgCreateRequested)
+	if pending {
+		return waiting(we)
+	}
 	return progressing(corev1.ConditionFalse, xpv2.ReasonCreating, msgCreateRequested)
 }
 
@@ -182,6 +191,10 @@ func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.Exter
 	}
 
 	upd, err := external.Update(externalCtx, p.mg)
+	we, pending := IsWaiting(err)
+	if pending {
+		err = nil
+	}
 	if err != nil {
 		p.event(corev1.EventTypeWarning, reasonCannotUpdate, err.Error())
 		return p.failed(phaseOther, errors.Wrap(err, errReconcileUpdate))
@@ -190,6 +203,9 @@ func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.Exter
 		return p.failed(phaseOther, err)
 	}
 	p.event(corev1.EventTypeNormal, reasonUpdated, msgUpdateRequested)
+	if pending {
+		return waiting(we)
+	}
 	// Not converged until an observation says so.
 	return progressing(corev1.ConditionUnknown, xpv2.ReasonUpdateRequested, msgUpdateRequested)
 }
@@ -202,7 +218,14 @@ func (p *pass) delete(ctx, externalCtx context.Context, external xpmanaged.Exter
 		return progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, msgWaitFinalizers)
 	}
 	if obs.ResourceExists && policy.ShouldDelete() {
-		if _, err := external.Delete(externalCtx, p.mg); err != nil {
+		_, err := external.Delete(externalCtx, p.mg)
+		if we, ok := IsWaiting(err); ok {
+			p.event(corev1.EventTypeNormal, reasonDeleted, msgDeleteRequested)
+			o := waiting(we)
+			o.verdict.Status = corev1.ConditionFalse
+			return o
+		}
+		if err != nil {
 			p.event(corev1.EventTypeWarning, reasonCannotDelete, err.Error())
 			return p.failed(phaseDeleting, errors.Wrap(err, errReconcileDelete))
 		}

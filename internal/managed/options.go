@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -44,6 +45,19 @@ func WithTypedExternalConnector[T resource.Managed](c xpmanaged.TypedExternalCon
 // resource drifts, so polling is the only way to see it.
 func WithPollInterval(d time.Duration) ReconcilerOption {
 	return func(r *Reconciler) { r.pollInterval = d }
+}
+
+// WithEventSource adds src, which enqueues resources whose external
+// resource changed (or whose pending change landed), and says that it is
+// the one that reports drift: a converged resource is then not requeued on
+// a timer at all (the informer's resync stays as the safety net; an
+// explicit crossplane.io/poll-interval annotation still asks for polls).
+// Stalled and failing resources keep their poll and backoff.
+func WithEventSource(src source.Source) ReconcilerOption {
+	return func(r *Reconciler) {
+		r.sources = append(r.sources, src)
+		r.eventDriven = true
+	}
 }
 
 // WithMinPollInterval sets the floor for a per-resource

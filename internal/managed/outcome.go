@@ -109,7 +109,19 @@ const (
 	// waitStale: our copy of the resource was stale (a conflict); come back
 	// as soon as the cache has caught up.
 	waitStale
+	// waitWake: a change is under way and its writer wakes the resource;
+	// unlike waitNone the per-resource backoff is kept, so a write that
+	// keeps failing is retried ever more slowly.
+	waitWake
 )
+
+// waiting is a change handed to an asynchronous writer that wakes the
+// resource when it landed or failed.
+func waiting(we *WaitingError) outcome {
+	s := xpv2.ReconcileSuccess()
+	return outcome{synced: &s, level: levelProgressing,
+		verdict: session.Verdict{Status: corev1.ConditionFalse, Reason: we.Reason, Message: we.Message}, wait: waitWake}
+}
 
 // converged is an external resource that matches the spec (or may not be
 // changed to match it).
@@ -170,6 +182,9 @@ const (
 func (p *pass) failed(ph phase, err error) outcome {
 	if kerrors.IsConflict(err) {
 		return stale()
+	}
+	if we, ok := IsWaiting(err); ok {
+		return waiting(we)
 	}
 	s := xpv2.ReconcileError(err)
 	if reason, ok := StalledReason(err); ok {

@@ -155,6 +155,15 @@ func (p *pass) finish(ctx context.Context, o outcome) (reconcile.Result, error) 
 	case waitPoll:
 		p.r.backoff.Forget(p.req)
 		after = p.poll()
+		if o.level == levelConverged && p.r.eventDriven {
+			// An event source reports drift; a timer would only repeat
+			// what it says. An explicit poll-interval annotation still
+			// asks for a timer.
+			if _, ok := meta.GetPollInterval(p.mg); !ok {
+				after = 0
+			}
+		}
+	case waitWake:
 	case waitSoon:
 		after = min(p.r.backoff.When(p.req), p.poll())
 	case waitStale:

@@ -34,10 +34,10 @@ var ignoredAnnotations = []string{
 	meta.AnnotationKeyExternalCreateFailed,
 }
 
-// DesiredStateChanged admits create, delete and generic events, and update
-// events that change what the user asked for: generation (spec), labels,
-// annotations (except the reconciler's own create bookkeeping), finalizers,
-// or the deletion timestamp.
+// DesiredStateChanged admits create, delete and generic events, the
+// informer's periodic resync, and update events that change what the user
+// asked for: generation (spec), labels, annotations (except the reconciler's
+// own create bookkeeping), finalizers, or the deletion timestamp.
 //
 // It filters status-only updates. That closes the self-trigger loop (status
 // write, resourceVersion bump, update event, reconcile) structurally, and it
@@ -53,6 +53,10 @@ func desiredStateChanged(e event.UpdateEvent) bool {
 	}
 	o, n := e.ObjectOld, e.ObjectNew
 	switch {
+	case o.GetResourceVersion() == n.GetResourceVersion():
+		// The informer's periodic resync: the safety net of a resource
+		// that nothing polls on a timer (see WithEventSource).
+		return true
 	case o.GetGeneration() != n.GetGeneration():
 		return true
 	case !maps.Equal(o.GetLabels(), n.GetLabels()):

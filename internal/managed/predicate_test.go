@@ -65,8 +65,14 @@ func TestDesiredStateChanged(t *testing.T) {
 			change: func(t *v1alpha1.Thing) {
 				meta.SetExternalCreatePending(t, metav1.Now().Time)
 				meta.SetExternalCreateSucceeded(t, metav1.Now().Time)
+				t.ResourceVersion = "2"
 			},
 			want: false,
+		},
+		"Resync": {
+			reason: "The informer's resync delivers the object unchanged: the safety net of resources nothing polls.",
+			change: func(*v1alpha1.Thing) {},
+			want:   true,
 		},
 		"Finalizers": {
 			reason: "Another controller removing its finalizer unblocks deletion.",

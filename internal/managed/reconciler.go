@@ -45,6 +45,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -118,6 +119,11 @@ type Reconciler struct {
 
 	managementPolicies        bool
 	deterministicExternalName bool
+
+	// sources wake resources when their external resource changed; with
+	// any, converged resources are not polled (eventDriven).
+	sources     []source.Source
+	eventDriven bool
 
 	log      logging.Logger
 	recorder record.EventRecorder

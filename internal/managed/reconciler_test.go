@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -45,6 +46,13 @@ import (
 )
 
 type calls struct{ Creates, Updates, Deletes, Observes int64 }
+
+// nopSource is an event source that never enqueues anything.
+type nopSource struct{}
+
+func (nopSource) Start(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	return nil
+}
 
 func TestReconcile(t *testing.T) {
 	errBoom := errors.New("boom")
@@ -109,6 +117,47 @@ func TestReconcile(t *testing.T) {
 					Conditions:  trio(creating, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
 				ext:   map[string]extThing{},
 				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"CreateWaiting": {
+			reason: "A Create handed to an asynchronous writer is accepted (create annotations recorded), reported Ready=False with the writer's reason and Reconciling=True, and not requeued: the writer's wake brings it back.",
+			args:   args{thing: newThing(fresh()), create: Waiting("Committing", "waiting for the push")},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: allAnnotations, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: "Committing"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{},
+				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"ObserveWaiting": {
+			reason: "An Observe that finds its change still with the writer is progressing, not an error, and waits for the wake.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "old"}}, observe: Waiting("Committing", "waiting for the push")},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: "Committing"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ConvergedEventDriven": {
+			reason: "With an event source that reports drift, a converged resource is not requeued on a timer at all.",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithEventSource(nopSource{})}},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				calls: calls{Observes: 1},
+			},
+		},
+		"ConvergedEventDrivenPollAnnotation": {
+			reason: "An explicit crossplane.io/poll-interval annotation still asks for polls when an event source reports drift.",
+			args: args{thing: newThing(func(t *v1alpha1.Thing) {
+				meta.AddAnnotations(t, map[string]string{meta.AnnotationKeyPollInterval: "7m"})
+			}),
+				ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithEventSource(nopSource{})}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: 7 * time.Minute},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: []string{meta.AnnotationKeyExternalName, meta.AnnotationKeyPollInterval}, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				calls: calls{Observes: 1},
 			},
 		},
 		"Converged": {

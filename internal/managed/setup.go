@@ -39,12 +39,20 @@ func ControllerName(kind string) string { return xpmanaged.ControllerName(kind) 
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o controller.Options, global ratelimiter.RateLimiter) error {
 	var rec reconcile.Reconciler = r
 	name := ControllerName(r.kind)
-	if global != nil {
+	// The global limiter rations polls. An event-driven controller has
+	// none: what reaches it is a new or edited resource, a landed write or a
+	// drift found in Git, and queueing those behind a rate meant for polls
+	// would only delay them (a new resource behind thousands of others). The
+	// API client's own QPS limit still bounds what they cost.
+	if global != nil && !r.eventDriven {
 		rec = ratelimiter.NewReconciler(name, r, global)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		For(r.newManaged(), builder.WithPredicates(DesiredStateChanged())).
-		WithOptions(o).
-		Complete(rec)
+		WithOptions(o)
+	for _, src := range r.sources {
+		b = b.WatchesRawSource(src)
+	}
+	return b.Complete(rec)
 }

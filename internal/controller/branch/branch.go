@@ -22,14 +22,17 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -42,13 +45,17 @@ const (
 	errDelete  = "cannot delete the branch"
 )
 
-// Setup adds the Branch controller to mgr.
+// Setup adds the Branch controller to mgr. Drift is found by o.Watcher's
+// poll of the repository, which wakes a Branch whose head moved or vanished:
+// a converged Branch is never polled on its own.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.BranchGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.Branch](&connector{
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 		}),
+		managed.WithEventSource(o.Watcher.Source(v1alpha1.BranchKind)),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			b, _ := mg.(*v1alpha1.Branch)
 			return b.Spec.ForProvider.Branch
@@ -64,7 +71,15 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 
 type connector struct {
 	git    *config.Connector
+	watch  tracker
 	maxAge time.Duration
+}
+
+// tracker is what a Branch needs of the watcher: to be woken when its head
+// moves or vanishes.
+type tracker interface {
+	Track(repo watch.Repository, r watch.Ref, branch, path string)
+	Forget(r watch.Ref)
 }
 
 // Connect opens the shared clone of the Branch's repository; it does not
@@ -74,11 +89,12 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, maxAge: c.maxAge}, nil
+	return &external{repo: repo, watch: c.watch, maxAge: c.maxAge}, nil
 }
 
 // repository is what a Branch needs of the shared clone of its repository.
 type repository interface {
+	watch.Repository
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	DefaultBranch(ctx context.Context) (string, error)
@@ -88,6 +104,7 @@ type repository interface {
 
 type external struct {
 	repo   repository
+	watch  tracker
 	maxAge time.Duration
 }
 
@@ -98,11 +115,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 	if err := validate.BranchName(branch); err != nil {
 		return xpmanaged.ExternalObservation{}, spec.Invalid(err)
 	}
+	ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}}
+	e.watch.Track(e.repo, ref, branch, "")
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
 	head, err := e.repo.Head(branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
+		if meta.WasDeleted(mg) {
+			e.watch.Forget(ref)
+		}
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 	}
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -96,6 +97,16 @@ func (f *fakeRepository) DeleteBranch(_ context.Context, branch string) git.Resu
 	}
 	return f.DeleteBranchFn(branch)
 }
+
+func (f *fakeRepository) ID() string { return "repo" }
+
+func (f *fakeRepository) Poll(context.Context) ([]git.Move, error) { return nil, nil }
+
+// nopTracker is a watcher that tracks nothing.
+type nopTracker struct{}
+
+func (nopTracker) Track(watch.Repository, watch.Ref, string, string) {}
+func (nopTracker) Forget(watch.Ref)                                  {}
 
 func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
 
@@ -186,7 +197,7 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo, maxAge: maxAge}
+			e := &external{watch: nopTracker{}, repo: &tc.repo, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
 			got := want{o: o, err: err, commit: tc.mg.Status.AtProvider.Commit}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
@@ -279,7 +290,7 @@ func TestCreate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo, maxAge: maxAge}
+			e := &external{watch: nopTracker{}, repo: &tc.repo, maxAge: maxAge}
 			c, err := e.Create(context.Background(), tc.mg)
 			if diff := cmp.Diff(xpmanaged.ExternalCreation{}, c); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
@@ -296,7 +307,7 @@ func TestCreate(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	// An existing branch is up to date: Update touches nothing (the fake
 	// fails the test on any call).
-	e := &external{repo: &fakeRepository{t: t}}
+	e := &external{watch: nopTracker{}, repo: &fakeRepository{t: t}}
 	u, err := e.Update(context.Background(), newBranch("feature", "main"))
 	if diff := cmp.Diff(xpmanaged.ExternalUpdate{}, u); diff != "" {
 		t.Errorf("Update(...): -want, +got:\n%s", diff)
@@ -335,7 +346,7 @@ func TestDelete(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo}
+			e := &external{watch: nopTracker{}, repo: &tc.repo}
 			_, err := e.Delete(context.Background(), newBranch("feature", "main"))
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nDelete(...): -want, +got:\n%s", tc.reason, diff)

@@ -27,11 +27,13 @@ package commitrequest
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -55,6 +57,12 @@ const (
 	maxMessageBytes = 16384
 )
 
+// ReasonCommitting is Ready's reason while a request waits in its branch
+// writer for the push that carries it.
+const ReasonCommitting = "Committing"
+
+const msgCommittingFmt = "Committing to branch %q; waiting for the push that carries it"
+
 const (
 	errRefresh     = "cannot fetch from the repository"
 	errFind        = "cannot search the branch history for this request's commit"
@@ -73,6 +81,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.CommitRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.CommitRequest](&connector{
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			wake:   o.Watcher,
 			maxAge: o.PollInterval,
 		}),
 		// The external name is the commit SHA, known only once it landed:
@@ -84,6 +93,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		// One-shot requests come and go with every save: a series per
 		// request would churn the condition metric without bound.
 		managed.WithConditionMetrics(nil),
+		// The branch writer wakes a request when its push landed; a landed
+		// commit never changes, so nothing polls it.
+		managed.WithEventSource(o.Watcher.Source(v1alpha1.CommitRequestKind)),
 	)
 }
 
@@ -155,7 +167,13 @@ func validMessage(m string) bool {
 
 type connector struct {
 	git    *config.Connector
+	wake   waker
 	maxAge time.Duration
+}
+
+// waker wakes a request when the push carrying it landed or failed.
+type waker interface {
+	Waker(kind string, nn types.NamespacedName) func(git.Result)
 }
 
 // Connect opens the shared clone of the CommitRequest's repository; it does
@@ -165,7 +183,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{repo: repo, wake: c.wake, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a CommitRequest needs of the shared clone of its
@@ -174,11 +192,14 @@ type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error)
 	Empty() bool
-	Submit(ctx context.Context, branch string, c git.Change) git.Result
+	Enqueue(branch, key string, c git.Change, done func(git.Result))
+	Queued(branch, key string, c git.Change) bool
+	TakeResult(key string) (git.Result, bool)
 }
 
 type external struct {
 	repo   repository
+	wake   waker
 	author git.Signature
 	// window is the configuration's commit window, carried by the change
 	// (configurations sharing a clone keep their own); nil: the engine's.
@@ -205,10 +226,23 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 	if c := meta.GetExternalName(mg); isSHA(c) {
 		return e.landed(mg, c), nil
 	}
-	if _, err := ChangeFor(mg, e.author); err != nil {
+	change, err := ChangeFor(mg, e.author)
+	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
 	branch := mg.Spec.ForProvider.Branch
+	if res, ok := e.repo.TakeResult(keyOf(mg)); ok {
+		if res.Err != nil {
+			return xpmanaged.ExternalObservation{}, landError(res.Err, branch)
+		}
+		// res.UpToDate: every file already held what the request asks.
+		// Nothing was committed (no empty commit); the head that satisfies
+		// it is recorded as its commit.
+		return e.landed(mg, res.Commit), nil
+	}
+	if e.repo.Queued(branch, keyOf(mg), change) {
+		return xpmanaged.ExternalObservation{}, committing(branch)
+	}
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
 	}
@@ -259,30 +293,38 @@ func (e *external) landed(mg *v1alpha1.CommitRequest, commit string) xpmanaged.E
 	return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ResourceLateInitialized: !named}
 }
 
-// Create lands the request as a commit of its own, pushed with whatever else
-// is queued for the branch.
-func (e *external) Create(ctx context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.ExternalCreation, error) {
+// Create hands the request, a commit of its own, to the branch writer and
+// returns at once (Waiting): it is pushed with whatever else is queued for
+// the branch, and the writer wakes the request when the push landed or
+// failed. The next Observe records the commit, or reports the failure.
+func (e *external) Create(_ context.Context, mg *v1alpha1.CommitRequest) (xpmanaged.ExternalCreation, error) {
 	c, err := ChangeFor(mg, e.author)
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
 	c.Window = e.window
 	branch := mg.Spec.ForProvider.Branch
-	res := e.repo.Submit(ctx, branch, c)
-	if git.KindOf(res.Err) == git.KindBranchNotFound {
+	e.repo.Enqueue(branch, keyOf(mg), c,
+		e.wake.Waker(v1alpha1.CommitRequestKind, types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}))
+	return xpmanaged.ExternalCreation{}, committing(branch)
+}
+
+// landError classifies the error of a push that failed to land a request.
+func landError(err error, branch string) error {
+	if git.KindOf(err) == git.KindBranchNotFound {
 		// Transient, as in Observe; the engine's error stays in the chain.
-		return xpmanaged.ExternalCreation{}, errors.Wrap(errors.Wrapf(res.Err, errNoBranchFmt, branch), errLand)
+		return errors.Wrap(errors.Wrapf(err, errNoBranchFmt, branch), errLand)
 	}
-	if res.Err != nil {
-		return xpmanaged.ExternalCreation{}, errors.Wrapf(spec.GitError(res.Err), errLandFmt, branch)
-	}
-	// res.UpToDate: every file already held what the request asks. Nothing
-	// was committed (no empty commit); the head that satisfies it is
-	// recorded as its commit.
-	mg.Status.AtProvider.Commit = res.Commit
-	mg.Status.AtProvider.Branch = branch
-	meta.SetExternalName(mg, res.Commit)
-	return xpmanaged.ExternalCreation{}, nil
+	return errors.Wrapf(spec.GitError(err), errLandFmt, branch)
+}
+
+func committing(branch string) error {
+	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgCommittingFmt, branch))
+}
+
+// keyOf names mg's change in the branch writer.
+func keyOf(mg *v1alpha1.CommitRequest) string {
+	return v1alpha1.CommitRequestKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
 }
 
 // Update has nothing to do: the spec is immutable and a landed commit is

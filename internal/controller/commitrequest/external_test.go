@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -52,6 +53,8 @@ type fakeRepository struct {
 	RefreshFn         func(maxAge time.Duration, branches ...string) error
 	FindCommitByUIDFn func(branch, uid string, maxWalk int) (git.Commit, bool, error)
 	SubmitFn          func(branch string, c git.Change) git.Result
+	QueuedFn          func(c git.Change) bool
+	result            *git.Result // of the last Enqueue, until taken
 	// EmptyFn answers Empty; nil answers false (a repository with branches).
 	EmptyFn func() bool
 }
@@ -79,12 +82,38 @@ func (f *fakeRepository) FindCommitByUID(branch, uid string, maxWalk int) (git.C
 	return f.FindCommitByUIDFn(branch, uid, maxWalk)
 }
 
-func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) git.Result {
+func (f *fakeRepository) Enqueue(branch, key string, c git.Change, done func(git.Result)) {
 	if f.SubmitFn == nil {
-		f.unexpected("Submit")
-		return git.Result{}
+		f.unexpected("Enqueue")
+		return
 	}
-	return f.SubmitFn(branch, c)
+	if key != "CommitRequest/team-a/release" {
+		f.t.Errorf("Enqueue under key %q, want CommitRequest/team-a/release", key)
+	}
+	// The writer's push, done at once: its result waits for TakeResult.
+	res := f.SubmitFn(branch, c)
+	f.result = &res
+	done(res)
+}
+
+func (f *fakeRepository) Queued(_, _ string, c git.Change) bool {
+	return f.QueuedFn != nil && f.QueuedFn(c)
+}
+
+func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
+	if f.result == nil {
+		return git.Result{}, false
+	}
+	res := *f.result
+	f.result = nil
+	return res, true
+}
+
+// countingWaker counts the wakes the branch writer's callbacks deliver.
+type countingWaker struct{ n int }
+
+func (w *countingWaker) Waker(string, types.NamespacedName) func(git.Result) {
+	return func(git.Result) { w.n++ }
 }
 
 func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
@@ -224,6 +253,12 @@ func TestObserve(t *testing.T) {
 			repo:   searched(git.Commit{}, false, gitErr(git.KindInvalid)),
 			want:   want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errFind)},
 		},
+		"Queued": {
+			reason: "A request already with the branch writer waits for its wake: it is neither searched for nor submitted again.",
+			mg:     request(),
+			repo:   fakeRepository{QueuedFn: func(git.Change) bool { return true }},
+			want:   want{err: committing("main")},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -239,6 +274,8 @@ func TestObserve(t *testing.T) {
 	}
 }
 
+// TestCreate covers a request handed to the branch writer and the Observe
+// its wake brings, which records the landed commit or reports the failure.
 func TestCreate(t *testing.T) {
 	type want struct {
 		err    error
@@ -298,8 +335,15 @@ func TestCreate(t *testing.T) {
 				}
 				return tc.result
 			}}
-			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
+			w := &countingWaker{}
+			e := &external{repo: repo, wake: w, author: author, window: &window, maxAge: maxAge}
+			// Create hands the request over and returns Waiting; the wake
+			// brings an Observe that records the outcome.
 			_, err = e.Create(context.Background(), cr)
+			if _, waiting := managed.IsWaiting(err); !waiting || w.n != 1 {
+				t.Fatalf("%s\nCreate(...) = %v with %d wakes, want Waiting and 1 wake", tc.reason, err, w.n)
+			}
+			_, err = e.Observe(context.Background(), cr)
 			got := want{err: err, status: cr.Status.AtProvider, name: meta.GetExternalName(cr)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)

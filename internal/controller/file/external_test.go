@@ -26,10 +26,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -55,6 +57,8 @@ type fakeRepository struct {
 	HeadFn     func(branch string) (string, error)
 	ReadFileFn func(commit, path string) (git.Blob, error)
 	SubmitFn   func(branch string, c git.Change) git.Result
+	QueuedFn   func(c git.Change) bool
+	result     *git.Result // of the last Enqueue, until taken
 	// EmptyFn answers Empty; nil answers false (a repository with branches).
 	EmptyFn func() bool
 }
@@ -96,6 +100,50 @@ func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) 
 		return git.Result{}
 	}
 	return f.SubmitFn(branch, c)
+}
+
+func (f *fakeRepository) Enqueue(branch, key string, c git.Change, done func(git.Result)) {
+	if f.SubmitFn == nil {
+		f.unexpected("Enqueue")
+		return
+	}
+	if key != "File/team-a/app" {
+		f.t.Errorf("Enqueue under key %q, want File/team-a/app", key)
+	}
+	// The writer's push, done at once: its result waits for TakeResult.
+	res := f.SubmitFn(branch, c)
+	f.result = &res
+	done(res)
+}
+
+func (f *fakeRepository) Queued(_, _ string, c git.Change) bool {
+	return f.QueuedFn != nil && f.QueuedFn(c)
+}
+
+func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
+	if f.result == nil {
+		return git.Result{}, false
+	}
+	res := *f.result
+	f.result = nil
+	return res, true
+}
+
+func (f *fakeRepository) ID() string { return "repo" }
+
+func (f *fakeRepository) Poll(context.Context) ([]git.Move, error) { return nil, nil }
+
+// nopTracker is a watcher that tracks nothing and whose wakes are counted.
+type nopTracker struct{ wakes *int }
+
+func (nopTracker) Track(watch.Repository, watch.Ref, string, string) {}
+func (nopTracker) Forget(watch.Ref)                                  {}
+func (n nopTracker) Waker(string, types.NamespacedName) func(git.Result) {
+	return func(git.Result) {
+		if n.wakes != nil {
+			*n.wakes++
+		}
+	}
 }
 
 func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
@@ -200,6 +248,17 @@ func TestObserve(t *testing.T) {
 			},
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
 		},
+		"EmptyRepositoryFirstCommitQueued": {
+			reason: "A first commit already with the branch writer waits for its wake: an empty repository's first write is not submitted twice.",
+			mg:     fileOn("x", "a"),
+			repo: fakeRepository{
+				RefreshFn: func(time.Duration, ...string) error { return nil },
+				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				EmptyFn:   func() bool { return true },
+				QueuedFn:  func(c git.Change) bool { return string(c.Puts["x"].Content) == "a" },
+			},
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}, err: committing(fileOn("x", "a"), ActionCreate)},
+		},
 		"DeletedNoBranch": {
 			reason: "No branch, no file: nothing left to remove.",
 			mg:     fileOn("x", "a", deleted),
@@ -263,6 +322,35 @@ func TestObserve(t *testing.T) {
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "mode differs from the spec"},
 				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
 		},
+		"WriteFailed": {
+			reason: "A write the branch writer failed is reported by the next Observe, as the write's own error.",
+			mg:     fileOn("apps", "a"),
+			repo:   fakeRepository{result: &git.Result{Err: gitErr(git.KindPathConflict)}},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
+		},
+		"WriteLanded": {
+			reason: "A write that landed records the commit that carried it.",
+			mg:     fileOn("x", "a", withCommit(head)),
+			repo: func() fakeRepository {
+				r := atHead(holding("a", false))
+				r.result = &git.Result{Commit: landed}
+				return r
+			}(),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"ChangeQueued": {
+			reason: "Drift whose correction is already with the branch writer waits for its wake: nothing is submitted twice.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo: func() fakeRepository {
+				r := atHead(holding("b", false))
+				r.QueuedFn = func(c git.Change) bool { return string(c.Puts["x"].Content) == "a" }
+				return r
+			}(),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "content differs from the spec"},
+				err:    committing(fileOn("x", "a"), ActionUpdate),
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
 		"DeletedExists": {
 			reason: "A deleted File whose file exists must remove it, whatever it holds.",
 			mg:     fileOn("x", "a", deleted, withCommit(landed)),
@@ -274,130 +362,13 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo, author: author, maxAge: maxAge}
+			e := &external{repo: &tc.repo, watch: nopTracker{}, author: author, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
 			got := want{o: o, err: err, status: tc.mg.Status.AtProvider}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
 			}
 			sameReason(t, tc.reason, tc.want.err, err)
-		})
-	}
-}
-
-// TestWrite covers Create, Update and Delete: each submits one change for
-// the File's own path and records the commit that carried it.
-func TestWrite(t *testing.T) {
-	resource := git.Resource{Kind: v1alpha1.FileKind, Namespace: "team-a", Name: "app", UID: "uid-1"}
-	type args struct {
-		action Action
-		mg     *v1alpha1.File
-		result git.Result
-	}
-	type want struct {
-		change *git.Change // nil: nothing may be submitted
-		err    error
-		commit string
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
-		"Create": {
-			reason: "A create submits the content with the default message, the connection's author and the File's trailer.",
-			args:   args{action: ActionCreate, mg: fileOn("apps/x.yaml", "a: 1\n"), result: git.Result{Commit: landed}},
-			want: want{commit: landed, change: &git.Change{
-				Puts:    map[string]git.File{"apps/x.yaml": {Content: []byte("a: 1\n")}},
-				Message: "Create apps/x.yaml", Author: author, Resource: resource,
-			}},
-		},
-		"UpdateExecutable": {
-			reason: "An update submits the new content and mode.",
-			args: args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("run.sh", "#!/bin/sh\n", func(f *v1alpha1.File) {
-				f.Spec.ForProvider.Mode = v1alpha1.FileModeExecutable
-			})},
-			want: want{commit: landed, change: &git.Change{
-				Puts:    map[string]git.File{"run.sh": {Content: []byte("#!/bin/sh\n"), Executable: true}},
-				Message: "Update run.sh", Author: author, Resource: resource,
-			}},
-		},
-		"Delete": {
-			reason: "A delete submits the removal of the path, with the template's message.",
-			args: args{action: ActionDelete, result: git.Result{Commit: landed}, mg: fileOn("x", "a", func(f *v1alpha1.File) {
-				f.Spec.ForProvider.CommitMessage = "{{.Action}} {{.Path}}"
-			})},
-			want: want{commit: landed, change: &git.Change{
-				Deletes: []string{"x"}, Message: "delete x", Author: author, Resource: resource,
-			}},
-		},
-		"InvalidSpec": {
-			reason: "A spec the provider refuses is never submitted.",
-			args:   args{action: ActionCreate, mg: fileOn("../x", "a")},
-			want:   want{err: spec.Invalid(validate.Path("../x"))},
-		},
-		"BranchGone": {
-			reason: "A branch that vanished is transient, and the engine's error stays in the chain.",
-			args:   args{action: ActionCreate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindBranchNotFound)}},
-			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Create x", Author: author, Resource: resource},
-				err: errors.Wrapf(errors.Wrapf(gitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errWriteFmt, "x", "main")},
-		},
-		"PathConflict": {
-			reason: "A path that is a directory in Git is the File's problem: PathConflict, naming its path and branch, not InvalidProviderConfig.",
-			args:   args{action: ActionCreate, mg: fileOn("apps", "a"), result: git.Result{Err: gitErr(git.KindPathConflict)}},
-			want: want{change: &git.Change{Puts: map[string]git.File{"apps": {Content: []byte("a")}}, Message: "Create apps", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
-		},
-		"InvalidChange": {
-			reason: "A change the engine refuses as malformed is the File's spec: InvalidSpec.",
-			args:   args{action: ActionDelete, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalidChange)}},
-			want: want{change: &git.Change{Deletes: []string{"x"}, Message: "Delete x", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errRemoveFmt, "x", "main")},
-		},
-		"RepositoryInvalid": {
-			reason: "A repository the engine cannot use is still the configuration's problem.",
-			args:   args{action: ActionUpdate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalid)}},
-			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errWriteFmt, "x", "main")},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var submitted *git.Change
-			repo := &fakeRepository{t: t, SubmitFn: func(branch string, c git.Change) git.Result {
-				if branch != "main" {
-					t.Errorf("Submit to %q, want main", branch)
-				}
-				submitted = &c
-				return tc.args.result
-			}}
-			// Every change carries its configuration's commit window: the
-			// clone is shared by configurations with their own.
-			window := 3 * time.Second
-			if tc.want.change != nil {
-				tc.want.change.Window = &window
-			}
-			e := &external{repo: repo, author: author, window: &window, maxAge: maxAge}
-			var err error
-			switch tc.args.action {
-			case ActionCreate:
-				_, err = e.Create(context.Background(), tc.args.mg)
-			case ActionUpdate:
-				_, err = e.Update(context.Background(), tc.args.mg)
-			case ActionDelete:
-				_, err = e.Delete(context.Background(), tc.args.mg)
-			}
-			got := want{change: submitted, err: err, commit: tc.args.mg.Status.AtProvider.Commit}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
-				t.Errorf("%s\n%s(...): -want, +got:\n%s", tc.reason, tc.args.action, diff)
-			}
-			sameReason(t, tc.reason, tc.want.err, err)
-			if res := tc.args.result.Err; res != nil {
-				var ge *git.Error
-				if !errors.Is(err, res) || !errors.As(err, &ge) || ge.Kind != git.KindOf(res) {
-					t.Errorf("%s\n%s(...) = %v: errors.Is/As must find the engine's error", tc.reason, tc.args.action, err)
-				}
-			}
 		})
 	}
 }

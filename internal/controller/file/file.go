@@ -21,18 +21,21 @@ package file
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -51,14 +54,25 @@ const (
 	errNoBranchFmt = "branch %q does not exist yet (a Branch resource may still be creating it)"
 )
 
-// Setup adds the File controller to mgr. Each reconcile that writes waits
-// for its batch's push, so the number of concurrent reconciles is the most
-// Files one commit can collect: o.MaxConcurrentReconciles is the only limit
-// on it, nothing here serialises writes.
+// ReasonCommitting is Ready's reason while a File's change waits in its
+// branch writer for the push that carries it.
+const ReasonCommitting = "Committing"
+
+const (
+	msgCommittingFmt = "Committing the %s of %q on branch %q; waiting for the push that carries it"
+)
+
+// Setup adds the File controller to mgr. A write does not hold a worker: it
+// is handed to the branch writer and the reconcile ends; the writer wakes
+// the File when its push landed or failed, so what one commit collects is
+// what arrives within the commit window. Drift is found by o.Watcher's poll
+// of the repository, which wakes only the Files whose paths changed: a
+// converged File is never polled on its own.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.FileGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
@@ -66,6 +80,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			return f.Spec.ForProvider.Path
 		})),
 		managed.WithDeterministicExternalName(true),
+		managed.WithEventSource(o.Watcher.Source(v1alpha1.FileKind)),
 	)
 }
 
@@ -76,6 +91,7 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 
 type connector struct {
 	git    *config.Connector
+	watch  tracker
 	maxAge time.Duration
 }
 
@@ -86,20 +102,32 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{repo: repo, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
 type repository interface {
+	watch.Repository
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	ReadFile(commit, path string) (git.Blob, error)
 	Empty() bool
-	Submit(ctx context.Context, branch string, c git.Change) git.Result
+	Enqueue(branch, key string, c git.Change, done func(git.Result))
+	Queued(branch, key string, c git.Change) bool
+	TakeResult(key string) (git.Result, bool)
+}
+
+// tracker is what a File needs of the watcher: to be woken when its path
+// changes in Git or its write landed.
+type tracker interface {
+	Track(repo watch.Repository, r watch.Ref, branch, path string)
+	Forget(r watch.Ref)
+	Waker(kind string, nn types.NamespacedName) func(git.Result)
 }
 
 type external struct {
 	repo   repository
+	watch  tracker
 	author git.Signature
 	// window is the configuration's commit window, carried by every change
 	// (configurations sharing a clone keep their own); nil: the engine's.
@@ -126,15 +154,19 @@ func Desired(f *v1alpha1.File) (git.File, error) {
 }
 
 // Observe compares the file on the branch, read from the shared clone after
-// a fetch that every File of the repository shares, with the spec.
+// a fetch that every File of the repository shares, with the spec. The
+// outcome of a write handed to the branch writer is collected first: a
+// failure is reported as the write's own error.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalObservation, error) {
 	p := mg.Spec.ForProvider
+	ref := refOf(mg)
 	var want git.File
 	if meta.WasDeleted(mg) {
 		// Deleting needs only the path. A path or branch the provider would
 		// refuse was never written, so there is nothing to remove; and a
 		// content that became invalid must not block the removal.
 		if !written(p) {
+			e.watch.Forget(ref)
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 	} else {
@@ -148,6 +180,10 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			return xpmanaged.ExternalObservation{}, err
 		}
 	}
+	if err := e.collect(mg); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	e.watch.Track(e.repo, ref, p.Branch, p.Path)
 
 	if err := e.repo.Refresh(ctx, e.maxAge, p.Branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
@@ -155,12 +191,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	head, err := e.repo.Head(p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
 		mg.Status.AtProvider.Blob = ""
-		if meta.WasDeleted(mg) || e.repo.Empty() {
-			// No branch, no file: nothing left to remove. In a repository
-			// with no branch at all the file's commit is the first one, and
-			// creates its branch; elsewhere a missing branch is a Branch's
-			// to create, from the start point it names.
+		if meta.WasDeleted(mg) {
+			// No branch, no file: nothing left to remove.
+			e.watch.Forget(ref)
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		if e.repo.Empty() {
+			// In a repository with no branch at all the file's commit is
+			// the first one, and creates its branch; elsewhere a missing
+			// branch is a Branch's to create, from the start point it names.
+			return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
 		}
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
 	}
@@ -171,7 +211,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	have, err := e.repo.ReadFile(head, p.Path)
 	if errors.Is(err, git.ErrNotExist) {
 		mg.Status.AtProvider.Blob = ""
-		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		if meta.WasDeleted(mg) {
+			e.watch.Forget(ref)
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
 	}
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, errors.Wrapf(spec.GitError(err), errReadFmt, p.Path, p.Branch)
@@ -182,7 +226,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		mg.Status.AtProvider.Commit = head
 	}
 	if meta.WasDeleted(mg) {
-		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, e.queued(mg, ActionDelete, want)
 	}
 	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
 	switch {
@@ -191,7 +235,52 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	case have.Executable != want.Executable:
 		obs.ResourceUpToDate, obs.Diff = false, "mode differs from the spec"
 	}
+	if !obs.ResourceUpToDate {
+		return obs, e.queued(mg, ActionUpdate, want)
+	}
 	return obs, nil
+}
+
+// collect takes the outcome of the File's last write, if one finished since
+// the last Observe: the commit that carried it, or its error.
+func (e *external) collect(mg *v1alpha1.File) error {
+	res, ok := e.repo.TakeResult(keyOf(mg))
+	if !ok {
+		return nil
+	}
+	p := mg.Spec.ForProvider
+	if res.Err != nil {
+		if meta.WasDeleted(mg) {
+			return errors.Wrapf(writeError(res.Err, p.Branch), errRemoveFmt, p.Path, p.Branch)
+		}
+		return errors.Wrapf(writeError(res.Err, p.Branch), errWriteFmt, p.Path, p.Branch)
+	}
+	mg.Status.AtProvider.Commit = res.Commit
+	return nil
+}
+
+// queued returns a Waiting error when the change a that Observe is about
+// to ask for is already with the branch writer: nothing is submitted twice,
+// and no create bookkeeping is written again while it waits.
+func (e *external) queued(mg *v1alpha1.File, a Action, want git.File) error {
+	if !e.repo.Queued(mg.Spec.ForProvider.Branch, keyOf(mg), changeOf(mg, a, want)) {
+		return nil
+	}
+	return committing(mg, a)
+}
+
+func committing(mg *v1alpha1.File, a Action) error {
+	p := mg.Spec.ForProvider
+	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgCommittingFmt, a, p.Path, p.Branch))
+}
+
+// changeOf is what a asks of the branch for mg, without its message.
+func changeOf(mg *v1alpha1.File, a Action, want git.File) git.Change {
+	p := mg.Spec.ForProvider
+	if a == ActionDelete {
+		return git.Change{Deletes: []string{p.Path}, Resource: resourceOf(mg)}
+	}
+	return git.Change{Puts: map[string]git.File{p.Path: want}, Resource: resourceOf(mg)}
 }
 
 // written reports whether the provider can have written p's file: a branch
@@ -210,58 +299,49 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ext
 	return xpmanaged.ExternalUpdate{}, e.write(ctx, mg, ActionUpdate)
 }
 
-// write submits the file to the branch writer and waits for the push of the
-// batch it joins: Files reconciled together land in one commit.
-func (e *external) write(ctx context.Context, mg *v1alpha1.File, a Action) error {
+// write hands the file to the branch writer and returns at once (Waiting):
+// Files written within one commit window land in one commit, and the
+// writer wakes the File when the push landed or failed.
+func (e *external) write(_ context.Context, mg *v1alpha1.File, a Action) error {
 	want, err := Desired(mg)
 	if err != nil {
 		return err
 	}
+	return e.enqueue(mg, a, want)
+}
+
+// Delete hands the file's removal to the branch writer. A management policy
+// without Delete never gets here: the file is left in place. A
+// commitMessage template that does not render stalls the deletion too
+// (InvalidSpec); fixing the template lets it proceed.
+func (e *external) Delete(_ context.Context, mg *v1alpha1.File) (xpmanaged.ExternalDelete, error) {
+	return xpmanaged.ExternalDelete{}, e.enqueue(mg, ActionDelete, git.File{})
+}
+
+func (e *external) enqueue(mg *v1alpha1.File, a Action, want git.File) error {
 	msg, err := Message(mg, a)
 	if err != nil {
 		return err
 	}
-	p := mg.Spec.ForProvider
-	res := e.repo.Submit(ctx, p.Branch, git.Change{
-		Puts:     map[string]git.File{p.Path: want},
-		Message:  msg,
-		Author:   e.author,
-		Window:   e.window,
-		Resource: resourceOf(mg),
-	})
-	if res.Err != nil {
-		return errors.Wrapf(writeError(res.Err, p.Branch), errWriteFmt, p.Path, p.Branch)
-	}
-	mg.Status.AtProvider.Commit = res.Commit
-	return nil
-}
-
-// Delete commits the file's removal. A management policy without Delete
-// never gets here: the file is left in place. A commitMessage template that
-// does not render stalls the deletion too (InvalidSpec); fixing the template
-// lets it proceed.
-func (e *external) Delete(ctx context.Context, mg *v1alpha1.File) (xpmanaged.ExternalDelete, error) {
-	msg, err := Message(mg, ActionDelete)
-	if err != nil {
-		return xpmanaged.ExternalDelete{}, err
-	}
-	p := mg.Spec.ForProvider
-	res := e.repo.Submit(ctx, p.Branch, git.Change{
-		Deletes:  []string{p.Path},
-		Message:  msg,
-		Author:   e.author,
-		Window:   e.window,
-		Resource: resourceOf(mg),
-	})
-	if res.Err != nil {
-		return xpmanaged.ExternalDelete{}, errors.Wrapf(writeError(res.Err, p.Branch), errRemoveFmt, p.Path, p.Branch)
-	}
-	mg.Status.AtProvider.Commit = res.Commit
-	return xpmanaged.ExternalDelete{}, nil
+	c := changeOf(mg, a, want)
+	c.Message, c.Author, c.Window = msg, e.author, e.window
+	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c,
+		e.watch.Waker(v1alpha1.FileKind, types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}))
+	return committing(mg, a)
 }
 
 // Disconnect keeps the clone: it is shared and cached across reconciles.
 func (e *external) Disconnect(_ context.Context) error { return nil }
+
+// keyOf names mg's changes in the branch writer.
+func keyOf(mg *v1alpha1.File) string {
+	return v1alpha1.FileKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
+}
+
+// refOf names mg in the watcher.
+func refOf(mg *v1alpha1.File) watch.Ref {
+	return watch.Ref{Kind: v1alpha1.FileKind, NamespacedName: types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}}
+}
 
 // resourceOf names mg in the commit's trailers.
 func resourceOf(mg *v1alpha1.File) git.Resource {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
@@ -42,6 +43,10 @@ type Options struct {
 	// either way, so resources created together do not poll together.
 	PollJitter time.Duration
 
+	// Watcher wakes resources on Git events: a landed write, a drift found
+	// by polling their repository. SetupGated in package controller makes
+	// one when it is nil.
+	Watcher *watch.Watcher
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
 }

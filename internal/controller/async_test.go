@@ -1,0 +1,273 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// Writes that do not hold workers, and drift found from Git: the
+// invariants of the asynchronous path.
+
+// refuseStatus fails every status write to a namespace, as a provider that
+// dies right after its push would never make it.
+type refuseStatus struct {
+	next http.RoundTripper
+	ns   string
+}
+
+func (r *refuseStatus) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet && strings.HasSuffix(req.URL.Path, "/status") && strings.Contains(req.URL.Path, "/namespaces/"+r.ns+"/") {
+		return nil, errors.New("the provider died before its status write")
+	}
+	return r.next.RoundTrip(req)
+}
+
+// TestAsyncWriteLandsOnceAcrossRestart: a File and a CommitRequest whose
+// pushes land but whose status is never written (the provider dies between
+// the two) are recognised by a restarted provider on the same cache: each
+// change is carried by exactly one commit.
+func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	p := startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		return &refuseStatus{next: rt, ns: f.ns}
+	}))
+	fl := newFile(f, "config", "apps/config.yaml", "a: 1\n")
+	cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
+	create(t, fl)
+	create(t, cr)
+	eventually(t, time.Minute, func() error {
+		got := f.files(t, "main")
+		if got["apps/config.yaml"] != "a: 1\n" || got["apps/cm.yaml"] != releaseTree["apps/cm.yaml"] {
+			return fmt.Errorf("the branch does not hold both changes yet: %v", got)
+		}
+		return nil
+	})
+	p.stop()
+	for _, o := range []client.Object{fl, cr} {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := fl.Status.GetCondition(xpv2.TypeReady); c.Status == corev1.ConditionTrue {
+		t.Fatalf("the File's status was written although every status write failed: %+v", c)
+	}
+
+	startProvider(t, dir)
+	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	waitFor(t, time.Minute, cr, readyAndCurrent(t, cr))
+	writesLanded(t)
+	for _, o := range []client.Object{fl, cr} {
+		if got := f.commitsOf(t, "main", string(o.GetUID())); len(got) != 1 {
+			t.Errorf("%T %s is carried by %d commits, want exactly 1: %v", o, o.GetName(), len(got), got)
+		}
+	}
+}
+
+// TestDriftFromGitWakesOnlyTouchedFiles: a File edited in Git by someone
+// else is put back within about one poll interval, found by the
+// repository's poll (no File polls on a timer), and a poll interval costs no
+// reconcile of the Files nothing touched.
+func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
+	const n = 30
+	reg := prometheus.NewRegistry()
+	gm := git.NewMetrics()
+	if err := gm.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	startProvider(t, "", withGitMetrics(gm))
+	f := newFixture(t)
+	files := make([]client.Object, n)
+	for i := range n {
+		fl := newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		create(t, fl)
+		files[i] = fl
+	}
+	for _, o := range files {
+		fl := o.(*v1alpha1.File) //nolint:forcetypeassert // built above
+		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	}
+	writesLanded(t)
+	waitPolls := func(k float64) {
+		t.Helper()
+		p0 := counterSum(t, reg, "provider_git_polls_total")
+		eventually(t, time.Minute, func() error {
+			if got := counterSum(t, reg, "provider_git_polls_total") - p0; got < k {
+				return fmt.Errorf("%.0f of %.0f polls of the repository", got, k)
+			}
+			return nil
+		})
+	}
+	waitPolls(1)
+	counts := func() []int {
+		c := make([]int, n)
+		for i, o := range files {
+			c[i] = reconcilesOf(o)
+		}
+		return c
+	}
+
+	// A poll interval with nothing moved: no File is reconciled.
+	before := counts()
+	waitPolls(2)
+	if diff := cmp.Diff(before, counts()); diff != "" {
+		t.Errorf("Files were reconciled while nothing moved in Git: -before, +after:\n%s", diff)
+	}
+
+	// Someone else edits one File's path (and a path no File owns).
+	before = counts()
+	if _, err := f.repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{
+		"apps/f-07.yaml": "edited by hand\n", "notes.txt": "unmanaged\n",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	edited := time.Now()
+	eventually(t, 2*poll+10*time.Second, func() error {
+		if got := f.files(t, "main")["apps/f-07.yaml"]; got != "i: 7\n" {
+			return fmt.Errorf("apps/f-07.yaml holds %q", got)
+		}
+		return nil
+	})
+	putBack := time.Since(edited)
+	writesLanded(t)
+	waitPolls(1)
+	after := counts()
+	for i := range n {
+		switch {
+		case i == 7 && after[i] == before[i]:
+			t.Errorf("the edited File was never reconciled")
+		case i != 7 && after[i] != before[i]:
+			t.Errorf("File f-%02d, untouched, was reconciled %d times after the edit", i, after[i]-before[i])
+		}
+	}
+	t.Logf("edit put back after %s (poll interval %s, commit window %s)", putBack.Round(100*time.Millisecond), poll, window)
+	if putBack > poll+window+5*time.Second {
+		t.Errorf("the edit was put back after %s, want within about one poll interval (%s)", putBack, poll)
+	}
+}
+
+// TestFailedWriteRetriesWithBackoff: a write whose push fails for a reason
+// that may clear (the server answers 503) is retried with the resource's
+// own growing backoff, not in a tight wake loop, and lands once the server
+// is back; a push the server refuses stalls the File as PushRejected until
+// the refusal is lifted.
+func TestFailedWriteRetriesWithBackoff(t *testing.T) {
+	startProvider(t, "")
+	f := newFixture(t)
+	fl := newFile(f, "config", "apps/config.yaml", "a: 1\n")
+	create(t, fl)
+	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	writesLanded(t)
+
+	t.Run("Transient", func(t *testing.T) {
+		httpGit.FailWith(http.StatusServiceUnavailable)
+		t.Cleanup(func() { httpGit.FailWith(0) })
+		setContent(t, fl, "a: 2\n")
+		n0, start := reconcilesOf(fl), time.Now()
+		// The spec change and the write's wake come at once; each retry
+		// after them waits its backoff (1s, 2s, then capped at the 2s poll
+		// interval), so five reconciles take at least 1+2s. A wake loop
+		// would make them in milliseconds.
+		eventually(t, time.Minute, func() error {
+			if got := reconcilesOf(fl) - n0; got < 5 {
+				return fmt.Errorf("%d reconciles since the spec change", got)
+			}
+			return nil
+		})
+		if d := time.Since(start); d < 3*time.Second {
+			t.Errorf("five reconciles of a failing write within %s: retried without backoff", d)
+		}
+		httpGit.FailWith(0)
+		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+		if got := f.files(t, "main")["apps/config.yaml"]; got != "a: 2\n" {
+			t.Errorf("apps/config.yaml holds %q once the server is back, want a: 2", got)
+		}
+	})
+
+	t.Run("Terminal", func(t *testing.T) {
+		f.repo.SetHook(t, "pre-receive", "#!/bin/sh\necho refused by policy >&2\nexit 1\n")
+		setContent(t, fl, "a: 3\n")
+		waitFor(t, time.Minute, fl, stalledWith(t, fl, "PushRejected"))
+		f.repo.SetHook(t, "pre-receive", "#!/bin/sh\nexit 0\n")
+		// A stalled File is retried at the poll interval.
+		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		if got := f.files(t, "main")["apps/config.yaml"]; got != "a: 3\n" {
+			t.Errorf("apps/config.yaml holds %q once the hook allows it, want a: 3", got)
+		}
+	})
+}
+
+// TestNewFileAmongManyIsPrompt: a File created while many converged ones
+// exist is Ready within about a commit window: nothing queues it behind
+// polls.
+func TestNewFileAmongManyIsPrompt(t *testing.T) {
+	const n = 200
+	startProvider(t, "")
+	f := newFixture(t)
+	files := make([]*v1alpha1.File, n)
+	for i := range n {
+		files[i] = newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		create(t, files[i])
+	}
+	for _, fl := range files {
+		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+	}
+	writesLanded(t)
+	start := time.Now()
+	fl := newFile(f, "late", "apps/late.yaml", "late\n")
+	create(t, fl)
+	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	took := time.Since(start)
+	t.Logf("a new File among %d converged ones was Ready after %s (commit window %s)", n, took.Round(10*time.Millisecond), window)
+	if took > 2*time.Second+window {
+		t.Errorf("a new File among %d took %s to be Ready, want < 2s + the commit window", n, took)
+	}
+}
+
+// setContent changes fl's spec.forProvider.content.
+func setContent(t *testing.T, fl *v1alpha1.File, content string) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(fl), fl); err != nil {
+			return err
+		}
+		fl.Spec.ForProvider.Content = ptr.To(content)
+		return cp.Client.Update(context.Background(), fl)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,118 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package watch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+func ref(kind, name string) Ref {
+	return Ref{Kind: kind, NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+}
+
+func TestIndexMoved(t *testing.T) {
+	type args struct {
+		track  map[Ref]Loc
+		forget []Ref
+		repo   string
+		branch string
+		paths  []string
+		all    bool
+	}
+	tracked := map[Ref]Loc{
+		ref("File", "a"):   {Repo: "r1", Branch: "main", Path: "apps/a.yaml"},
+		ref("File", "b"):   {Repo: "r1", Branch: "main", Path: "apps/b.yaml"},
+		ref("File", "c"):   {Repo: "r1", Branch: "dev", Path: "apps/a.yaml"},
+		ref("File", "d"):   {Repo: "r2", Branch: "main", Path: "apps/a.yaml"},
+		ref("Branch", "m"): {Repo: "r1", Branch: "main"},
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   []Ref
+	}{
+		"OnlyChangedPaths": {
+			reason: "A move wakes the Files at the changed paths of that branch of that repository, and the Branches tracking its head.",
+			args:   args{track: tracked, repo: "r1", branch: "main", paths: []string{"apps/a.yaml", "unmanaged.txt"}},
+			want:   []Ref{ref("File", "a"), ref("Branch", "m")},
+		},
+		"All": {
+			reason: "A move that cannot be narrowed down wakes everything on the branch.",
+			args:   args{track: tracked, repo: "r1", branch: "main", all: true},
+			want:   []Ref{ref("File", "a"), ref("File", "b"), ref("Branch", "m")},
+		},
+		"Forgotten": {
+			reason: "A forgotten resource is not woken.",
+			args:   args{track: tracked, forget: []Ref{ref("File", "a")}, repo: "r1", branch: "main", paths: []string{"apps/a.yaml"}},
+			want:   []Ref{ref("Branch", "m")},
+		},
+		"Moved": {
+			reason: "Tracking a resource again at another path forgets the old one.",
+			args: args{track: map[Ref]Loc{ref("File", "a"): {Repo: "r1", Branch: "main", Path: "new.yaml"}},
+				repo: "r1", branch: "main", paths: []string{"apps/a.yaml"}},
+			want: []Ref{ref("Branch", "m")},
+		},
+		"OtherRepository": {
+			reason: "Nothing in another repository is woken.",
+			args:   args{track: tracked, repo: "r3", branch: "main", all: true},
+			want:   nil,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			x := NewIndex()
+			for r, l := range tracked {
+				x.Track(r, l)
+			}
+			for r, l := range tc.args.track {
+				x.Track(r, l)
+			}
+			for _, r := range tc.args.forget {
+				x.Forget(r)
+			}
+			got := x.Moved(tc.args.repo, tc.args.branch, tc.args.paths, tc.args.all)
+			less := func(a, b Ref) bool { return a.Kind+a.Name < b.Kind+b.Name }
+			if diff := cmp.Diff(tc.want, got, cmpopts.SortSlices(less), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nMoved(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestSourceKeepsEarlyWakes(t *testing.T) {
+	s := NewSource()
+	nn := types.NamespacedName{Namespace: "ns", Name: "a"}
+	// A wake before the controller started (a gated controller) is kept.
+	s.Wake(nn)
+	s.Wake(nn)
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	if err := s.Start(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	s.Wake(types.NamespacedName{Namespace: "ns", Name: "b"})
+	if got := q.Len(); got != 2 {
+		t.Errorf("queue holds %d requests, want 2 (a once, b)", got)
+	}
+}

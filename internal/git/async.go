@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+)
+
+// Writes that do not wait. A resource's reconcile hands its change to the
+// branch writer with Enqueue and ends; the writer calls back when the push
+// carrying the change landed or failed, and keeps the result under the
+// change's key until TakeResult collects it. How many changes one push
+// carries is then bounded by the commit window, not by how many reconciles
+// may wait at once.
+
+// Enqueue hands c to branch's writer under key (one per resource, e.g.
+// "File/ns/name") and returns at once. done is called exactly once, from the
+// writer's goroutine, when the push carrying c landed or failed (also when
+// the cache closes), after the result is kept for TakeResult. It must not
+// block.
+//
+// Nothing is committed twice: when a change with the same key and the same
+// content is already queued or being pushed, c is dropped and the one under
+// way calls its own done. A queued change with the same key and other
+// content, not yet taken into a push, is replaced by c: only c's done is
+// called then.
+//
+// A queued change holds the clone until its done is called, so the clone is
+// not evicted under it (evict.go). Enqueue on a clone already evicted calls
+// done, in a goroutine of its own, with a transient error: the resource's
+// next reconcile gets a fresh clone from the cache.
+func (r *Repository) Enqueue(branch, key string, c Change, done func(Result)) {
+	if err := r.begin(); err != nil {
+		go done(Result{Err: err})
+		return
+	}
+	if !r.enqueue(branch, key, c, done) {
+		// Dropped or merged into a change already queued, which holds the
+		// clone for itself.
+		r.end()
+	}
+}
+
+// enqueue queues c unless a change under key is already queued or in
+// flight, and reports whether it added an op (which then owns the caller's
+// begin, ended in finished).
+func (r *Repository) enqueue(branch, key string, c Change, done func(Result)) bool {
+	w := r.writerFor(branch)
+	o := &op{kind: opChange, change: &c, key: key, callback: done, w: w}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.heldLocked(o) {
+		return false
+	}
+	for _, p := range w.pending {
+		if p.key == key && p.callback != nil {
+			p.change, p.callback = o.change, o.callback
+			w.startLocked(p) // its window may be smaller
+			return false
+		}
+	}
+	r.cache.pending.Add(1)
+	w.pending = append(w.pending, o)
+	w.startLocked(o)
+	return true
+}
+
+// Queued reports whether a change with key and c's content is queued on
+// branch or being pushed: its done is still to come.
+func (r *Repository) Queued(branch, key string, c Change) bool {
+	r.wmu.Lock()
+	w, ok := r.writers[branch]
+	r.wmu.Unlock()
+	if !ok {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.heldLocked(&op{change: &c, key: key})
+}
+
+// TakeResult returns, and forgets, the result of the last enqueued change
+// under key that finished and was not taken yet.
+func (r *Repository) TakeResult(key string) (Result, bool) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	res, ok := r.results[key]
+	delete(r.results, key)
+	return res, ok
+}
+
+// Pending is the number of enqueued changes, over every repository of the
+// cache, whose done has not been called yet.
+func (c *Cache) Pending() int64 { return c.pending.Load() }
+
+// heldLocked reports whether a change with o's key and content is queued
+// or in flight. Call it with w.mu held.
+func (w *writer) heldLocked(o *op) bool {
+	for _, ops := range [][]*op{w.inflight, w.pending} {
+		for _, p := range ops {
+			if p.key == o.key && p.callback != nil && sameContent(p.change, o.change) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finished records the result of an enqueued change and calls its done.
+// The change leaves the in-flight batch first, so whoever done wakes no
+// longer finds it under way.
+func (w *writer) finished(o *op, res Result) {
+	w.mu.Lock()
+	if i := slices.Index(w.inflight, o); i >= 0 {
+		w.inflight = slices.Delete(w.inflight, i, i+1)
+	}
+	w.mu.Unlock()
+	r := w.repo
+	r.wmu.Lock()
+	r.results[o.key] = res
+	r.wmu.Unlock()
+	r.cache.pending.Add(-1)
+	// Before done, as for a shared fetch: whoever done wakes sees the clone
+	// as used until now.
+	r.end()
+	o.callback(res)
+}
+
+// sameContent reports whether a and b ask for the same tree change. The
+// message is not compared: it names the action (create, update), not what
+// is written.
+func sameContent(a, b *Change) bool {
+	if a.OwnCommit != b.OwnCommit || !slices.Equal(a.Deletes, b.Deletes) {
+		return false
+	}
+	return maps.EqualFunc(a.Puts, b.Puts, func(x, y File) bool {
+		return x.Executable == y.Executable && bytes.Equal(x.Content, y.Content)
+	})
+}

@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+func putChange(path, content string) Change {
+	return Change{Puts: map[string]File{path: {Content: []byte(content)}}, Message: "set " + path,
+		Resource: Resource{Kind: "File", Namespace: "ns", Name: path, UID: "uid-" + path}}
+}
+
+// TestEnqueueDedupsAndReplaces: a change queued again with the same content
+// is not queued twice, a newer content replaces the queued one, and only the
+// change that is pushed calls back, once, with its result kept for
+// TakeResult.
+func TestEnqueueDedupsAndReplaces(t *testing.T) {
+	s := httpServer(t)
+	// The window stays open while the test queues (microseconds).
+	r, c := newRepo(t, s.remote, WithCommitWindow(2*time.Second))
+	before := s.repo.Head(t, "main")
+	done := make(chan string, 4)
+	cb := func(what string) func(Result) { return func(Result) { done <- what } }
+
+	r.Enqueue("main", "File/ns/x", putChange("x", "1"), cb("first"))
+	r.Enqueue("main", "File/ns/x", putChange("x", "1"), cb("duplicate"))
+	if got := c.Pending(); got != 1 {
+		t.Fatalf("Pending() = %d after the same change twice, want 1", got)
+	}
+	if !r.Queued("main", "File/ns/x", putChange("x", "1")) || r.Queued("main", "File/ns/x", putChange("x", "2")) {
+		t.Errorf("Queued must find the queued content and only it")
+	}
+	r.Enqueue("main", "File/ns/x", putChange("x", "2"), cb("newer"))
+	r.Enqueue("main", "File/ns/y", putChange("y", "1"), cb("other"))
+	if got := c.Pending(); got != 2 {
+		t.Fatalf("Pending() = %d, want 2 (x replaced, y)", got)
+	}
+	r.Enqueue("main", "File/ns/z", putChange("z", "1"), cb("z"))
+
+	got := map[string]bool{}
+	for range 3 {
+		got[<-done] = true
+	}
+	if diff := cmp.Diff(map[string]bool{"newer": true, "other": true, "z": true}, got); diff != "" {
+		t.Errorf("callbacks: -want, +got:\n%s", diff)
+	}
+	if c.Pending() != 0 {
+		t.Errorf("Pending() = %d after every callback, want 0", c.Pending())
+	}
+	res, ok := r.TakeResult("File/ns/x")
+	if !ok || res.Err != nil || res.Commit == "" {
+		t.Fatalf("TakeResult(x) = %+v, %t; want the commit", res, ok)
+	}
+	if _, ok := r.TakeResult("File/ns/x"); ok {
+		t.Errorf("a result is taken once")
+	}
+	if got := s.repo.Files(t, res.Commit)["x"]; got != "2" {
+		t.Errorf("x = %q at %s, want the newer content 2", got, res.Commit[:7])
+	}
+	n := 0
+	for _, e := range s.repo.Log(t, "main") {
+		if e.SHA == before {
+			break
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d commits for three changes queued in one window, want 1", n)
+	}
+	select {
+	case extra := <-done:
+		t.Errorf("unexpected callback %q", extra)
+	default:
+	}
+}
+
+// TestEnqueueFailureIsKept: a change that cannot land calls back and keeps
+// its error for the resource's next Observe.
+func TestEnqueueFailureIsKept(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	done := make(chan Result, 1)
+	// apps is a directory: a File cannot own it.
+	r.Enqueue("main", "File/ns/apps", putChange("apps", "x"), func(res Result) { done <- res })
+	got := <-done
+	if KindOf(got.Err) != KindPathConflict {
+		t.Fatalf("callback got %+v, want a path conflict", got)
+	}
+	kept, ok := r.TakeResult("File/ns/apps")
+	if !ok || KindOf(kept.Err) != KindPathConflict {
+		t.Errorf("TakeResult = %+v, %t; want the path conflict", kept, ok)
+	}
+}
+
+// TestPollReportsForeignMovesOnly: one ls-remote per Poll; a commit someone
+// else pushed is reported with exactly the paths it changed, our own pushes
+// are not, and nothing is fetched while nothing moved.
+func TestPollReportsForeignMovesOnly(t *testing.T) {
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	poll := func() []Move {
+		t.Helper()
+		m, err := r.Poll(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := poll(); len(m) != 0 {
+		t.Errorf("first Poll with nothing moved = %+v, want none", m)
+	}
+
+	old := s.repo.Head(t, "main")
+	if _, err := s.repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{"apps/a.yaml": "a: 2\n", "new.txt": "n"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []Move{{Branch: "main", Old: old, New: s.repo.Head(t, "main"), Paths: []string{"apps/a.yaml", "new.txt"}}}
+	if diff := cmp.Diff(want, poll(), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("Poll after a foreign commit: -want, +got:\n%s", diff)
+	}
+	if b, err := r.ReadFile(s.repo.Head(t, "main"), "apps/a.yaml"); err != nil || string(b.Content) != "a: 2\n" {
+		t.Errorf("the clone must hold the moved head after Poll: %q, %v", b.Content, err)
+	}
+
+	done := make(chan Result, 1)
+	r.Enqueue("main", "File/ns/b", putChange("apps/b.yaml", "b: 9\n"), func(res Result) { done <- res })
+	if res := <-done; res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	s.http.ResetCounts()
+	if m := poll(); len(m) != 0 {
+		t.Errorf("Poll after our own push = %+v, want none", m)
+	}
+	if c := s.http.Counts(); c.UploadPackAdverts != 1 {
+		t.Errorf("a Poll with nothing moved cost %d advertisements, want 1 (no fetch)", c.UploadPackAdverts)
+	}
+	// A Poll with nothing moved counts as a fresh fetch.
+	s.http.ResetCounts()
+	if err := r.Refresh(ctx(t), time.Minute, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.http.Counts(); c.UploadPackAdverts != 0 {
+		t.Errorf("Refresh right after a Poll fetched again: %+v", c)
+	}
+}
