@@ -254,7 +254,6 @@ func waitReady(b *testing.B, ns string, want int, timeout time.Duration) {
 	}
 }
 
-//nolint:unused // the steady-state benchmark under way on scale-async counts with it
 func totalReconciles() int {
 	reconciles.Lock()
 	defer reconciles.Unlock()
