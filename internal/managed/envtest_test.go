@@ -208,7 +208,8 @@ func TestEnvErrors(t *testing.T) {
 	e := startEnv(t, envOptions{poll: 500 * time.Millisecond})
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			n := "err-" + map[bool]string{true: "stalled", false: "transient"}[IsStalled(tc.err)]
+			_, stalled := StalledReason(tc.err)
+			n := "err-" + map[bool]string{true: "stalled", false: "transient"}[stalled]
 			e.create(t, e.thing(n))
 			e.waitFor(t, n, "Ready=True", converges)
 

@@ -51,13 +51,6 @@ func Stalled(reason xpv2.ConditionReason, err error) error {
 	return &StalledError{Reason: reason, err: err}
 }
 
-// IsStalled reports whether err, or any error it wraps, was marked with
-// Stalled.
-func IsStalled(err error) bool {
-	_, ok := StalledReason(err)
-	return ok
-}
-
 // StalledReason returns the reason err was marked with, and whether it was
 // marked at all. The outermost mark wins.
 func StalledReason(err error) (xpv2.ConditionReason, bool) {

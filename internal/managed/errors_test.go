@@ -28,10 +28,9 @@ import (
 func TestStalled(t *testing.T) {
 	errBoom := errors.New("boom")
 	type want struct {
-		isStalled bool
-		marked    bool
-		reason    xpv2.ConditionReason
-		msg       string
+		marked bool
+		reason xpv2.ConditionReason
+		msg    string
 	}
 	cases := map[string]struct {
 		reason string
@@ -40,20 +39,20 @@ func TestStalled(t *testing.T) {
 	}{
 		"Nil":     {reason: "Stalled(reason, nil) is nil, so it can wrap a maybe-nil error.", err: Stalled("X", nil), want: want{}},
 		"Plain":   {reason: "A plain error is transient.", err: errBoom, want: want{msg: "boom"}},
-		"Marked":  {reason: "A marked error is stalled with its reason; the message is the error's.", err: Stalled("HostKeyMismatch", errBoom), want: want{isStalled: true, marked: true, reason: "HostKeyMismatch", msg: "boom"}},
-		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Stalled("PathRefused", errBoom), "observe failed"), want: want{isStalled: true, marked: true, reason: "PathRefused", msg: "observe failed: boom"}},
+		"Marked":  {reason: "A marked error is stalled with its reason; the message is the error's.", err: Stalled("HostKeyMismatch", errBoom), want: want{marked: true, reason: "HostKeyMismatch", msg: "boom"}},
+		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Stalled("PathRefused", errBoom), "observe failed"), want: want{marked: true, reason: "PathRefused", msg: "observe failed: boom"}},
 		"Outermost": {reason: "Of two marks, the outermost names the reason.", err: Stalled("Outer", errors.Wrap(Stalled("Inner", errBoom), "ctx")),
-			want: want{isStalled: true, marked: true, reason: "Outer", msg: "ctx: boom"}},
+			want: want{marked: true, reason: "Outer", msg: "ctx: boom"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			reason, marked := StalledReason(tc.err)
-			got := want{isStalled: IsStalled(tc.err), marked: marked, reason: reason}
+			got := want{marked: marked, reason: reason}
 			if tc.err != nil {
 				got.msg = tc.err.Error()
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("%s\nIsStalled, StalledReason, Error(): -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nStalledReason, Error(): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

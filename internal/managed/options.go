@@ -72,13 +72,6 @@ func WithPollJitter(d time.Duration) ReconcilerOption {
 	return func(r *Reconciler) { r.pollJitter = d }
 }
 
-// WithTimeout bounds all calls to the external system in one reconcile. API
-// server calls, including the final status write, get a grace period on top
-// so an external timeout can still be reported.
-func WithTimeout(d time.Duration) ReconcilerOption {
-	return func(r *Reconciler) { r.timeout = d }
-}
-
 // WithCreationGracePeriod sets how long after a successful Create an
 // observation of "does not exist" is distrusted, for eventually consistent
 // external APIs.

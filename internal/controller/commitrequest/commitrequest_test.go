@@ -141,7 +141,7 @@ func TestChangeFor(t *testing.T) {
 				cmp.AllowUnexported(want{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nChangeFor(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			if err != nil && !managed.IsStalled(err) {
+			if _, stalled := managed.StalledReason(err); err != nil && !stalled {
 				t.Errorf("%s\nChangeFor(...): a spec error must be marked Stalled, got %v", tc.reason, err)
 			}
 		})

@@ -230,7 +230,7 @@ func TestDesired(t *testing.T) {
 			if diff := cmp.Diff(tc.want, want{file: got, failed: err != nil, reason: r}, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nDesired(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			if err != nil && !managed.IsStalled(err) {
+			if _, stalled := managed.StalledReason(err); err != nil && !stalled {
 				t.Errorf("%s\nDesired(...): a spec error must be marked Stalled, got %v", tc.reason, err)
 			}
 		})

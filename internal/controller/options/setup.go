@@ -17,6 +17,8 @@ limitations under the License.
 package options
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -32,6 +34,11 @@ import (
 
 const errSetName = "cannot set the external name"
 
+// minPollInterval is the floor under a crossplane.io/poll-interval
+// annotation: without one, "1ms" would make a resource query Git a thousand
+// times a second.
+const minPollInterval = time.Second
+
 // SetupManaged adds our managed reconciler for gvk to mgr, with what every
 // provider-git kind shares; opts (the connector first) add the kind's own.
 func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opts ...managed.ReconcilerOption) error {
@@ -43,6 +50,7 @@ func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opt
 		managed.WithCreationGracePeriod(0),
 		managed.WithManagementPolicies(),
 		managed.WithPollInterval(o.PollInterval),
+		managed.WithMinPollInterval(minPollInterval),
 		managed.WithPollJitter(o.PollJitter),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
