@@ -110,6 +110,11 @@ func startCrossplane(t *testing.T, tl tools) *crossplane {
 	probe := freePort(t)
 	x.core = start(t, "crossplane-core", tl.core, env, "core", "start", "--debug",
 		"--enable-webhooks=false", "--package-runtime=External",
+		// A File is not Ready while its update is being pushed (Committing),
+		// and an XR reads its composed resources' readiness again only at
+		// its next poll: 10s instead of the default 1m keeps the test's
+		// XR-Ready waits well inside their minute.
+		"--poll-interval=10s",
 		"--tls-client-certs-dir="+clientCerts,
 		"--xpkg-cache-dir="+t.TempDir(), "--xfn-cache-dir="+t.TempDir(),
 		"--metrics-port="+strconv.Itoa(freePort(t)), "--health-probe-port="+strconv.Itoa(probe),
