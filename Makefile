@@ -96,7 +96,7 @@ $(KUBE_CONTROLLER_MANAGER): cluster/tools/kube-controller-manager/go.mod cluster
 	  -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$(ENVTEST_K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean" \
 	  -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
 
-# What test/crossplane runs: Crossplane's programs and the garbage collector.
+# What internal/crossplanetest runs: Crossplane's programs and the garbage collector.
 .PHONY: crossplane-tools
 crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(KUBE_CONTROLLER_MANAGER)
 

@@ -26,4 +26,4 @@ limitations under the License.
 //     Git server on loopback.
 //
 // The package has no code outside its tests.
-package crossplane
+package crossplanetest
