@@ -112,6 +112,24 @@ func WithDeterministicExternalName(b bool) ReconcilerOption {
 	return func(r *Reconciler) { r.deterministicExternalName = b }
 }
 
+// WithExternalNameOf names the external resource after what name returns
+// (a branch, a path), which must depend on the spec alone. It replaces the
+// initializers and implies WithDeterministicExternalName(true).
+//
+// The name is set in memory on every reconcile and persisted with the
+// reconciler's next metadata write, not with one of its own: on a new
+// resource that is the write that adds the finalizer and the create-pending
+// mark, before anything external is created, so a new resource costs one
+// metadata write instead of three. A reconcile that makes no metadata write
+// at all (its Observe failed) persists the name on its own at its end.
+func WithExternalNameOf(name func(resource.Managed) string) ReconcilerOption {
+	return func(r *Reconciler) {
+		r.externalName = name
+		r.initializer = nil
+		r.deterministicExternalName = true
+	}
+}
+
 // WithInitializers replaces the default initializer, which sets the
 // external-name annotation to metadata.name when it is unset.
 // Initializers run on a copy of the resource; the metadata they persist is

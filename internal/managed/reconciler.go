@@ -105,10 +105,14 @@ type Reconciler struct {
 	kind       string
 	newManaged func() Managed
 
-	connector   xpmanaged.ExternalConnector
+	connector xpmanaged.ExternalConnector
+	// initializer persists what it sets itself; nil when there is none.
 	initializer xpmanaged.Initializer
-	critical    xpmanaged.CriticalAnnotationUpdater
-	publisher   xpmanaged.LocalConnectionPublisher
+	// externalName, when set, names the external resource; the name is
+	// persisted with the next metadata write (see WithExternalNameOf).
+	externalName func(resource.Managed) string
+	critical     xpmanaged.CriticalAnnotationUpdater
+	publisher    xpmanaged.LocalConnectionPublisher
 
 	pollInterval        time.Duration
 	minPollInterval     time.Duration

@@ -75,11 +75,12 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 		}),
-		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
+		// Named after its path, persisted with the finalizer and the
+		// create-pending mark in one write.
+		managed.WithExternalNameOf(func(mg resource.Managed) string {
 			f, _ := mg.(*v1alpha1.File)
 			return f.Spec.ForProvider.Path
-		})),
-		managed.WithDeterministicExternalName(true),
+		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.FileKind)),
 	)
 }
