@@ -108,6 +108,13 @@ func (c *apiCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.next.RoundTrip(r)
 }
 
+// count is how many requests of what ("VERB resource") the counter saw.
+func (c *apiCounter) count(what string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.by[what]
+}
+
 // breakdown is what the counter saw by verb and resource, on one line.
 func (c *apiCounter) breakdown() string {
 	c.mu.Lock()
@@ -124,6 +131,7 @@ type benchProvider struct {
 	reg   *prometheus.Registry
 	api   *apiCounter
 	cache *git.Cache
+	dir   string // the cache's
 	stop  func()
 }
 
@@ -153,7 +161,8 @@ func startBenchProvider(b *testing.B, f benchFlags) *benchProvider {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if bp.cache, err = git.NewCache(b.TempDir(), git.WithMetrics(gm)); err != nil {
+	bp.dir = b.TempDir()
+	if bp.cache, err = git.NewCache(bp.dir, git.WithMetrics(gm)); err != nil {
 		b.Fatal(err)
 	}
 	o := options.Options{
