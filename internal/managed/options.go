@@ -19,6 +19,7 @@ package managed
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -128,6 +129,15 @@ func WithExternalNameOf(name func(resource.Managed) string) ReconcilerOption {
 		r.initializer = nil
 		r.deterministicExternalName = true
 	}
+}
+
+// WithGone sets what a reconcile that finds its resource gone for good calls
+// with the resource's name: to drop what was kept for it outside the API
+// server (a write's result nobody will collect, its place in a drift
+// index). A resource can go without a last reconcile of its own, when its
+// finalizer is removed by hand.
+func WithGone(fn func(types.NamespacedName)) ReconcilerOption {
+	return func(r *Reconciler) { r.gone = fn }
 }
 
 // WithInitializers replaces the default initializer, which sets the

@@ -41,6 +41,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -129,6 +130,9 @@ type Reconciler struct {
 	sources     []source.Source
 	eventDriven bool
 
+	// gone drops what was kept for a resource that is gone (WithGone).
+	gone func(types.NamespacedName)
+
 	log      logging.Logger
 	recorder record.EventRecorder
 	metrics  *session.ConditionMetrics
@@ -193,6 +197,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			r.backoff.Forget(req)
 			if r.metrics != nil {
 				r.metrics.Forget(r.kind, req.Namespace, req.Name)
+			}
+			if r.gone != nil {
+				r.gone(req.NamespacedName)
 			}
 			return reconcile.Result{}, nil
 		}
