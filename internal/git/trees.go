@@ -23,10 +23,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// maxTrees bounds a clone's decoded trees. What reconciles read again and
-// again are the few trees on the paths to their files: the root, and the
-// directories that hold many resources' files.
-const maxTrees = 256
+// maxTreeEntries bounds a clone's decoded trees by their entries (about
+// 130 bytes each with the index go-git builds: some 13 MiB). What
+// reconciles read again and again are the few trees on the paths to their
+// files: the root, and the directories that hold many resources' files. A
+// count of trees would not bound memory: every push makes a new version of
+// a directory of 10,000 entries.
+const maxTreeEntries = 100_000
 
 // A treeCache keeps decoded trees by hash, so a read does not decode the
 // trees on its path again. A tree never changes under its hash; decoding
@@ -41,6 +44,8 @@ type treeCache struct {
 	// order is the insertion order, oldest first: the oldest goes when the
 	// cache is full (the trees of an older head are read less and less).
 	order []plumbing.Hash
+	// entries is the number of entries of the trees held.
+	entries int
 }
 
 func (c *treeCache) get(s storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {
@@ -54,11 +59,13 @@ func (c *treeCache) get(s storer.EncodedObjectStorer, h plumbing.Hash) (*object.
 	if c.trees == nil {
 		c.trees = map[plumbing.Hash]*object.Tree{}
 	}
-	if len(c.order) >= maxTrees {
+	for len(c.order) > 0 && c.entries+len(t.Entries) > maxTreeEntries {
+		c.entries -= len(c.trees[c.order[0]].Entries)
 		delete(c.trees, c.order[0])
 		c.order = c.order[1:]
 	}
 	c.trees[h] = t
 	c.order = append(c.order, h)
+	c.entries += len(t.Entries)
 	return t, nil
 }

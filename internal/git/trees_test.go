@@ -27,12 +27,16 @@ import (
 )
 
 // TestTreeCache: a tree read twice is decoded once, the cache holds at most
-// maxTrees, and the oldest goes first.
+// maxTreeEntries entries, and the oldest tree goes first.
 func TestTreeCache(t *testing.T) {
+	const perTree = 1000
 	st := memory.NewStorage()
-	hashes := make([]plumbing.Hash, maxTrees+1)
+	hashes := make([]plumbing.Hash, maxTreeEntries/perTree+1)
 	for i := range hashes {
-		tr := &object.Tree{Entries: []object.TreeEntry{{Name: fmt.Sprintf("f-%d", i), Mode: filemode.Regular, Hash: plumbing.ZeroHash}}}
+		tr := &object.Tree{}
+		for j := range perTree {
+			tr.Entries = append(tr.Entries, object.TreeEntry{Name: fmt.Sprintf("f-%d-%04d", i, j), Mode: filemode.Regular, Hash: plumbing.ZeroHash})
+		}
 		o := st.NewEncodedObject()
 		if err := tr.Encode(o); err != nil {
 			t.Fatal(err)
@@ -56,8 +60,8 @@ func TestTreeCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(c.trees) != maxTrees || len(c.order) != maxTrees {
-		t.Errorf("the cache holds %d trees (%d in order), want at most %d", len(c.trees), len(c.order), maxTrees)
+	if c.entries != maxTreeEntries || len(c.trees)*perTree != maxTreeEntries || len(c.order) != len(c.trees) {
+		t.Errorf("the cache holds %d trees (%d in order) of %d entries, want %d entries at most", len(c.trees), len(c.order), c.entries, maxTreeEntries)
 	}
 	if _, ok := c.trees[hashes[0]]; ok {
 		t.Errorf("the oldest tree must go first")
