@@ -208,7 +208,7 @@ func diskUsage(b *testing.B, dir string) uint64 {
 		if err != nil {
 			return err
 		}
-		n += uint64(fi.Size()) //nolint:gosec // A file size is not negative.
+		n += uint64(fi.Size())
 		return nil
 	})
 	if err != nil {

@@ -56,6 +56,11 @@ const (
 
 // ReasonCommitting is Ready's reason while a File's change waits in its
 // branch writer for the push that carries it.
+//
+// An update of a File that was Available turns Ready False too, not True
+// beside Reconciling True: the readiness accumulator never reports both
+// (they would tell humans and kstatus different stories), and until the
+// push lands the branch does not hold what the spec asks.
 const ReasonCommitting = "Committing"
 
 const (
