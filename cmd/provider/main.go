@@ -85,7 +85,8 @@ func main() {
 	kingpin.FatalIfError(err, "cannot get a Kubernetes API server config")
 
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
-		Cache:                   cache.Options{SyncPeriod: syncInterval},
+		// Nothing reads managedFields; they are most of a cached File.
+		Cache:                   cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
 		LeaderElection:          *leaderElection,
 		LeaderElectionID:        "crossplane-leader-election-provider-git",
 		LeaseDuration:           func() *time.Duration { d := 60 * time.Second; return &d }(),

@@ -44,6 +44,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -155,6 +156,7 @@ func startBenchProvider(b *testing.B, f benchFlags) *benchProvider {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: s, NewClient: countReconciles,
+		Cache: ctrlcache.Options{DefaultTransform: ctrlcache.TransformStripManagedFields()},
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
