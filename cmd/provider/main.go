@@ -56,7 +56,7 @@ func main() {
 		syncInterval   = app.Flag("sync", "How often all resources are re-listed from the API server (informer resync).").Short('s').Default("1h").Duration()
 		pollInterval   = app.Flag("poll", "How often each repository in use is checked for drift (one ls-remote; a fetch and a tree diff only when a branch head moved, then only the resources at changed paths are reconciled).").Default("1m").Duration()
 		pollJitter     = app.Flag("poll-jitter-percentage", "Spread of the poll interval, in percent, so resources created together do not poll together.").Default("10").Uint()
-		maxReconcile   = app.Flag("max-reconcile-rate", "Bounds the API client's request rate (5x QPS, 10x burst), the workers per controller, and the ProviderConfig controller's reconciles per second.").Default("10").Int()
+		maxReconcile   = app.Flag("max-reconcile-rate", "Bounds the API client's request rate (25x QPS, 50x burst), the workers per controller, and the ProviderConfig controller's reconciles per second.").Default("10").Int()
 		metricsAddr    = app.Flag("metrics-bind-address", "The address the Prometheus metrics endpoint binds to.").Default(":8080").String()
 		probeAddr      = app.Flag("health-probe-bind-address", "The address the health and readiness probes bind to.").Default(":8081").String()
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
@@ -84,8 +84,9 @@ func main() {
 	cfg, err := ctrl.GetConfig()
 	kingpin.FatalIfError(err, "cannot get a Kubernetes API server config")
 
-	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
-		Cache:                   cache.Options{SyncPeriod: syncInterval},
+	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
+		// Nothing reads managedFields; they are most of a cached File.
+		Cache:                   cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
 		LeaderElection:          *leaderElection,
 		LeaderElectionID:        "crossplane-leader-election-provider-git",
 		LeaseDuration:           func() *time.Duration { d := 60 * time.Second; return &d }(),

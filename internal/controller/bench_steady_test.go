@@ -19,6 +19,12 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +99,29 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 			time.Sleep(20 * time.Millisecond) // polling interval of a wait on a condition
 		}
 		newReady := time.Since(created)
+		heap, rss := memoryInUse(b)
+		disk := diskUsage(b, bp.dir)
+		bp.stop()
+
+		// Restart: a new provider with an empty cache (a new pod) finds
+		// n+1 converged Files.
+		before := make([]int, n+1)
+		for i := range before {
+			before[i] = reconcilesOf(benchFile(ns, i))
+		}
+		bp = startBenchProvider(b, benchFlags{rate: 100, poll: poll})
+		restarted := time.Now()
+		for !allReconciledSince(ns, before) {
+			if time.Since(restarted) > 10*time.Minute {
+				b.Fatal("not every File was reconciled within 10 minutes of the restart")
+			}
+			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
+		}
+		observed := time.Since(restarted)
+		settle(bp)
+		restartPushes := metricSum(b, bp.reg, "provider_git_pushes_total")
+		restartStatus := bp.api.count("PATCH files/status") + bp.api.count("PUT files/status")
+		restartMeta := bp.api.count("PUT files")
 		bp.stop()
 
 		fmt.Printf("\n%d converged Files on one branch, per poll interval (%s, %d intervals measured over %s)\n"+
@@ -102,8 +131,90 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 			"| this tree (drift from Git)                | %.1f | %.1f | %.1f | %.1f |\n"+
 			"goal: 0 reconciles, 0 API requests, 1 remote check\n"+
 			"setup: %d Files Ready in %s\n"+
-			"\nnew File created while %d exist: Ready after %s (goal < 2 s + commit window %s)\n",
+			"\nnew File created while %d exist: Ready after %s (goal < 2 s + commit window %s)\n"+
+			"\nprovider restart (empty cache) with %d converged Files\n"+
+			"| measure | value | goal |\n|----|----|----|\n"+
+			"| time until every File was reconciled | %s | < 60 s |\n"+
+			"| pushes | %.0f | 0 |\n"+
+			"| File status writes | %d | 0 |\n"+
+			"| File metadata writes | %d | 0 |\n"+
+			"\nmemory with %d Files on one repository (the benchmark process: provider, Git server and harness)\n"+
+			"| measure | value | goal |\n|----|----|----|\n"+
+			"| Go heap in use after GC | %.0f MiB | - |\n"+
+			"| RSS | %.0f MiB | < 300 MiB |\n"+
+			"| clone cache on disk | %.1f MiB | - |\n",
 			n, poll, intervals, measured.Round(time.Second), n, n, reconcilesPer, apiPer, fetchesPer, checksPer,
-			n, converge.Round(time.Second), n, newReady.Round(10*time.Millisecond), defaultWindow)
+			n, converge.Round(time.Second), n, newReady.Round(10*time.Millisecond), defaultWindow,
+			n+1, observed.Round(100*time.Millisecond), restartPushes, restartStatus, restartMeta,
+			n+1, mib(heap), mib(rss), mib(disk))
 	}
 }
+
+// allReconciledSince reports whether every File i of ns has been reconciled
+// more often than before[i].
+func allReconciledSince(ns string, before []int) bool {
+	for i, n := range before {
+		if reconcilesOf(benchFile(ns, i)) <= n {
+			return false
+		}
+	}
+	return true
+}
+
+// settle waits until the provider has nothing queued for a branch writer
+// and no File reconcile started for two seconds.
+func settle(bp *benchProvider) {
+	last, quiet := totalReconciles(), time.Now()
+	for bp.cache.Pending() != 0 || time.Since(quiet) < 2*time.Second {
+		time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
+		if n := totalReconciles(); n != last {
+			last, quiet = n, time.Now()
+		}
+	}
+}
+
+// memoryInUse is the process's Go heap in use after a collection, and its
+// resident set, in bytes.
+func memoryInUse(b *testing.B) (heap, rss uint64) {
+	b.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rss = kb << 10
+		}
+	}
+	return ms.HeapInuse, rss
+}
+
+// diskUsage is the size of the files under dir, in bytes.
+func diskUsage(b *testing.B, dir string) uint64 {
+	b.Helper()
+	var n uint64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n += uint64(fi.Size())
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func mib(n uint64) float64 { return float64(n) / (1 << 20) }

@@ -105,6 +105,21 @@ func (r *Repository) TakeResult(key string) (Result, bool) {
 	return res, ok
 }
 
+// DropResult forgets a result kept under key in any repository of the
+// cache. Call it when the resource key names is gone: a result nobody will
+// take would stay for the life of the clone, and a later resource of the
+// same name would take it as its own.
+func (c *Cache) DropResult(key string) {
+	c.mu.Lock()
+	repos := slices.Collect(maps.Values(c.repos))
+	c.mu.Unlock()
+	for _, r := range repos {
+		r.wmu.Lock()
+		delete(r.results, key)
+		r.wmu.Unlock()
+	}
+}
+
 // Pending is the number of enqueued changes, over every repository of the
 // cache, whose done has not been called yet.
 func (c *Cache) Pending() int64 { return c.pending.Load() }

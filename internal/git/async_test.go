@@ -75,6 +75,14 @@ func TestEnqueueDedupsAndReplaces(t *testing.T) {
 	if _, ok := r.TakeResult("File/ns/x"); ok {
 		t.Errorf("a result is taken once")
 	}
+	// A result nobody will take (its resource is gone) is dropped.
+	c.DropResult("File/ns/y")
+	if _, ok := r.TakeResult("File/ns/y"); ok {
+		t.Errorf("a dropped result must not be taken")
+	}
+	if _, ok := r.TakeResult("File/ns/z"); !ok {
+		t.Errorf("dropping one result must keep the others")
+	}
 	if got := s.repo.Files(t, res.Commit)["x"]; got != "2" {
 		t.Errorf("x = %q at %s, want the newer content 2", got, res.Commit[:7])
 	}

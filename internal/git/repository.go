@@ -78,10 +78,12 @@ type Repository struct {
 	dir   string
 	id    string
 
-	// mu guards st, pushedAt, announced, unreferenced and empty (see Locking
-	// above).
+	// mu guards st, trees, pushedAt, announced, unreferenced and empty (see
+	// Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
+	// trees are decoded trees read again by ReadFile (trees.go).
+	trees treeCache
 	// pushedAt is when we last moved a branch by pushing; a fetch that
 	// started earlier must not move the local ref back.
 	pushedAt map[string]time.Time
@@ -245,8 +247,7 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errResolve, commit)
 	}
-	t, err := c.Tree()
-	return t, errors.Wrap(err, errReadTree)
+	return r.trees.get(r.st, c.TreeHash)
 }
 
 // ReadFile returns the file at p in commit, or an error wrapping
@@ -298,8 +299,8 @@ func (r *Repository) findFileLocked(t *object.Tree, p string) (*object.TreeEntry
 		if err != nil {
 			return nil, errors.Wrap(err, errReadTree)
 		}
-		if t, err = object.GetTree(r.st, e.Hash); err != nil {
-			return nil, errors.Wrap(err, errReadTree)
+		if t, err = r.trees.get(r.st, e.Hash); err != nil {
+			return nil, err
 		}
 	}
 	e, err := t.FindEntry(name)

@@ -43,13 +43,14 @@ type store struct {
 	things     map[string]extThing
 	observeErr map[string]error
 	createErr  map[string]error
+	updateErr  map[string]error
 	createAt   map[string]string // what Create writes into status.atProvider, to prove it survives
 
 	connects, observes, creates, updates, deletes atomic.Int64
 }
 
 func newStore() *store {
-	return &store{things: map[string]extThing{}, observeErr: map[string]error{}, createErr: map[string]error{}, createAt: map[string]string{}}
+	return &store{things: map[string]extThing{}, observeErr: map[string]error{}, createErr: map[string]error{}, updateErr: map[string]error{}, createAt: map[string]string{}}
 }
 
 func key(mg *v1alpha1.Thing) string { return mg.GetNamespace() + "/" + meta.GetExternalName(mg) }
@@ -81,6 +82,12 @@ func (s *store) setObserveErr(k string, err error) {
 		return
 	}
 	s.observeErr[k] = err
+}
+
+func (s *store) setUpdateErr(k string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updateErr[k] = err
 }
 
 // Connect satisfies managed.TypedExternalConnector[*v1alpha1.Thing].
@@ -141,6 +148,9 @@ func (c *scripted) Update(_ context.Context, mg *v1alpha1.Thing) (xpmanaged.Exte
 	k := key(mg)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
+	if err := c.s.updateErr[k]; err != nil {
+		return xpmanaged.ExternalUpdate{}, err
+	}
 	t := c.s.things[k]
 	t.Value = mg.Spec.ForProvider.Value
 	c.s.things[k] = t

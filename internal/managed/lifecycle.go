@@ -44,13 +44,14 @@ const (
 	errReconcileDelete  = "delete failed"
 )
 
-// Event reasons for actions on the external resource. Errors get no Event of
-// their own: they repeat every retry, and the session already emits one
-// Event per persisted Ready transition (Warning only when stalled).
+// Event reasons for actions on the external resource. The session emits one
+// Event per persisted Ready transition (Warning only when stalled), which
+// already announces a create or a delete (Ready turns False, Creating,
+// Deleting or the writer's reason); an update may leave Ready as it was, so
+// it has an Event of its own. A failed action gets a Warning when its error
+// is new, not on every retry of the same one.
 const (
-	reasonCreated      = "CreatedExternalResource"
 	reasonUpdated      = "UpdatedExternalResource"
-	reasonDeleted      = "DeletedExternalResource"
 	reasonCannotCreate = "CannotCreateExternalResource"
 	reasonCannotUpdate = "CannotUpdateExternalResource"
 	reasonCannotDelete = "CannotDeleteExternalResource"
@@ -84,21 +85,24 @@ func (p *pass) observe(ctx, externalCtx context.Context, policy xpmanaged.Manage
 	}
 }
 
-// claim publishes the observed connection details and makes sure our
-// finalizer is on the resource before anything external is created or
-// changed for it.
-func (p *pass) claim(ctx context.Context, cd xpmanaged.ConnectionDetails) error {
-	if err := p.publish(ctx, cd); err != nil {
-		return err
-	}
-	if meta.FinalizerExists(p.mg, finalizerName) {
+// claim makes sure our finalizer is on the resource before anything
+// external is created or changed for it. mark, when not nil, adds what the
+// same write must record (the create-pending mark); an external name set in
+// memory is persisted with it too. One write carries all of them: the
+// finalizer, the name and the mark are all needed before the external
+// create, and none of them is worth a round trip of its own.
+func (p *pass) claim(ctx context.Context, mark func(Managed)) error {
+	if meta.FinalizerExists(p.mg, finalizerName) && !p.unsaved && mark == nil {
 		return nil
 	}
 	_, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
 		meta.AddFinalizer(cp, finalizerName)
+		if mark != nil {
+			mark(cp)
+		}
 		return p.r.client.Update(ctx, cp)
 	})
-	return errors.Wrap(err, errAddFinalizer)
+	return err
 }
 
 // create acts on an observation that found no external resource.
@@ -111,20 +115,21 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 		// second Create could make a second one.
 		return progressing(corev1.ConditionFalse, xpv2.ReasonCreating, msgWaitExistence)
 	}
-	if err := p.claim(ctx, obs.ConnectionDetails); err != nil {
+	if err := p.publish(ctx, obs.ConnectionDetails); err != nil {
 		return p.failed(phaseOther, err)
 	}
 	if !policy.ShouldCreate() {
+		if err := p.claim(ctx, nil); err != nil {
+			return p.failed(phaseOther, errors.Wrap(err, errAddFinalizer))
+		}
 		return unavailable(errors.New(errNotExistNoCreate))
 	}
 
-	// Record the intent first, with an optimistic lock: if the process
-	// dies during Create, the next reconcile knows a create may have
-	// happened; and a stale copy fails here, before anything external.
-	if _, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
-		meta.SetExternalCreatePending(cp, time.Now())
-		return p.r.client.Update(ctx, cp)
-	}); err != nil {
+	// Record the intent first, with the finalizer and under an optimistic
+	// lock: if the process dies during Create, the next reconcile knows a
+	// create may have happened; and a stale copy fails here, before
+	// anything external.
+	if err := p.claim(ctx, func(cp Managed) { meta.SetExternalCreatePending(cp, time.Now()) }); err != nil {
 		return p.failed(phaseCreating, errors.Wrap(err, errCreatePending))
 	}
 
@@ -136,7 +141,8 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 		err = nil
 	}
 	if err != nil {
-		p.event(corev1.EventTypeWarning, reasonCannotCreate, err.Error())
+		err = errors.Wrap(err, errReconcileCreate)
+		p.warn(reasonCannotCreate, err)
 		// Without the failed mark the next reconcile would refuse to
 		// proceed, not knowing whether something was created.
 		if _, uerr := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
@@ -145,20 +151,32 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 		}); uerr != nil {
 			p.log.Debug("Cannot record that creation failed", "error", uerr)
 		}
-		return p.failed(phaseCreating, errors.Wrap(err, errReconcileCreate))
+		return p.failed(phaseCreating, err)
 	}
 
-	// Create may have set the external name; persist it with the mark.
-	if _, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
-		meta.SetExternalCreateSucceeded(cp, time.Now())
-		return p.r.critical.UpdateCriticalAnnotations(ctx, cp)
-	}); err != nil {
-		return p.failed(phaseCreating, errors.Wrap(err, errCreateSucceeded))
+	// A create handed to an asynchronous writer has not happened yet, so
+	// it gets no succeeded mark, which would claim what the push may still
+	// refuse. With a deterministic external name nothing needs one: the
+	// name was persisted with the pending mark and Create cannot change it;
+	// a reconcile that finds the create incomplete proceeds, and submits the
+	// change again only if the branch does not hold it (the writer's
+	// trailers find a change that landed before a crash); the outcome is in
+	// status once the writer wakes the resource (the commit, or the write's
+	// error in Synced). Any other create records it as upstream does, with
+	// the external name Create may have set.
+	if !pending || !p.r.deterministicExternalName {
+		if _, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
+			meta.SetExternalCreateSucceeded(cp, time.Now())
+			return p.r.critical.UpdateCriticalAnnotations(ctx, cp)
+		}); err != nil {
+			return p.failed(phaseCreating, errors.Wrap(err, errCreateSucceeded))
+		}
 	}
 	if err := p.publish(ctx, cre.ConnectionDetails); err != nil {
 		return p.failed(phaseCreating, err)
 	}
-	p.event(corev1.EventTypeNormal, reasonCreated, msgCreateRequested)
+	// No Event of its own: the Ready transition this outcome makes
+	// (Creating, or the writer's reason) is announced by the session.
 	if pending {
 		return waiting(we)
 	}
@@ -167,8 +185,11 @@ func (p *pass) create(ctx, externalCtx context.Context, external xpmanaged.Exter
 
 // update acts on an observation that found the external resource.
 func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.ExternalClient, obs xpmanaged.ExternalObservation, policy xpmanaged.ManagementPoliciesChecker) outcome {
-	if err := p.claim(ctx, obs.ConnectionDetails); err != nil {
+	if err := p.publish(ctx, obs.ConnectionDetails); err != nil {
 		return p.failed(phaseOther, err)
+	}
+	if err := p.claim(ctx, nil); err != nil {
+		return p.failed(phaseOther, errors.Wrap(err, errAddFinalizer))
 	}
 	if obs.ResourceLateInitialized && policy.ShouldLateInitialize() {
 		// Observe filled unset spec fields; persist them. The spec write
@@ -196,8 +217,9 @@ func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.Exter
 		err = nil
 	}
 	if err != nil {
-		p.event(corev1.EventTypeWarning, reasonCannotUpdate, err.Error())
-		return p.failed(phaseOther, errors.Wrap(err, errReconcileUpdate))
+		err = errors.Wrap(err, errReconcileUpdate)
+		p.warn(reasonCannotUpdate, err)
+		return p.failed(phaseOther, err)
 	}
 	if err := p.publish(ctx, upd.ConnectionDetails); err != nil {
 		return p.failed(phaseOther, err)
@@ -219,17 +241,18 @@ func (p *pass) delete(ctx, externalCtx context.Context, external xpmanaged.Exter
 	}
 	if obs.ResourceExists && policy.ShouldDelete() {
 		_, err := external.Delete(externalCtx, p.mg)
+		// No Event of its own: the Ready transition (Deleting, or the
+		// writer's reason) is announced by the session.
 		if we, ok := IsWaiting(err); ok {
-			p.event(corev1.EventTypeNormal, reasonDeleted, msgDeleteRequested)
 			o := waiting(we)
 			o.verdict.Status = corev1.ConditionFalse
 			return o
 		}
 		if err != nil {
-			p.event(corev1.EventTypeWarning, reasonCannotDelete, err.Error())
-			return p.failed(phaseDeleting, errors.Wrap(err, errReconcileDelete))
+			err = errors.Wrap(err, errReconcileDelete)
+			p.warn(reasonCannotDelete, err)
+			return p.failed(phaseDeleting, err)
 		}
-		p.event(corev1.EventTypeNormal, reasonDeleted, msgDeleteRequested)
 		// Finalize only once an observation confirms it is gone.
 		return progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, msgDeleteRequested)
 	}

@@ -19,6 +19,7 @@ package managed
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -110,6 +111,33 @@ func WithManagementPolicies() ReconcilerOption {
 // annotation.
 func WithDeterministicExternalName(b bool) ReconcilerOption {
 	return func(r *Reconciler) { r.deterministicExternalName = b }
+}
+
+// WithExternalNameOf names the external resource after what name returns
+// (a branch, a path), which must depend on the spec alone. It replaces the
+// initializers and implies WithDeterministicExternalName(true).
+//
+// The name is set in memory on every reconcile and persisted with the
+// reconciler's next metadata write, not with one of its own: on a new
+// resource that is the write that adds the finalizer and the create-pending
+// mark, before anything external is created, so a new resource costs one
+// metadata write instead of three. A reconcile that makes no metadata write
+// at all (its Observe failed) persists the name on its own at its end.
+func WithExternalNameOf(name func(resource.Managed) string) ReconcilerOption {
+	return func(r *Reconciler) {
+		r.externalName = name
+		r.initializer = nil
+		r.deterministicExternalName = true
+	}
+}
+
+// WithGone sets what a reconcile that finds its resource gone for good calls
+// with the resource's name: to drop what was kept for it outside the API
+// server (a write's result nobody will collect, its place in a drift
+// index). A resource can go without a last reconcile of its own, when its
+// finalizer is removed by hand.
+func WithGone(fn func(types.NamespacedName)) ReconcilerOption {
+	return func(r *Reconciler) { r.gone = fn }
 }
 
 // WithInitializers replaces the default initializer, which sets the

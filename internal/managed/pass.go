@@ -18,6 +18,7 @@ package managed
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -63,6 +64,12 @@ type pass struct {
 	// log is the reconciler's logger with this request, uid and version.
 	log           logging.Logger
 	readyWasFalse bool
+	// unsaved: metadata set in memory (the external name) that the next
+	// metadata write persists with whatever it writes; annotationsWere are
+	// the annotations as read, put back if nothing persisted it, so the
+	// status patch carries no metadata.
+	unsaved         bool
+	annotationsWere map[string]string
 	// persisted are the conditions as read, to undo an external client's
 	// writes to the conditions this reconciler derives.
 	persisted []xpv2.Condition
@@ -95,17 +102,20 @@ func (p *pass) reconcile(ctx context.Context) outcome {
 	}
 
 	if !meta.WasDeleted(p.mg) {
-		changed, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
-			return p.r.initializer.Initialize(ctx, cp)
-		})
-		if err != nil {
-			return p.failed(phaseOther, errors.Wrap(err, errInitialize))
+		if p.r.initializer != nil {
+			changed, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
+				return p.r.initializer.Initialize(ctx, cp)
+			})
+			if err != nil {
+				return p.failed(phaseOther, errors.Wrap(err, errInitialize))
+			}
+			if changed {
+				// An initializer changed the spec; act on it next time, on
+				// what the server holds, not on our older copy.
+				return stale()
+			}
 		}
-		if changed {
-			// An initializer changed the spec; act on it next time, on
-			// what the server holds, not on our older copy.
-			return stale()
-		}
+		p.nameExternal()
 	}
 
 	if meta.ExternalCreateIncomplete(p.mg) {
@@ -134,8 +144,35 @@ func (p *pass) acknowledgeReconcileRequest() {
 	}
 }
 
+// nameExternal sets the external name WithExternalNameOf asks for, in
+// memory: the next metadata write persists it.
+func (p *pass) nameExternal() {
+	if p.r.externalName == nil {
+		return
+	}
+	want := p.r.externalName(p.mg)
+	if want == "" || meta.GetExternalName(p.mg) == want {
+		return
+	}
+	p.annotationsWere = maps.Clone(p.mg.GetAnnotations())
+	meta.SetExternalName(p.mg, want)
+	p.unsaved = true
+}
+
 // finish applies o, commits once, and picks the requeue.
 func (p *pass) finish(ctx context.Context, o outcome) (reconcile.Result, error) {
+	if p.unsaved && o.level != levelUnchanged && !meta.WasDeleted(p.mg) {
+		// No write of this reconcile carried the external name (its Observe
+		// failed before any); persist it so it shows while that lasts.
+		if _, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
+			return p.r.client.Update(ctx, cp)
+		}); err != nil {
+			p.log.Debug("Cannot persist the external name", "error", err)
+		}
+	}
+	if p.unsaved {
+		p.mg.SetAnnotations(p.annotationsWere)
+	}
 	p.restoreDerived()
 	if o.synced != nil {
 		p.s.Set(*o.synced)
@@ -221,6 +258,16 @@ func (p *pass) poll() time.Duration {
 	return max(d, 0)
 }
 
+// warn emits a Warning for err unless Synced already reports the same
+// error: a failure retried with backoff would otherwise add an Event per
+// retry, each saying what the last one said.
+func (p *pass) warn(reason string, err error) {
+	if c := session.Find(p.persisted, xpv2.TypeSynced); c != nil && c.Status == corev1.ConditionFalse && c.Message == err.Error() {
+		return
+	}
+	p.event(corev1.EventTypeWarning, reason, err.Error())
+}
+
 func (p *pass) event(eventType, reason, msg string) {
 	if p.r.recorder != nil {
 		p.r.recorder.Event(p.mg, eventType, reason, msg)
@@ -248,6 +295,7 @@ func (p *pass) writeMetadata(ctx context.Context, write func(ctx context.Context
 	p.mg.SetFinalizers(cp.GetFinalizers())
 	p.mg.SetResourceVersion(cp.GetResourceVersion())
 	p.s.MetadataWritten()
+	p.unsaved = false
 	return cp.GetGeneration() != p.mg.GetGeneration(), nil
 }
 

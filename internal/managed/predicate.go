@@ -37,7 +37,8 @@ var ignoredAnnotations = []string{
 // DesiredStateChanged admits create, delete and generic events, the
 // informer's periodic resync, and update events that change what the user
 // asked for: generation (spec), labels, annotations (except the reconciler's
-// own create bookkeeping), finalizers, or the deletion timestamp.
+// own create bookkeeping and first external name), finalizers (except ours
+// being added), or the deletion timestamp.
 //
 // It filters status-only updates. That closes the self-trigger loop (status
 // write, resourceVersion bump, update event, reconcile) structurally, and it
@@ -61,14 +62,29 @@ func desiredStateChanged(e event.UpdateEvent) bool {
 		return true
 	case !maps.Equal(o.GetLabels(), n.GetLabels()):
 		return true
-	case !maps.Equal(withoutIgnored(o.GetAnnotations()), withoutIgnored(n.GetAnnotations())):
+	case !maps.Equal(withoutIgnored(o.GetAnnotations()), withoutIgnored(named(o.GetAnnotations(), n.GetAnnotations()))):
 		return true
-	case !slices.Equal(o.GetFinalizers(), n.GetFinalizers()):
+	case !slices.Equal(o.GetFinalizers(), n.GetFinalizers()) && !slices.Equal(append(slices.Clone(o.GetFinalizers()), finalizerName), n.GetFinalizers()):
+		// Our finalizer being added is our own write, like the
+		// bookkeeping: its echo would race our status write.
 		return true
 	case (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil):
 		return true
 	}
 	return false
+}
+
+// named returns n without the external name when o had none: a first
+// name is the reconciler's own (WithExternalNameOf, or an initializer),
+// written in the reconcile that goes on to act on it. A user's change of an
+// existing name is desired state.
+func named(o, n map[string]string) map[string]string {
+	if _, ok := o[meta.AnnotationKeyExternalName]; ok {
+		return n
+	}
+	out := maps.Clone(n)
+	delete(out, meta.AnnotationKeyExternalName)
+	return out
 }
 
 func withoutIgnored(a map[string]string) map[string]string {

@@ -33,6 +33,7 @@ func TestDesiredStateChanged(t *testing.T) {
 	base := func() *v1alpha1.Thing { return newThing() }
 	cases := map[string]struct {
 		reason string
+		fresh  bool // the old object is a new one: no finalizer, no external name
 		change func(*v1alpha1.Thing)
 		want   bool
 	}{
@@ -69,6 +70,22 @@ func TestDesiredStateChanged(t *testing.T) {
 			},
 			want: false,
 		},
+		"FirstClaim": {
+			reason: "Our own first write (finalizer, first external name, create-pending) is followed by our own status write; its echo would only race it.",
+			fresh:  true,
+			change: func(t *v1alpha1.Thing) {
+				t.Finalizers = append(t.Finalizers, finalizerName)
+				meta.SetExternalName(t, "path/of/thing")
+				meta.SetExternalCreatePending(t, metav1.Now().Time)
+				t.ResourceVersion = "2"
+			},
+			want: false,
+		},
+		"ExternalNameChanged": {
+			reason: "A changed external name is desired state.",
+			change: func(t *v1alpha1.Thing) { meta.SetExternalName(t, "other") },
+			want:   true,
+		},
 		"Resync": {
 			reason: "The informer's resync delivers the object unchanged: the safety net of resources nothing polls.",
 			change: func(*v1alpha1.Thing) {},
@@ -88,6 +105,9 @@ func TestDesiredStateChanged(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o, n := base(), base()
+			if tc.fresh {
+				o, n = newThing(fresh()), newThing(fresh())
+			}
 			tc.change(n)
 			got := DesiredStateChanged().Update(event.UpdateEvent{ObjectOld: o, ObjectNew: n})
 			if diff := cmp.Diff(tc.want, got); diff != "" {

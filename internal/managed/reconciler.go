@@ -41,6 +41,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,10 +106,14 @@ type Reconciler struct {
 	kind       string
 	newManaged func() Managed
 
-	connector   xpmanaged.ExternalConnector
+	connector xpmanaged.ExternalConnector
+	// initializer persists what it sets itself; nil when there is none.
 	initializer xpmanaged.Initializer
-	critical    xpmanaged.CriticalAnnotationUpdater
-	publisher   xpmanaged.LocalConnectionPublisher
+	// externalName, when set, names the external resource; the name is
+	// persisted with the next metadata write (see WithExternalNameOf).
+	externalName func(resource.Managed) string
+	critical     xpmanaged.CriticalAnnotationUpdater
+	publisher    xpmanaged.LocalConnectionPublisher
 
 	pollInterval        time.Duration
 	minPollInterval     time.Duration
@@ -124,6 +129,9 @@ type Reconciler struct {
 	// any, converged resources are not polled (eventDriven).
 	sources     []source.Source
 	eventDriven bool
+
+	// gone drops what was kept for a resource that is gone (WithGone).
+	gone func(types.NamespacedName)
 
 	log      logging.Logger
 	recorder record.EventRecorder
@@ -189,6 +197,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			r.backoff.Forget(req)
 			if r.metrics != nil {
 				r.metrics.Forget(r.kind, req.Namespace, req.Name)
+			}
+			if r.gone != nil {
+				r.gone(req.NamespacedName)
 			}
 			return reconcile.Result{}, nil
 		}

@@ -18,6 +18,7 @@ package managed
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,6 +128,29 @@ func TestReconcile(t *testing.T) {
 					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: "Committing"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
 				ext:   map[string]extThing{},
 				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"CreateWaitingNamedOnce": {
+			reason: "With WithExternalNameOf a new resource's name, finalizer and create-pending mark are one write; a create handed to a writer gets no succeeded mark (its outcome is not known yet).",
+			args: args{thing: newThing(fresh()), create: Waiting("Committing", "waiting for the push"),
+				opts: []ReconcilerOption{WithExternalNameOf(func(resource.Managed) string { return testName })}},
+			want: want{
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Colour: "blue",
+					Annotations: []string{meta.AnnotationKeyExternalCreatePending, meta.AnnotationKeyExternalName},
+					Conditions:  trio(cond{Status: corev1.ConditionFalse, Reason: "Committing"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				ext:   map[string]extThing{},
+				calls: calls{Creates: 1, Observes: 1},
+			},
+		},
+		"ObserveErrorStillNames": {
+			reason: "A reconcile whose Observe fails before any metadata write still persists the external name WithExternalNameOf sets.",
+			args: args{thing: newThing(fresh()), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom,
+				opts: []ReconcilerOption{WithExternalNameOf(func(resource.Managed) string { return testName })}},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionUnknown, Reason: xpv2.ReasonReconcileError}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				calls: calls{Observes: 1},
 			},
 		},
 		"ObserveWaiting": {
@@ -529,18 +553,101 @@ func TestReconcileSteadyStateWritesNothing(t *testing.T) {
 		t.Errorf("status writes over create + converge + 3 polls: want %d (create, converge), got %d", want, got)
 	}
 
-	// One Event per action and per persisted Ready transition, none per poll.
+	// One Event per persisted Ready transition, none per poll: the create
+	// is announced by Ready turning Creating.
 	close(rec.Events)
 	var events []string
 	for e := range rec.Events {
 		events = append(events, e)
 	}
 	wantEvents := []string{
-		"Normal CreatedExternalResource " + msgCreateRequested,
 		"Normal Creating " + msgCreateRequested,
 		"Normal Available " + msgAvailable,
 	}
 	if diff := cmp.Diff(wantEvents, events); diff != "" {
 		t.Errorf("events: -want, +got:\n%s", diff)
+	}
+}
+
+// TestReconcileNewResourceWrites counts the writes that take a new resource
+// named WithExternalNameOf through a create handed to a writer: one metadata
+// write (name, finalizer, create-pending) and one status write.
+func TestReconcileNewResourceWrites(t *testing.T) {
+	s := testScheme(t)
+	var statusWrites, updates atomic.Int64
+	funcs := countingFuncs(&statusWrites)
+	funcs.Update = func(ctx context.Context, c client.WithWatch, obj client.Object, o ...client.UpdateOption) error {
+		updates.Add(1)
+		return c.Update(ctx, obj, o...)
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).
+		WithInterceptorFuncs(funcs).WithObjects(newThing(fresh())).Build()
+	st := newStore()
+	st.createErr[testKey] = Waiting("Committing", "waiting for the push")
+	r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
+		WithTypedExternalConnector[*v1alpha1.Thing](st), WithPollInterval(testPoll),
+		WithExternalNameOf(func(resource.Managed) string { return testName }))
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNS, Name: testName}}
+	if _, err := r.Reconcile(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(calls{Creates: 1, Observes: 1}, calls{Creates: st.creates.Load(), Observes: st.observes.Load()}); diff != "" {
+		t.Errorf("external calls: -want, +got:\n%s", diff)
+	}
+	if got := updates.Load(); got != 1 {
+		t.Errorf("metadata writes: want 1 (name, finalizer and create-pending together), got %d", got)
+	}
+	if got := statusWrites.Load(); got != 1 {
+		t.Errorf("status writes: want 1, got %d", got)
+	}
+}
+
+// TestReconcileWarnsOncePerError: a failure retried with the same error
+// gets one Warning, not one per retry; a different error gets its own.
+func TestReconcileWarnsOncePerError(t *testing.T) {
+	s := testScheme(t)
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).WithObjects(newThing()).Build()
+	st := newStore()
+	st.put(testKey, extThing{Value: "old"})
+	rec := record.NewFakeRecorder(100)
+	r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
+		WithTypedExternalConnector[*v1alpha1.Thing](st), WithPollInterval(testPoll), WithRecorder(rec))
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNS, Name: testName}}
+	for i, err := range []error{errors.New("boom"), errors.New("boom"), errors.New("bang")} {
+		st.setUpdateErr(testKey, err)
+		if _, err := r.Reconcile(context.Background(), req); err != nil {
+			t.Fatalf("reconcile %d: %v", i, err)
+		}
+	}
+	close(rec.Events)
+	var warnings []string
+	for e := range rec.Events {
+		if strings.HasPrefix(e, corev1.EventTypeWarning+" "+reasonCannotUpdate) {
+			warnings = append(warnings, e)
+		}
+	}
+	want := []string{
+		"Warning " + reasonCannotUpdate + " " + errReconcileUpdate + ": boom",
+		"Warning " + reasonCannotUpdate + " " + errReconcileUpdate + ": bang",
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("warnings: -want, +got:\n%s", diff)
+	}
+}
+
+// TestReconcileGone: a reconcile that finds its resource gone tells
+// WithGone, so what was kept for it elsewhere is dropped.
+func TestReconcileGone(t *testing.T) {
+	s := testScheme(t)
+	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).Build()
+	var gone []types.NamespacedName
+	r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
+		WithTypedExternalConnector[*v1alpha1.Thing](newStore()), WithGone(func(nn types.NamespacedName) { gone = append(gone, nn) }))
+	nn := types.NamespacedName{Namespace: testNS, Name: testName}
+	if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: nn}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]types.NamespacedName{nn}, gone); diff != "" {
+		t.Errorf("gone: -want, +got:\n%s", diff)
 	}
 }

@@ -56,6 +56,11 @@ const (
 
 // ReasonCommitting is Ready's reason while a File's change waits in its
 // branch writer for the push that carries it.
+//
+// An update of a File that was Available turns Ready False too, not True
+// beside Reconciling True: the readiness accumulator never reports both
+// (they would tell humans and kstatus different stories), and until the
+// push lands the branch does not hold what the spec asks.
 const ReasonCommitting = "Committing"
 
 const (
@@ -75,12 +80,19 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 		}),
-		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
+		// Named after its path, persisted with the finalizer and the
+		// create-pending mark in one write.
+		managed.WithExternalNameOf(func(mg resource.Managed) string {
 			f, _ := mg.(*v1alpha1.File)
 			return f.Spec.ForProvider.Path
-		})),
-		managed.WithDeterministicExternalName(true),
+		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.FileKind)),
+		// A File gone for good (possibly without a last reconcile, its
+		// finalizer removed by hand) leaves no result and no drift entry.
+		managed.WithGone(func(nn types.NamespacedName) {
+			o.Watcher.Forget(watch.Ref{Kind: v1alpha1.FileKind, NamespacedName: nn})
+			o.Cache.DropResult(keyFor(nn))
+		}),
 	)
 }
 
@@ -335,7 +347,12 @@ func (e *external) Disconnect(_ context.Context) error { return nil }
 
 // keyOf names mg's changes in the branch writer.
 func keyOf(mg *v1alpha1.File) string {
-	return v1alpha1.FileKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
+	return keyFor(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()})
+}
+
+// keyFor names the changes of the File nn in the branch writer.
+func keyFor(nn types.NamespacedName) string {
+	return v1alpha1.FileKind + "/" + nn.Namespace + "/" + nn.Name
 }
 
 // refOf names mg in the watcher.
