@@ -33,9 +33,9 @@ limitations under the License.
 // configurations are matched by git.RepositoryKey of their URL.
 //
 // Adding a kind that claims folders (a Mirror): describe it with a Kind whose
-// Loc returns Prefix locations, list it among the Rivals of File and of
-// itself, Register it, and add its wake Sources to the controllers of its
-// rivals (see Index.Source).
+// Loc returns Prefix locations and whose Folders is true, list it among the
+// Rivals of File and of itself, Register it, and add its wake Sources to the
+// controllers of its rivals (see Index.Source).
 package claim
 
 import (

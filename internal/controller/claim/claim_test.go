@@ -18,6 +18,7 @@ package claim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +115,11 @@ func TestKeysFindExactlyTheOverlaps(t *testing.T) {
 		}
 	}
 	for _, a := range locs {
+		for _, k := range Keys(a) {
+			if !a.Prefix && strings.HasPrefix(k, keyFolder) {
+				t.Errorf("Keys(%+v) holds folder key %q: lookups of kinds that claim no folders skip those", a, k)
+			}
+		}
 		for _, b := range locs {
 			found := false
 			for _, q := range Queries(a) {

@@ -19,6 +19,7 @@ package claim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -80,6 +81,9 @@ type Kind struct {
 	// Rivals are the kinds whose claims can collide with this kind's, this
 	// kind included.
 	Rivals []string
+	// Folders: this kind's Loc may be a Prefix (a folder). A lookup of a
+	// kind that never claims folders skips the folder keys.
+	Folders bool
 }
 
 // An Index finds the claimants of a location through the cache's field
@@ -289,11 +293,11 @@ func (x *Index) scopes(ctx context.Context, namespace string, ref *xpv2.Provider
 		return []string{own}, "", nil //nolint:nilerr // See above.
 	}
 	pcs := &v1alpha1.ProviderConfigList{}
-	if err := x.client.List(ctx, pcs, client.MatchingFields{fieldRepository: repo}); err != nil {
+	if err := x.client.List(ctx, pcs, client.MatchingFields{fieldRepository: repo}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, "", errors.Wrap(err, errListConfigs)
 	}
 	cpcs := &v1alpha1.ClusterProviderConfigList{}
-	if err := x.client.List(ctx, cpcs, client.MatchingFields{fieldRepository: repo}); err != nil {
+	if err := x.client.List(ctx, cpcs, client.MatchingFields{fieldRepository: repo}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, "", errors.Wrap(err, errListConfigs)
 	}
 	out := []string{own}
@@ -321,24 +325,39 @@ func (x *Index) claimants(ctx context.Context, kinds, scopes []string, l Loc) ([
 		}
 		for _, s := range scopes {
 			for _, q := range Queries(l) {
-				list := k.NewList()
-				if err := x.client.List(ctx, list, client.MatchingFields{fieldClaim: indexKey(s, l.Branch, q)}); err != nil {
-					return nil, errors.Wrapf(err, errListRivals, k.Name)
+				if !k.Folders && strings.HasPrefix(q, keyFolder) {
+					continue
 				}
-				items, err := kmeta.ExtractList(list)
+				found, err := x.lookup(ctx, k, indexKey(s, l.Branch, q))
 				if err != nil {
-					return nil, errors.Wrapf(err, errListRivals, k.Name)
+					return nil, err
 				}
-				for _, item := range items {
-					o, ok := item.(Object)
-					if !ok {
-						return nil, errors.Errorf(errFmtNotObject, item)
-					}
-					if ol, ok := k.Loc(o); ok {
-						out = append(out, claimantOf(k.Name, o, ol))
-					}
-				}
+				out = append(out, found...)
 			}
+		}
+	}
+	return out, nil
+}
+
+// lookup returns the claimants of kind k stored under index key.
+func (x *Index) lookup(ctx context.Context, k Kind, key string) ([]Claimant, error) {
+	list := k.NewList()
+	// Read only: the cache's objects need not be copied.
+	if err := x.client.List(ctx, list, client.MatchingFields{fieldClaim: key}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, errors.Wrapf(err, errListRivals, k.Name)
+	}
+	items, err := kmeta.ExtractList(list)
+	if err != nil {
+		return nil, errors.Wrapf(err, errListRivals, k.Name)
+	}
+	out := make([]Claimant, 0, len(items))
+	for _, item := range items {
+		o, ok := item.(Object)
+		if !ok {
+			return nil, errors.Errorf(errFmtNotObject, item)
+		}
+		if ol, ok := k.Loc(o); ok {
+			out = append(out, claimantOf(k.Name, o, ol))
 		}
 	}
 	return out, nil
