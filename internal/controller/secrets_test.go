@@ -31,7 +31,6 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	kmeta "k8s.io/apimachinery/pkg/api/meta"
@@ -251,9 +250,8 @@ done`)
 			t.Fatal(err)
 		}
 		for _, mf := range mfs {
-			if _, err := expfmt.MetricFamilyToText(&metrics, mf); err != nil {
-				t.Fatal(err)
-			}
+			// Names, label values, help texts and values.
+			metrics.WriteString(mf.String() + "\n")
 		}
 	}
 	where["metrics"] = metrics.String()
@@ -273,6 +271,9 @@ done`)
 	}
 	if !strings.Contains(where["logs"], `"level":"debug"`) && !strings.Contains(where["logs"], "DEBUG") {
 		t.Fatalf("the logs hold no debug line: the provider did not run at debug level")
+	}
+	if !strings.Contains(where["metrics"], f.ns) {
+		t.Fatalf("the metrics name none of the resources: their labels were not collected")
 	}
 	if !strings.Contains(where["git objects"], "not a secret") {
 		t.Fatalf("the repository holds none of the Files: the success path did not run")
