@@ -27,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -53,10 +54,17 @@ func clusterConfigOf(t *testing.T, f *fixture) *v1alpha1.ClusterProviderConfig {
 		},
 	}
 	create(t, cpc)
-	t.Cleanup(func() {
-		_ = cp.Client.Delete(context.Background(), cpc)
-	})
+	t.Cleanup(func() { removeClusterConfig(cpc) })
 	return cpc
+}
+
+// removeClusterConfig deletes cpc without the provider, as purge does for
+// namespaced objects: a cluster-scoped configuration outlives the test's
+// namespaces, and its in-use finalizer would keep it for later tests.
+func removeClusterConfig(cpc *v1alpha1.ClusterProviderConfig) {
+	ctx := context.Background()
+	_ = cp.Client.Delete(ctx, cpc)
+	_ = cp.Client.Patch(ctx, cpc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
 }
 
 // otherNamespace is a namespace without configuration of its own.

@@ -78,7 +78,7 @@ func TestNamespaceIsolation(t *testing.T) {
 			}},
 		}
 		create(t, cpc)
-		t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), cpc) })
+		t.Cleanup(func() { removeClusterConfig(cpc) })
 		b := newBranch(f, "b", "through-cluster", "main")
 		b.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
 		create(t, b)
