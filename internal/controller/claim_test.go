@@ -198,6 +198,33 @@ func TestTwoBranchesOneBranch(t *testing.T) {
 	}
 }
 
+// TestBranchesWithoutDeleteShare: Branches that may not delete their branch
+// (what a Composition composes per XR for a branch they all share) are no
+// conflict, and a Branch that may delete it leaves it while they rely on it.
+func TestBranchesWithoutDeleteShare(t *testing.T) {
+	startProvider(t, "")
+	f := newFixture(t)
+	keep := []xpv2.ManagementAction{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+		xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	a := newBranch(f, "xr-a", "env/staging", "main", keep...)
+	b := newBranch(f, "xr-b", "env/staging", "main", keep...)
+	create(t, a)
+	create(t, b)
+	waitFor(t, 30*time.Second, a, readyAndCurrent(t, a))
+	waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+
+	owner := newBranch(f, "owner", "env/staging", "main")
+	create(t, owner)
+	waitFor(t, 30*time.Second, owner, readyAndCurrent(t, owner))
+	if err := cp.Client.Delete(context.Background(), owner); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, owner)
+	if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/env/staging"); err != nil {
+		t.Errorf("a Branch deleted while others rely on the branch must leave it: %v", err)
+	}
+}
+
 // TestClaimOrderSurvivesRestart: claimants created while no provider runs
 // are ordered by what the API server stores, not by which one a starting
 // provider happens to reconcile first. The later one is created with a name

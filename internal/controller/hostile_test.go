@@ -68,8 +68,10 @@ func TestHostileInput(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	labels := map[string]any{}
-	for i := range 30000 {
-		labels[fmt.Sprintf("k%05d", i)] = "vvvvvvvvvv"
+	// About 730 KiB of YAML in 10,000 labels: over the content cap, well
+	// under the API server's request limit.
+	for i := range 10000 {
+		labels[fmt.Sprintf("k%05d", i)] = strings.Repeat("v", 60)
 	}
 	type want struct {
 		// admission: the API server refuses to store it.
@@ -170,7 +172,7 @@ func TestHostileInput(t *testing.T) {
 				client.Object
 				GetCondition(xpv2.ConditionType) xpv2.Condition
 			})
-			waitFor(t, 30*time.Second, mg, func() error {
+			waitFor(t, 2*time.Minute, mg, func() error {
 				if err := stalledWith(t, mg, tc.want.reason)(); err != nil {
 					return err
 				}

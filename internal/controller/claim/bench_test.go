@@ -176,7 +176,7 @@ func benchmarkCheck(b *testing.B, configs, n int) {
 	})
 	b.Run(fmt.Sprintf("ScanBaseline/Configs=%d/Files=%d", configs, n), func(b *testing.B) {
 		l, _ := File().Loc(self)
-		me := claimantOf("File", self, l)
+		me := claimantOf(File(), self, l)
 		for b.Loop() {
 			all := &v1alpha1.FileList{}
 			if err := r.List(context.Background(), all); err != nil {
@@ -185,7 +185,7 @@ func benchmarkCheck(b *testing.B, configs, n int) {
 			var others []Claimant
 			for i := range all.Items {
 				if ol, ok := File().Loc(&all.Items[i]); ok {
-					others = append(others, claimantOf("File", &all.Items[i], ol))
+					others = append(others, claimantOf(File(), &all.Items[i], ol))
 				}
 			}
 			if _, held := Holder(me, others); held {

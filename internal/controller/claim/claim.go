@@ -159,7 +159,13 @@ type Claimant struct {
 	Created   time.Time
 	// Deleting claimants hold nothing against a live one: they let go.
 	Deleting bool
-	Loc      Loc
+	// Shared claimants only rely on what they claim: their management
+	// policies let them change or delete nothing that another claimant
+	// could (a Branch without Delete, an Observe-only File). They are never
+	// held off, hold nobody off, and still keep a claimant being deleted
+	// from deleting what they rely on.
+	Shared bool
+	Loc    Loc
 }
 
 // String names the claimant as a message names it: kind namespace/name.
@@ -187,22 +193,27 @@ func (c Claimant) before(o Claimant) bool {
 }
 
 // Holder returns the claimant that keeps what self claims from self, if any:
-//   - for a live self, the first live claimant overlapping self that comes
-//     before it: self is the later claimant and must write nothing;
-//   - for a self being deleted, the first live claimant overlapping self:
-//     it keeps what self claimed, so self lets go instead of deleting it.
+//   - for a live self, the first live, exclusive (not Shared) claimant
+//     overlapping self that comes before it: self is the later claimant and
+//     must write nothing. A Shared self is never held off;
+//   - for a self being deleted, the first live claimant overlapping self,
+//     Shared or not: it keeps or relies on what self claimed, so self lets
+//     go instead of deleting it.
 //
 // Claimants being deleted never hold anything against a live one, so a live
 // later claimant takes over as soon as the first starts to go (the first
 // then lets go rather than removing what the later one keeps).
 func Holder(self Claimant, others []Claimant) (Claimant, bool) {
+	if !self.Deleting && self.Shared {
+		return Claimant{}, false
+	}
 	var first Claimant
 	found := false
 	for _, o := range others {
 		if o.same(self) || o.Deleting || !Overlaps(self.Loc, o.Loc) {
 			continue
 		}
-		if !self.Deleting && !o.before(self) {
+		if !self.Deleting && (o.Shared || !o.before(self)) {
 			continue
 		}
 		if !found || o.before(first) {

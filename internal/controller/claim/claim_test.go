@@ -191,6 +191,22 @@ func TestHolder(t *testing.T) {
 			reason: "When every claimant is being deleted, each deletes: nobody keeps the thing.",
 			args:   args{self: c("a", "f", t0, true), others: []Claimant{c("a", "g", t0.Add(time.Second), true)}},
 		},
+		"SharedSelf": {
+			reason: "A Shared claimant (it may change nothing) is never held off.",
+			args: args{self: func() Claimant { s := c("a", "f", t0.Add(time.Second), false); s.Shared = true; return s }(),
+				others: []Claimant{c("a", "g", t0, false)}},
+		},
+		"SharedFirst": {
+			reason: "A Shared first claimant holds nobody off.",
+			args: args{self: c("a", "f", t0.Add(time.Second), false),
+				others: []Claimant{func() Claimant { o := c("a", "g", t0, false); o.Shared = true; return o }()}},
+		},
+		"DeletingWhileASharerRelies": {
+			reason: "A claimant being deleted lets go while a Shared one still relies on what it claims.",
+			args: args{self: c("a", "f", t0, true),
+				others: []Claimant{func() Claimant { o := c("a", "g", t0.Add(time.Second), false); o.Shared = true; return o }()}},
+			want: want{holder: func() Claimant { o := c("a", "g", t0.Add(time.Second), false); o.Shared = true; return o }(), held: true},
+		},
 		"NoOverlap": {
 			reason: "Claimants of other locations do not count.",
 			args: args{self: c("a", "f", t0.Add(time.Second), false), others: []Claimant{

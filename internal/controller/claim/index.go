@@ -60,7 +60,7 @@ const (
 	errGetConfig    = "cannot get the configuration to find other claimants"
 	errListConfigs  = "cannot list configurations of the same repository"
 	errListRivals   = "cannot list other claimants of kind %s"
-	errFmtConflict  = "%s of repository %s is claimed by %s, created first: this %s changes nothing there while that one exists (delete one of them, or point one elsewhere)"
+	errFmtConflict  = "%s of repository %s is claimed by %s, created first: this %s changes nothing there while that one exists (delete one of them, or point one elsewhere; %s)"
 	errFmtNotObject = "claimant %T has no providerConfigRef"
 )
 
@@ -78,6 +78,11 @@ type Kind struct {
 	// Loc returns what o claims; false when it claims nothing (a spec the
 	// controller refuses anyway).
 	Loc func(o Object) (Loc, bool)
+	// Shared reports that o's management policies let it change nothing
+	// another claimant could (see Claimant.Shared); nil: never.
+	Shared func(o Object) bool
+	// Share says, in a Conflict message, how claimants of this kind share.
+	Share string
 	// Rivals are the kinds whose claims can collide with this kind's, this
 	// kind included.
 	Rivals []string
@@ -177,7 +182,7 @@ func (x *Index) Check(ctx context.Context, k Kind, o Object) (letGo bool, err er
 	if !ok {
 		return false, nil
 	}
-	self := claimantOf(k.Name, o, l)
+	self := claimantOf(k, o, l)
 	scopes, repo, err := x.scopes(ctx, o.GetNamespace(), o.GetProviderConfigReference())
 	if err != nil {
 		return false, err
@@ -196,7 +201,7 @@ func (x *Index) Check(ctx context.Context, k Kind, o Object) (letGo bool, err er
 	if repo == "" {
 		repo = "(its configuration's URL does not parse)"
 	}
-	return false, managed.Stalled(ReasonConflict, errors.Errorf(errFmtConflict, describe(l), repo, h, k.Name))
+	return false, managed.Stalled(ReasonConflict, errors.Errorf(errFmtConflict, describe(l), repo, h, k.Name, k.Share))
 }
 
 // describe names a location in a message.
@@ -237,7 +242,7 @@ func (x *Index) Source(c cache.Cache, watched, woken Kind) source.Source {
 		if err != nil {
 			return
 		}
-		self := claimantOf(watched.Name, o, l)
+		self := claimantOf(watched, o, l)
 		for _, c := range others {
 			if !c.same(self) && Overlaps(l, c.Loc) {
 				q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}})
@@ -357,15 +362,16 @@ func (x *Index) lookup(ctx context.Context, k Kind, key string) ([]Claimant, err
 			return nil, errors.Errorf(errFmtNotObject, item)
 		}
 		if ol, ok := k.Loc(o); ok {
-			out = append(out, claimantOf(k.Name, o, ol))
+			out = append(out, claimantOf(k, o, ol))
 		}
 	}
 	return out, nil
 }
 
-func claimantOf(kind string, o Object, l Loc) Claimant {
-	return Claimant{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName(),
-		Created: o.GetCreationTimestamp().Time, Deleting: meta.WasDeleted(o), Loc: l}
+func claimantOf(k Kind, o Object, l Loc) Claimant {
+	return Claimant{Kind: k.Name, Namespace: o.GetNamespace(), Name: o.GetName(),
+		Created: o.GetCreationTimestamp().Time, Deleting: meta.WasDeleted(o),
+		Shared: k.Shared != nil && k.Shared(o), Loc: l}
 }
 
 // scopeOf names the configuration ref names from namespace; "" for none.

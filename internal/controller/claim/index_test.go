@@ -79,6 +79,14 @@ func deleting[T client.Object](o T) T {
 	return o
 }
 
+func withPolicies[T interface {
+	client.Object
+	SetManagementPolicies(xpv2.ManagementPolicies)
+}](o T, p ...xpv2.ManagementAction) T {
+	o.SetManagementPolicies(p)
+	return o
+}
+
 var (
 	local  = &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: "git"}
 	shared = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: "shared"}
@@ -109,7 +117,7 @@ func TestCheck(t *testing.T) {
 				fileAt("a", "first", t0, local, "main", "x.yaml")},
 			kind: File(),
 			self: fileAt("a", "second", later(1), local, "main", "x.yaml"),
-			want: want{reason: ReasonConflict, msg: `path "x.yaml" on branch "main" of repository h/org/r is claimed by File a/first, created first: this File changes nothing there while that one exists (delete one of them, or point one elsewhere)`},
+			want: want{reason: ReasonConflict, msg: `path "x.yaml" on branch "main" of repository h/org/r is claimed by File a/first, created first: this File changes nothing there while that one exists (delete one of them, or point one elsewhere; an Observe-only File shares it)`},
 		},
 		"FirstKeepsIt": {
 			reason: "The first of two Files on one path is not held off by the later one.",
@@ -177,6 +185,35 @@ func TestCheck(t *testing.T) {
 			kind: Branch(),
 			self: branchAt("a", "second", later(1), local, "env/prod"),
 			want: want{reason: ReasonConflict, msg: `branch "env/prod" of repository h/org/r is claimed by Branch a/first`},
+		},
+		"BranchesWithoutDeleteShare": {
+			reason: "Branches that may not delete the branch share it: a Composition's branch per environment, composed by every XR, is no conflict.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "first", t0, local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate)},
+			kind: Branch(),
+			self: withPolicies(branchAt("a", "second", later(1), local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate),
+		},
+		"SharedFirstDoesNotHoldOff": {
+			reason: "A first Branch that may not delete holds off no later one that may.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "first", t0, local, "env/prod"), xpv2.ManagementActionObserve)},
+			kind: Branch(),
+			self: branchAt("a", "second", later(1), local, "env/prod"),
+		},
+		"DeletingWhileASharerRelies": {
+			reason: "A Branch being deleted lets go while a Branch without Delete still relies on the branch.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "second", later(1), local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate)},
+			kind: Branch(),
+			self: deleting(branchAt("a", "first", t0, local, "env/prod")),
+			want: want{letGo: true},
+		},
+		"ObserveOnlyFile": {
+			reason: "An Observe-only File only reads its path: never held off.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: withPolicies(fileAt("a", "second", later(1), local, "main", "x.yaml"), xpv2.ManagementActionObserve),
 		},
 		"BranchAndFile": {
 			reason: "A Branch does not compete with a File on its branch.",

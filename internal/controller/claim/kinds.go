@@ -17,6 +17,9 @@ limitations under the License.
 package claim
 
 import (
+	"slices"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -42,6 +45,12 @@ func File() Kind {
 			}
 			return Loc{Branch: p.Branch, Path: p.Path}, true
 		},
+		// A File that may neither create, update nor delete its file
+		// only reads it.
+		Shared: func(o Object) bool {
+			return !may(o, xpv2.ManagementActionCreate) && !may(o, xpv2.ManagementActionUpdate) && !may(o, xpv2.ManagementActionDelete)
+		},
+		Share:  "an Observe-only File shares it",
 		Rivals: []string{v1alpha1.FileKind},
 	}
 }
@@ -60,6 +69,24 @@ func Branch() Kind {
 			}
 			return Loc{Branch: b.Spec.ForProvider.Branch}, true
 		},
+		// Only deleting a branch takes it from others: creating one that
+		// exists changes nothing. Branches without Delete share it (a
+		// Composition's branch per environment, composed by every XR).
+		Shared: func(o Object) bool { return !may(o, xpv2.ManagementActionDelete) },
+		Share:  "Branches without Delete in their managementPolicies share it",
 		Rivals: []string{v1alpha1.BranchKind},
 	}
+}
+
+// may reports whether o's management policies allow action a; no policies
+// allow everything.
+func may(o Object, a xpv2.ManagementAction) bool {
+	m, ok := o.(interface {
+		GetManagementPolicies() xpv2.ManagementPolicies
+	})
+	if !ok {
+		return true
+	}
+	p := m.GetManagementPolicies()
+	return len(p) == 0 || slices.Contains(p, xpv2.ManagementActionAll) || slices.Contains(p, a)
 }
