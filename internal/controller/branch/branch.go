@@ -50,9 +50,10 @@ const (
 // poll of the repository, which wakes a Branch whose head moved or vanished:
 // a converged Branch is never polled on its own.
 //
-// Two Branches naming one branch of one repository do not share it: the
-// later one is Stalled (claim.ReasonConflict) and takes over when the first
-// goes, and deleting either while the other remains leaves the branch.
+// Two Branches that may delete one branch of one repository do not share
+// it: the later one is Stalled (claim.ReasonConflict) and takes over when the
+// first goes, and deleting either while the other remains leaves the
+// branch. Branches without Delete in their management policies share it.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := o.Claims.Register(context.Background(), claim.Branch()); err != nil {
 		return err
