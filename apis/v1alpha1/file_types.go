@@ -76,6 +76,7 @@ type FileParameters struct {
 	// file's message in the commit body.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\x00-\\x08\\x0b-\\x1f\\x7f]')",message="commitMessage must not contain control characters other than newline and tab"
 	CommitMessage string `json:"commitMessage,omitempty"`
 }
 

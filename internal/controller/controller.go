@@ -22,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
@@ -34,13 +35,17 @@ const errAddWatcher = "cannot add the Git watcher to the manager"
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability). The
 // controllers share one watch.Watcher, made here unless o has one, which
-// polls each repository in use once per o.PollInterval.
+// polls each repository in use once per o.PollInterval, and one claim.Index
+// (made here unless o has one).
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
 		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
 		if err := mgr.Add(o.Watcher); err != nil {
 			return errors.Wrap(err, errAddWatcher)
 		}
+	}
+	if o.Claims == nil {
+		o.Claims = claim.NewIndex(mgr.GetClient(), mgr.GetFieldIndexer())
 	}
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,

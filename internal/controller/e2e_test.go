@@ -134,6 +134,8 @@ type provider struct {
 type providerOptions struct {
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
+	conditions *session.ConditionMetrics
+	logger     *logr.Logger
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -147,6 +149,16 @@ func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOptio
 // withGitMetrics records the Git engine's metrics on m.
 func withGitMetrics(m *git.Metrics) providerOption {
 	return func(o *providerOptions) { o.gitMetrics = m }
+}
+
+// withConditionMetrics publishes the resources' conditions on m.
+func withConditionMetrics(m *session.ConditionMetrics) providerOption {
+	return func(o *providerOptions) { o.conditions = m }
+}
+
+// withLogger logs the controllers and their manager to l.
+func withLogger(l logr.Logger) providerOption {
+	return func(o *providerOptions) { o.logger = &l }
 }
 
 // startProvider runs the controllers with a Git cache in cacheDir (a new
@@ -170,7 +182,15 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 			t.Fatal(err)
 		}
 	}
+	plog, mlog := log, ctrl.Log
+	if po.logger != nil {
+		plog, mlog = logging.NewLogrLogger(*po.logger), *po.logger
+	}
+	if po.conditions == nil {
+		po.conditions = session.NewConditionMetrics()
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Logger:                 mlog,
 		Scheme:                 s,
 		NewClient:              countReconciles,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -186,14 +206,14 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := watch.New(poll, log)
+	w := watch.New(poll, plog)
 	if err := mgr.Add(w); err != nil {
 		t.Fatal(err)
 	}
 	o := options.Options{
 		Watcher: w,
 		Options: controller.Options{
-			Logger:                  log,
+			Logger:                  plog,
 			MaxConcurrentReconciles: workers,
 			PollInterval:            poll,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
@@ -202,7 +222,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		Cache:                cache,
 		AllowInsecureRemotes: true,
 		PollJitter:           poll / 10,
-		ConditionMetrics:     session.NewConditionMetrics(),
+		ConditionMetrics:     po.conditions,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)

@@ -92,8 +92,10 @@ type Error struct {
 	Err  error
 }
 
-// Error returns the message of the wrapped error.
-func (e *Error) Error() string { return e.Err.Error() }
+// Error returns the message of the wrapped error, with credentials in URLs
+// scrubbed: go-git and servers echo URLs in errors, and the message ends up
+// in conditions, Events and logs.
+func (e *Error) Error() string { return Scrub(e.Err.Error()) }
 
 // Unwrap returns the wrapped error.
 func (e *Error) Unwrap() error { return e.Err }

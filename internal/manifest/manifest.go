@@ -33,10 +33,19 @@ const (
 	errNoKind    = "object must have apiVersion and kind"
 	errSecret    = "refusing to write a Secret to Git in plain text"
 	errMarshal   = "cannot render object as YAML"
+	errFmtDeep   = "object is nested more than %d levels deep"
 	lastApplied  = "kubectl.kubernetes.io/last-applied-configuration"
 	kindSecret   = "Secret"
 	apiVersionV1 = "v1"
 )
+
+// MaxDepth bounds how deeply an object's maps and lists may nest. YAML
+// indents every level, so the rendered size grows with the square of the
+// depth: an object nested 5,000 levels (which the API server stores) would
+// render to about 25 MB before any size cap could refuse it. Kubernetes
+// objects nest far less (a Deployment's deepest fields are about 15 levels
+// down).
+const MaxDepth = 100
 
 // ErrSecret is returned for core v1 Secrets: their data would land in Git in
 // clear text, readable by everyone who can read the repository.
@@ -64,6 +73,9 @@ func Render(obj []byte) ([]byte, error) {
 	d.UseNumber()
 	if err := d.Decode(&m); err != nil {
 		return nil, errors.Wrap(err, errDecode)
+	}
+	if depth(m, 0) > MaxDepth {
+		return nil, errors.Errorf(errFmtDeep, MaxDepth)
 	}
 	apiVersion, _ := m["apiVersion"].(string)
 	kind, _ := m["kind"].(string)
@@ -96,4 +108,24 @@ func Render(obj []byte) ([]byte, error) {
 	}
 	out, err := yaml.JSONToYAML(j)
 	return out, errors.Wrap(err, errMarshal)
+}
+
+// depth returns how deeply v nests below level, stopping once it is past
+// MaxDepth.
+func depth(v any, level int) int {
+	if level > MaxDepth {
+		return level
+	}
+	deepest := level
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			deepest = max(deepest, depth(c, level+1))
+		}
+	case []any:
+		for _, c := range v {
+			deepest = max(deepest, depth(c, level+1))
+		}
+	}
+	return deepest
 }

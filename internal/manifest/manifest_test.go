@@ -17,6 +17,7 @@ limitations under the License.
 package manifest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -56,6 +57,16 @@ func TestRender(t *testing.T) {
 			reason: "Secrets never go to Git in plain text.",
 			obj:    `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"p":"cGFzcw=="}}`,
 			want:   want{err: ErrSecret},
+		},
+		"AsDeepAsAllowed": {
+			reason: "An object nested MaxDepth levels deep renders.",
+			obj:    `{"apiVersion":"v1","kind":"ConfigMap","x":` + strings.Repeat(`[`, MaxDepth) + strings.Repeat(`]`, MaxDepth) + `}`,
+			want:   want{yaml: "apiVersion: v1\nkind: ConfigMap\nx:\n" + strings.Repeat("- ", MaxDepth-1) + "[]\n"},
+		},
+		"TooDeep": {
+			reason: "An object nested deeper is refused before its YAML, which grows with the square of the depth, is built.",
+			obj:    `{"apiVersion":"v1","kind":"ConfigMap","x":` + strings.Repeat(`{"a":`, MaxDepth) + `1` + strings.Repeat(`}`, MaxDepth) + `}`,
+			want:   want{err: errors.Errorf(errFmtDeep, MaxDepth)},
 		},
 		"NotAnObject": {
 			reason: "An object needs apiVersion and kind.",

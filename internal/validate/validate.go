@@ -48,6 +48,7 @@ const (
 	errPathControl   = "path must not contain control characters"
 	errContentLarge  = "content must be at most 512 KiB"
 	errContentBinary = "content must be valid UTF-8 text"
+	errMessageCtl    = "commit message must not contain control characters other than newline and tab"
 )
 
 // DotGitPattern matches a path with a component some file system or Git
@@ -128,6 +129,19 @@ func Content(c string) error {
 		return errors.New(errContentLarge)
 	case !utf8.ValidString(c):
 		return errors.New(errContentBinary)
+	}
+	return nil
+}
+
+// MessageText returns an error for a commit message with a control
+// character other than newline and tab: a NUL ends a commit object's text
+// for Git (fsck refuses it), and the others garble every log that shows it.
+// The CRDs refuse the same in the messages they store.
+func MessageText(m string) error {
+	for _, r := range m {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+			return errors.New(errMessageCtl)
+		}
 	}
 	return nil
 }

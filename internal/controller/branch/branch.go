@@ -29,6 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
@@ -48,14 +49,24 @@ const (
 // Setup adds the Branch controller to mgr. Drift is found by o.Watcher's
 // poll of the repository, which wakes a Branch whose head moved or vanished:
 // a converged Branch is never polled on its own.
+//
+// Two Branches that may delete one branch of one repository do not share
+// it: the later one is Stalled (claim.ReasonConflict) and takes over when the
+// first goes, and deleting either while the other remains leaves the
+// branch. Branches without Delete in their management policies share it.
 func Setup(mgr ctrl.Manager, o options.Options) error {
+	if err := o.Claims.Register(context.Background(), claim.Branch()); err != nil {
+		return err
+	}
 	return o.SetupManaged(mgr, v1alpha1.BranchGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.Branch](&connector{
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
 			watch:  o.Watcher,
+			claims: o.Claims,
 			maxAge: o.PollInterval,
 		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.BranchKind)),
+		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Branch(), claim.Branch())),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			b, _ := mg.(*v1alpha1.Branch)
 			return b.Spec.ForProvider.Branch
@@ -72,7 +83,14 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 type connector struct {
 	git    *config.Connector
 	watch  tracker
+	claims claims
 	maxAge time.Duration
+}
+
+// claims is what a Branch needs of the claim index: whether another Branch
+// holds its branch.
+type claims interface {
+	Check(ctx context.Context, k claim.Kind, o claim.Object) (letGo bool, err error)
 }
 
 // tracker is what a Branch needs of the watcher: to be woken when its head
@@ -89,7 +107,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, watch: c.watch, maxAge: c.maxAge}, nil
+	return &external{repo: repo, watch: c.watch, claims: c.claims, maxAge: c.maxAge}, nil
 }
 
 // repository is what a Branch needs of the shared clone of its repository.
@@ -105,6 +123,7 @@ type repository interface {
 type external struct {
 	repo   repository
 	watch  tracker
+	claims claims
 	maxAge time.Duration
 }
 
@@ -116,6 +135,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, spec.Invalid(err)
 	}
 	ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}}
+	if letGo, err := e.claims.Check(ctx, claim.Branch(), mg); err != nil || letGo {
+		// Held by a Branch created first: Conflict, nothing created. Being
+		// deleted while another Branch keeps the branch: it stays.
+		e.watch.Forget(ref)
+		return xpmanaged.ExternalObservation{ResourceExists: false}, err
+	}
 	e.watch.Track(e.repo, ref, branch, "")
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)

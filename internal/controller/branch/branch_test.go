@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -102,6 +103,9 @@ func (f *fakeRepository) ID() string { return "repo" }
 
 func (f *fakeRepository) Poll(context.Context) ([]git.Move, error) { return nil, nil }
 
+// unclaimed is a claim index where every Branch is its branch's only claimant.
+var unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
+
 // nopTracker is a watcher that tracks nothing.
 type nopTracker struct{}
 
@@ -134,12 +138,28 @@ func TestObserve(t *testing.T) {
 		err    error
 		commit string
 	}
+	errHeld := managed.Stalled(claim.ReasonConflict, errBoom)
+	deleting := newBranch("feature", "")
+	deleting.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
 	cases := map[string]struct {
 		reason string
 		repo   fakeRepository
+		claims claim.CheckFn
 		mg     *v1alpha1.Branch
 		want   want
 	}{
+		"HeldByAnother": {
+			reason: "A Branch whose branch another Branch claimed first reads and creates nothing: the claim's Conflict is the answer.",
+			mg:     newBranch("feature", ""),
+			claims: func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, errHeld },
+			want:   want{err: errHeld},
+		},
+		"DeletedWhileAnotherKeepsIt": {
+			reason: "A deleted Branch whose branch another Branch keeps lets go: reported gone, so the branch is not deleted.",
+			mg:     deleting,
+			claims: func(context.Context, claim.Kind, claim.Object) (bool, error) { return true, nil },
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
+		},
 		"InvalidName": {
 			reason: "A branch name git would refuse is the spec's problem, found before any fetch.",
 			mg:     newBranch("a..b", ""),
@@ -197,7 +217,11 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{watch: nopTracker{}, repo: &tc.repo, maxAge: maxAge}
+			claims := tc.claims
+			if claims == nil {
+				claims = unclaimed
+			}
+			e := &external{watch: nopTracker{}, claims: claims, repo: &tc.repo, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
 			got := want{o: o, err: err, commit: tc.mg.Status.AtProvider.Commit}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
@@ -290,7 +314,7 @@ func TestCreate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{watch: nopTracker{}, repo: &tc.repo, maxAge: maxAge}
+			e := &external{watch: nopTracker{}, claims: unclaimed, repo: &tc.repo, maxAge: maxAge}
 			c, err := e.Create(context.Background(), tc.mg)
 			if diff := cmp.Diff(xpmanaged.ExternalCreation{}, c); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
@@ -307,7 +331,7 @@ func TestCreate(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	// An existing branch is up to date: Update touches nothing (the fake
 	// fails the test on any call).
-	e := &external{watch: nopTracker{}, repo: &fakeRepository{t: t}}
+	e := &external{watch: nopTracker{}, claims: unclaimed, repo: &fakeRepository{t: t}}
 	u, err := e.Update(context.Background(), newBranch("feature", "main"))
 	if diff := cmp.Diff(xpmanaged.ExternalUpdate{}, u); diff != "" {
 		t.Errorf("Update(...): -want, +got:\n%s", diff)
@@ -346,7 +370,7 @@ func TestDelete(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{watch: nopTracker{}, repo: &tc.repo}
+			e := &external{watch: nopTracker{}, claims: unclaimed, repo: &tc.repo}
 			_, err := e.Delete(context.Background(), newBranch("feature", "main"))
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nDelete(...): -want, +got:\n%s", tc.reason, diff)

@@ -176,6 +176,21 @@ func TestResolverForManaged(t *testing.T) {
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "t"}},
 				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second}},
 		},
+		"ClusterProviderConfigSecretOnlyWhereNamed": {
+			reason: "A ClusterProviderConfig's Secret is read from the namespace it names only, never from the resource's.",
+			objects: []client.Object{
+				&v1alpha1.ClusterProviderConfig{
+					ObjectMeta: metav1.ObjectMeta{Name: "shared"},
+					Spec: v1alpha1.ClusterProviderConfigSpec{URL: "https://h/r.git", Credentials: v1alpha1.ClusterProviderCredentials{
+						Source:    xpv2.CredentialsSourceSecret,
+						SecretRef: &v1alpha1.CredentialsSecretRef{Name: "tok", Namespace: "system"},
+					}},
+				},
+				secret("a", "tok", map[string]string{"password": "t"}),
+			},
+			mg:   branchIn("a", &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "shared"}),
+			want: want{reason: ReasonSecretNotFound},
+		},
 		"WindowTooLong": {
 			reason: "A window stored before the CRD capped it is refused in code too.",
 			objects: []client.Object{func() *v1alpha1.ProviderConfig {

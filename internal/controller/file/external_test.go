@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -183,6 +184,9 @@ func holding(content string, executable bool) func(string, string) (git.Blob, er
 	}
 }
 
+// unclaimed is a claim index where every File is its path's only claimant.
+var unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
+
 // sameReason fails when got and want are not marked Stalled with the same
 // reason: test.EquateErrors compares messages only.
 func sameReason(t *testing.T, why string, want, got error) {
@@ -202,12 +206,26 @@ func TestObserve(t *testing.T) {
 	}
 	brokenTemplate := func(f *v1alpha1.File) { f.Spec.ForProvider.CommitMessage = "{{.Path" }
 	_, errTemplate := Message(fileOn("x", "a", brokenTemplate), ActionCreate)
+	errHeld := managed.Stalled(claim.ReasonConflict, errBoom)
 	cases := map[string]struct {
 		reason string
 		repo   fakeRepository
+		claims claim.CheckFn
 		mg     *v1alpha1.File
 		want   want
 	}{
+		"HeldByAnother": {
+			reason: "A File whose path another File claimed first reads and writes nothing: the claim's Conflict is the answer.",
+			mg:     fileOn("x", "a"),
+			claims: func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, errHeld },
+			want:   want{err: errHeld},
+		},
+		"DeletedWhileAnotherKeepsIt": {
+			reason: "A deleted File whose path another File keeps lets go: nothing to remove, and nothing read.",
+			mg:     fileOn("x", "a", deleted, withCommit(landed)),
+			claims: func(context.Context, claim.Kind, claim.Object) (bool, error) { return true, nil },
+			want:   want{o: xpmanaged.ExternalObservation{ResourceExists: false}, status: v1alpha1.FileObservation{Commit: landed}},
+		},
 		"InvalidPath": {
 			reason: "A path the provider refuses is the spec's problem, found before any fetch.",
 			mg:     fileOn("../x", "a"),
@@ -362,7 +380,11 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{repo: &tc.repo, watch: nopTracker{}, author: author, maxAge: maxAge}
+			claims := tc.claims
+			if claims == nil {
+				claims = unclaimed
+			}
+			e := &external{repo: &tc.repo, watch: nopTracker{}, claims: claims, author: author, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
 			got := want{o: o, err: err, status: tc.mg.Status.AtProvider}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {

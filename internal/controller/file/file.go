@@ -32,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
@@ -73,11 +74,19 @@ const (
 // what arrives within the commit window. Drift is found by o.Watcher's poll
 // of the repository, which wakes only the Files whose paths changed: a
 // converged File is never polled on its own.
+//
+// Two Files claiming one path of one repository's branch do not fight: the
+// later one is Stalled (claim.ReasonConflict), and takes over when the first
+// goes.
 func Setup(mgr ctrl.Manager, o options.Options) error {
+	if err := o.Claims.Register(context.Background(), claim.File()); err != nil {
+		return err
+	}
 	return o.SetupManaged(mgr, v1alpha1.FileGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
 			watch:  o.Watcher,
+			claims: o.Claims,
 			maxAge: o.PollInterval,
 		}),
 		// Named after its path, persisted with the finalizer and the
@@ -93,6 +102,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			o.Watcher.Forget(watch.Ref{Kind: v1alpha1.FileKind, NamespacedName: nn})
 			o.Cache.DropResult(keyFor(nn))
 		}),
+		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.File(), claim.File())),
 	)
 }
 
@@ -104,7 +114,14 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 type connector struct {
 	git    *config.Connector
 	watch  tracker
+	claims claims
 	maxAge time.Duration
+}
+
+// claims is what a File needs of the claim index: whether another File
+// holds its path.
+type claims interface {
+	Check(ctx context.Context, k claim.Kind, o claim.Object) (letGo bool, err error)
 }
 
 // Connect opens the shared clone of the File's repository; it does not
@@ -114,7 +131,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
@@ -140,6 +157,7 @@ type tracker interface {
 type external struct {
 	repo   repository
 	watch  tracker
+	claims claims
 	author git.Signature
 	// window is the configuration's commit window, carried by every change
 	// (configurations sharing a clone keep their own); nil: the engine's.
@@ -191,6 +209,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		if err := validMessage(mg); err != nil {
 			return xpmanaged.ExternalObservation{}, err
 		}
+	}
+	if letGo, err := e.claims.Check(ctx, claim.File(), mg); err != nil || letGo {
+		// Held by a File created first: Conflict, nothing written. Being
+		// deleted while another File keeps the path: the file stays.
+		e.watch.Forget(ref)
+		return xpmanaged.ExternalObservation{ResourceExists: false}, err
 	}
 	if err := e.collect(mg); err != nil {
 		return xpmanaged.ExternalObservation{}, err

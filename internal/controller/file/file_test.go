@@ -30,6 +30,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
 func newFile(p v1alpha1.FileParameters) *v1alpha1.File {
@@ -125,6 +126,11 @@ func TestMessage(t *testing.T) {
 			args:   args{template: `{{define "t"}}{{range 2000000000}}{{end}}{{end}}{{template "t"}}`, action: ActionCreate},
 			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
 		},
+		"ControlCharacter": {
+			reason: "A template that spells a NUL (its own text holds none, so the CRD passes it) renders a message Git would refuse: InvalidSpec.",
+			args:   args{template: `Add{{"\x00"}}`, action: ActionCreate},
+			want:   outcome{Failed: true, Reason: spec.ReasonInvalidSpec},
+		},
 		"TooLong": {
 			reason: "A template that inflates past the cap (printf widths) is refused rather than filling memory.",
 			args:   args{template: `{{printf "%999999d" 1}}`, action: ActionCreate},
@@ -186,6 +192,12 @@ func TestDesired(t *testing.T) {
 			reason: "A Secret object is refused: its data would be in Git in clear text.",
 			params: v1alpha1.FileParameters{Branch: "main", Path: "s.yaml", Object: raw(`{"apiVersion":"v1","kind":"Secret","data":{"k":"dg=="}}`)},
 			want:   want{failed: true, reason: spec.ReasonSecretRefused},
+		},
+		"ObjectOverTheCap": {
+			reason: "An object whose YAML is over the content cap (a huge label map) is refused as content is.",
+			params: v1alpha1.FileParameters{Branch: "main", Path: "big.yaml", Object: raw(
+				`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"` + strings.Repeat("x", validate.MaxContentBytes) + `"}}`)},
+			want: want{failed: true, reason: spec.ReasonInvalidSpec},
 		},
 		"ObjectWithoutKind": {
 			reason: "An object without apiVersion and kind is not a Kubernetes object.",

@@ -25,6 +25,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
 // Action is what a commit does to a File's path; templates see it as .Action.
@@ -100,6 +101,11 @@ func Message(f *v1alpha1.File, a Action) (string, error) {
 	msg := strings.TrimSpace(w.String())
 	if msg == "" {
 		return def, nil
+	}
+	// A template can spell a control character ({{"\x00"}}) that its
+	// own text, which the CRD checks, does not hold.
+	if err := validate.MessageText(msg); err != nil {
+		return "", spec.Invalid(err)
 	}
 	return msg, nil
 }

@@ -126,7 +126,7 @@ func TestWrite(t *testing.T) {
 				tc.want.change.Window = &window
 			}
 			wakes := 0
-			e := &external{repo: repo, watch: nopTracker{wakes: &wakes}, author: author, window: &window, maxAge: maxAge}
+			e := &external{repo: repo, watch: nopTracker{wakes: &wakes}, claims: unclaimed, author: author, window: &window, maxAge: maxAge}
 			if tc.args.action == ActionDelete {
 				deleted(tc.args.mg)
 			}

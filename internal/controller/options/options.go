@@ -22,6 +22,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
@@ -47,6 +48,9 @@ type Options struct {
 	// by polling their repository. SetupGated in package controller makes
 	// one when it is nil.
 	Watcher *watch.Watcher
+	// Claims finds two resources claiming one thing in Git. SetupGated in
+	// package controller makes one when it is nil.
+	Claims *claim.Index
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
 }

@@ -72,6 +72,11 @@ func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
 		if err != nil {
 			return nil, Invalid(errors.Wrap(err, errObject))
 		}
+		// The object's YAML is the file: the same cap as content (a huge
+		// label map fits the API server's request limit, not the file's).
+		if err := validate.Content(string(out)); err != nil {
+			return nil, Invalid(errors.Wrap(err, errObject))
+		}
 		return out, nil
 	}
 	return nil, Invalid(errors.New(errNoContent))

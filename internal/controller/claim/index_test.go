@@ -1,0 +1,254 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package claim
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+// builderIndexer registers field indexes with a fake client builder, so the
+// Index's own index functions serve the lookups.
+type builderIndexer struct{ b *fake.ClientBuilder }
+
+func (bi builderIndexer) IndexField(_ context.Context, obj client.Object, field string, fn client.IndexerFunc) error {
+	bi.b.WithIndex(obj, field, fn)
+	return nil
+}
+
+var t0 = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+
+func later(s int) metav1.Time { return metav1.NewTime(t0.Add(time.Duration(s) * time.Second)) }
+
+func pcAt(ns, name, url string) *v1alpha1.ProviderConfig {
+	return &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.ProviderConfigSpec{URL: url}}
+}
+
+func cpcAt(name, url string) *v1alpha1.ClusterProviderConfig {
+	return &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.ClusterProviderConfigSpec{URL: url}}
+}
+
+func fileAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigReference, branch, path string) *v1alpha1.File {
+	f := &v1alpha1.File{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created},
+		Spec:       v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{Branch: branch, Path: path, Content: ptr.To("x")}},
+	}
+	f.Spec.ProviderConfigReference = ref
+	return f
+}
+
+func branchAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigReference, branch string) *v1alpha1.Branch {
+	b := &v1alpha1.Branch{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created},
+		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch}},
+	}
+	b.Spec.ProviderConfigReference = ref
+	return b
+}
+
+func deleting[T client.Object](o T) T {
+	o.SetDeletionTimestamp(ptr.To(later(100)))
+	o.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+	return o
+}
+
+func withPolicies[T interface {
+	client.Object
+	SetManagementPolicies(xpv2.ManagementPolicies)
+}](o T, p ...xpv2.ManagementAction) T {
+	o.SetManagementPolicies(p)
+	return o
+}
+
+var (
+	local  = &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: "git"}
+	shared = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: "shared"}
+)
+
+func TestCheck(t *testing.T) {
+	type want struct {
+		letGo  bool
+		reason xpv2.ConditionReason
+		msg    string
+	}
+	cases := map[string]struct {
+		reason  string
+		objects []client.Object
+		kind    Kind
+		self    Object
+		want    want
+	}{
+		"Alone": {
+			reason:  "A File no other File shares a path with holds it.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git")},
+			kind:    File(),
+			self:    fileAt("a", "f", t0, local, "main", "x.yaml"),
+		},
+		"LaterInOneNamespace": {
+			reason: "The later of two Files on one path is held off, naming the first.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: fileAt("a", "second", later(1), local, "main", "x.yaml"),
+			want: want{reason: ReasonConflict, msg: `path "x.yaml" on branch "main" of repository h/org/r is claimed by File a/first, created first: this File changes nothing there while that one exists (delete one of them, or point one elsewhere; an Observe-only File shares it)`},
+		},
+		"FirstKeepsIt": {
+			reason: "The first of two Files on one path is not held off by the later one.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "second", later(1), local, "main", "x.yaml")},
+			kind: File(),
+			self: fileAt("a", "first", t0, local, "main", "x.yaml"),
+		},
+		"AcrossNamespacesThroughAClusterConfig": {
+			reason: "A File in another namespace reaching the same repository through a ClusterProviderConfig, spelled otherwise, collides.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), cpcAt("shared", "ssh://git@h/org/r"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: fileAt("b", "second", later(1), shared, "main", "x.yaml"),
+			want: want{reason: ReasonConflict, msg: "File a/first"},
+		},
+		"AcrossNamespacesThroughTheirOwnConfigs": {
+			reason: "Two namespaces' own ProviderConfigs of one repository collide too.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), pcAt("b", "git", "https://H/org/r/"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: fileAt("b", "second", later(1), local, "main", "x.yaml"),
+			want: want{reason: ReasonConflict, msg: "File a/first"},
+		},
+		"OtherRepository": {
+			reason: "The same path in another repository is another file.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), pcAt("b", "git", "https://h/org/other.git"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: fileAt("b", "second", later(1), local, "main", "x.yaml"),
+		},
+		"OtherBranch": {
+			reason: "The same path on another branch is another file.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "dev", "x.yaml")},
+			kind: File(),
+			self: fileAt("a", "second", later(1), local, "main", "x.yaml"),
+		},
+		"ConfigurationMissing": {
+			reason:  "Without a readable configuration, Files through the very same reference still collide.",
+			objects: []client.Object{fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind:    File(),
+			self:    fileAt("a", "second", later(1), local, "main", "x.yaml"),
+			want:    want{reason: ReasonConflict, msg: "File a/first"},
+		},
+		"DeletingWhileAnotherKeepsIt": {
+			reason: "The first File, being deleted while a later one lives, lets go.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "second", later(1), local, "main", "x.yaml")},
+			kind: File(),
+			self: deleting(fileAt("a", "first", t0, local, "main", "x.yaml")),
+			want: want{letGo: true},
+		},
+		"FirstBeingDeleted": {
+			reason: "A first File being deleted holds nothing against a later, live one.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				deleting(fileAt("a", "first", t0, local, "main", "x.yaml"))},
+			kind: File(),
+			self: fileAt("a", "second", later(1), local, "main", "x.yaml"),
+		},
+		"TwoBranches": {
+			reason: "The later of two Branches of one branch is held off.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				branchAt("a", "first", t0, local, "env/prod")},
+			kind: Branch(),
+			self: branchAt("a", "second", later(1), local, "env/prod"),
+			want: want{reason: ReasonConflict, msg: `branch "env/prod" of repository h/org/r is claimed by Branch a/first`},
+		},
+		"BranchesWithoutDeleteShare": {
+			reason: "Branches that may not delete the branch share it: a Composition's branch per environment, composed by every XR, is no conflict.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "first", t0, local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate)},
+			kind: Branch(),
+			self: withPolicies(branchAt("a", "second", later(1), local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate),
+		},
+		"SharedFirstDoesNotHoldOff": {
+			reason: "A first Branch that may not delete holds off no later one that may.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "first", t0, local, "env/prod"), xpv2.ManagementActionObserve)},
+			kind: Branch(),
+			self: branchAt("a", "second", later(1), local, "env/prod"),
+		},
+		"DeletingWhileASharerRelies": {
+			reason: "A Branch being deleted lets go while a Branch without Delete still relies on the branch.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				withPolicies(branchAt("a", "second", later(1), local, "env/prod"), xpv2.ManagementActionObserve, xpv2.ManagementActionCreate)},
+			kind: Branch(),
+			self: deleting(branchAt("a", "first", t0, local, "env/prod")),
+			want: want{letGo: true},
+		},
+		"ObserveOnlyFile": {
+			reason: "An Observe-only File only reads its path: never held off.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "main", "x.yaml")},
+			kind: File(),
+			self: withPolicies(fileAt("a", "second", later(1), local, "main", "x.yaml"), xpv2.ManagementActionObserve),
+		},
+		"BranchAndFile": {
+			reason: "A Branch does not compete with a File on its branch.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "env/prod", "x.yaml")},
+			kind: Branch(),
+			self: branchAt("a", "second", later(1), local, "env/prod"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := runtime.NewScheme()
+			if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+				t.Fatal(err)
+			}
+			b := fake.NewClientBuilder().WithScheme(s).WithObjects(append(tc.objects, tc.self)...)
+			x := NewIndex(nil, builderIndexer{b})
+			for _, k := range []Kind{File(), Branch()} {
+				if err := x.Register(context.Background(), k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.client = b.Build()
+			letGo, err := x.Check(context.Background(), tc.kind, tc.self)
+			reason, _ := managed.StalledReason(err)
+			if err != nil && reason == "" {
+				t.Fatalf("%s\nCheck: unexpected error: %v", tc.reason, err)
+			}
+			got := want{letGo: letGo, reason: reason, msg: tc.want.msg}
+			if err != nil && !strings.Contains(err.Error(), tc.want.msg) {
+				got.msg = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nCheck(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

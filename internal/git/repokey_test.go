@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRepositoryKey(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		urls   []string
+		want   string
+	}{
+		"OneRepositoryManySpellings": {
+			reason: "Scheme, user, default port, host case, trailing slash and .git do not make another repository.",
+			urls: []string{
+				"https://git.example.org/org/repo.git",
+				"https://Git.Example.org:443/org/repo/",
+				"ssh://git@git.example.org/org/repo.git",
+				"ssh://deploy@git.example.org:22/org/repo",
+				"git@git.example.org:org/repo.git",
+				"http://user@git.example.org/org/repo",
+			},
+			want: "git.example.org/org/repo",
+		},
+		"OtherPort": {
+			reason: "Two servers on one host are two repositories.",
+			urls:   []string{"http://127.0.0.1:8080/repo.git", "ssh://git@127.0.0.1:8080/repo"},
+			want:   "127.0.0.1:8080/repo",
+		},
+		"File": {
+			reason: "A local path is its own repository.",
+			urls:   []string{"file:///srv/git/repo.git", "/srv/git/repo"},
+			want:   "file:///srv/git/repo",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, u := range tc.urls {
+				got, err := RepositoryKey(u)
+				if err != nil {
+					t.Fatalf("RepositoryKey(%q): %v", u, err)
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("%s\nRepositoryKey(%q): -want, +got:\n%s", tc.reason, u, diff)
+				}
+			}
+		})
+	}
+	if _, err := RepositoryKey("https://[::1"); err == nil {
+		t.Errorf("RepositoryKey of an unparsable URL must fail")
+	} else if diff := cmp.Diff(KindInvalid, KindOf(err)); diff != "" {
+		t.Errorf("an unparsable URL is the configuration's problem: -want, +got:\n%s", diff)
+	}
+}
