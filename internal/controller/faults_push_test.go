@@ -302,7 +302,9 @@ exit 0
 	converge := time.Since(start)
 	writesLanded(t)
 	ks.end()
-	if c := files[refused].GetCondition(xpv2.TypeReady); !strings.Contains(c.Message, hookWord) {
+	c := files[refused].GetCondition(xpv2.TypeReady)
+	t.Logf("the refused File: %s: %s", c.Reason, c.Message)
+	if !strings.Contains(c.Message, hookWord) {
 		t.Errorf("the refused File's Ready message does not carry the server's words %q: %q", hookWord, c.Message)
 	}
 	ks.mu.Lock()
