@@ -107,7 +107,7 @@ func TestFaultCacheDiskFull(t *testing.T) {
 	cache := t.TempDir()
 	p := startBinary(t, kubeconfig, cache, "unshare", "-Urm", "sh", "-c", mountCache, cache)
 	// The provider's view of its cache: the tmpfs.
-	view := filepath.Join("/proc", fmt.Sprint(p.cmd.Process.Pid), "root", cache)
+	view := filepath.Join(fmt.Sprintf("/proc/%d/root", p.cmd.Process.Pid), cache)
 	first := newFile(f, "first", "apps/first.yaml", "first\n")
 	create(t, first)
 	waitFor(t, time.Minute, first, readyAndCurrent(t, first))
@@ -175,7 +175,7 @@ func TestFaultCacheDiskFull(t *testing.T) {
 	}
 	counts := f.commitCounts(t, "main")
 	lost, dup := 0, 0
-	for _, fl := range append(files, first, next) {
+	for _, fl := range append([]*v1alpha1.File{first, next}, files...) {
 		switch got := counts[string(fl.UID)]; {
 		case got == 0:
 			lost++

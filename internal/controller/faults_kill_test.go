@@ -156,7 +156,7 @@ func TestFaultProviderKilled(t *testing.T) {
 		seed = v
 	}
 	t.Logf("FAULT_SEED=%d", seed)
-	rnd := rand.New(rand.NewPCG(seed, 0)) //nolint:gosec // kill points need no cryptographic randomness
+	rnd := rand.New(rand.NewPCG(seed, 0))
 	kubeconfig := kubeconfigFile(t)
 	buildProvider(t)
 	f := newFixture(t)
