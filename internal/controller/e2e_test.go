@@ -136,6 +136,7 @@ type providerOptions struct {
 	gitMetrics *git.Metrics
 	conditions *session.ConditionMetrics
 	logger     *logr.Logger
+	poll       time.Duration
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -161,11 +162,17 @@ func withLogger(l logr.Logger) providerOption {
 	return func(o *providerOptions) { o.logger = &l }
 }
 
+// withPoll sets the poll interval (and the cap of a failing resource's
+// backoff) instead of poll.
+func withPoll(d time.Duration) providerOption {
+	return func(o *providerOptions) { o.poll = d }
+}
+
 // startProvider runs the controllers with a Git cache in cacheDir (a new
 // one when empty) until the test ends or stop is called.
 func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provider {
 	t.Helper()
-	po := &providerOptions{}
+	po := &providerOptions{poll: poll}
 	for _, o := range opts {
 		o(po)
 	}
@@ -206,7 +213,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := watch.New(poll, plog)
+	w := watch.New(po.poll, plog)
 	if err := mgr.Add(w); err != nil {
 		t.Fatal(err)
 	}
@@ -215,13 +222,13 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		Options: controller.Options{
 			Logger:                  plog,
 			MaxConcurrentReconciles: workers,
-			PollInterval:            poll,
+			PollInterval:            po.poll,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
 			Gate:                    new(gate.Gate[schema.GroupVersionKind]),
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: true,
-		PollJitter:           poll / 10,
+		PollJitter:           po.poll / 10,
 		ConditionMetrics:     po.conditions,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
@@ -266,6 +273,13 @@ func newFixture(t *testing.T) *fixture {
 // it is empty, as a forge creates it.
 func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixture {
 	t.Helper()
+	return newFixtureAt(t, httpGit.RepoURL, branches)
+}
+
+// newFixtureAt is newFixtureOf with the ProviderConfig's URL taken from
+// repoURL (a fault proxy's, say) rather than from the HTTP server's.
+func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[string][]testenv.CommitSpec) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
 	if err := cp.Client.Create(ctx, ns); err != nil {
@@ -280,7 +294,7 @@ func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixtu
 	pc := &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
 		Spec: v1alpha1.ProviderConfigSpec{
-			URL: httpGit.RepoURL(name),
+			URL: repoURL(name),
 			Credentials: v1alpha1.ProviderCredentials{
 				Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name},
 			},

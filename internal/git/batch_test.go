@@ -183,6 +183,43 @@ done`)
 	}
 }
 
+// TestRejectedChangeIsFoundByHalving: one refused change among sixteen
+// costs a push per halving on each side, not one per change: the batch is
+// split in halves until the culprit stands alone, and every half without it
+// lands in one push.
+func TestRejectedChangeIsFoundByHalving(t *testing.T) {
+	const n = 16
+	s := httpServer(t)
+	s.repo.SetHook(t, "pre-receive", `while read old new ref; do
+  if git diff --name-only "$old" "$new" | grep -q '^bad/'; then echo "bad/ is protected" >&2; exit 1; fi
+done`)
+	r, _ := newRepo(t, s.remote)
+	r.SetCommitWindow(2 * time.Second)
+	changes := make([]Change, n)
+	for i := range changes {
+		p := fmt.Sprintf("good/%02d.txt", i)
+		if i == 5 {
+			p = "bad/x.txt"
+		}
+		changes[i] = Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
+			Resource: Resource{Kind: "File", Namespace: "ns", Name: fmt.Sprint(i)}}
+	}
+	posts0 := s.http.Counts().ReceivePackPosts
+	results := submitInOrder(t, r, "main", changes)
+	for i, res := range results {
+		if got := KindOf(res.Err) == KindRejected; got != (i == 5) || (i != 5 && res.Err != nil) {
+			t.Errorf("change %d: err %v, want rejected=%v", i, res.Err, i == 5)
+		}
+	}
+	// The whole batch, then two halves at each of log2(16) levels.
+	if got, most := s.http.Counts().ReceivePackPosts-posts0, int64(1+2*4); got > most {
+		t.Errorf("one refused change among %d cost %d pushes, want at most %d", n, got, most)
+	}
+	if got := len(s.repo.Files(t, "main")); got < n-1 {
+		t.Errorf("main holds %d files, want the %d allowed changes and the seed", got, n-1)
+	}
+}
+
 // TestSatisfiedChangeIsCreditedToACommitThatHoldsIt: a change already met
 // reports a commit holding its content, even when a later change in the
 // same batch rewrites the same path.

@@ -27,7 +27,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
-const errGaveUp = "branch kept moving under us: gave up"
+const (
+	errGaveUp = "branch kept moving under us: gave up"
+	// errStorePushed names the local copy: the push itself landed, and the
+	// next fetch brings what the clone could not keep.
+	errStorePushed = "pushed, but cannot store the pushed pack in the local clone"
+)
 
 // refUpdate is one push: move the branch from oldHead to newHead (either
 // may be zero: create, delete), sending pack. root marks an empty
@@ -113,7 +118,7 @@ func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) er
 	}
 	if len(pack) > emptyPackSize {
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
-			return errors.Wrap(err, errStorePack)
+			return errors.Wrap(err, errStorePushed)
 		}
 	}
 	if !h.IsZero() && !r.hasLocked(h) {

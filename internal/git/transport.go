@@ -267,6 +267,7 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 		caps = ar.Capabilities
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
+	msgs := askRemoteMessages(req, caps)
 	req.Commands = []*packp.Command{{Name: branchRef(branch), Old: oldHead, New: newHead}}
 	if newHead.IsZero() {
 		if !caps.Supports(capability.DeleteRefs) {
@@ -280,7 +281,7 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 	// race from a refusal, so it goes first.
 	if rs != nil {
 		if serr := rs.Error(); serr != nil {
-			return classifyStatus(serr, cur)
+			return msgs.explain(classifyStatus(serr, cur))
 		}
 	}
 	return errors.Wrap(classify(err), errPush)

@@ -136,6 +136,9 @@ type Reconciler struct {
 	log      logging.Logger
 	recorder record.EventRecorder
 	metrics  *session.ConditionMetrics
+	// unheard keeps the Ready transitions of status writes whose reply was
+	// lost, so each stored transition still gets its one Event.
+	unheard *session.Unheard
 }
 
 // NewReconciler returns a Reconciler for the managed kind of. It panics if
@@ -158,6 +161,7 @@ func NewReconciler(c Cluster, of resource.ManagedKind, o ...ReconcilerOption) *R
 		creationGracePeriod: defaultGracePeriod,
 		backoff:             ratelimiter.NewController(),
 		log:                 logging.NewNopLogger(),
+		unheard:             session.NewUnheard(),
 	}
 	for _, fn := range o {
 		fn(r)
@@ -206,7 +210,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, errors.Wrap(err, errGetManaged)
 	}
 
-	opts := []session.Option{session.WithLogger(log)}
+	opts := []session.Option{session.WithLogger(log), session.WithUnheard(r.unheard)}
 	if r.recorder != nil {
 		opts = append(opts, session.WithRecorder(r.recorder))
 	}

@@ -102,6 +102,9 @@ type Session struct {
 	persistedConds []xpv2.Condition
 	// afterPersist run only once the computed status is what the object holds.
 	afterPersist []func()
+	// unheard keeps Ready transitions of writes whose reply was lost.
+	unheard *Unheard
+
 	// writeLost is sticky: once a write was lost the published status is
 	// stale, and nothing later in the same reconcile changes that the caller
 	// must come back promptly. A session commits once, so there is nothing to
@@ -129,6 +132,11 @@ func Begin(c client.Client, obj Object, opts ...Option) *Session {
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.unheard != nil {
+		if ready, ok := s.unheard.settle(obj.GetUID(), obj.GetResourceVersion(), s.persistedConds); ok {
+			s.announce(ready, s.persistedConds)
+		}
 	}
 	obj.SetObservedGeneration(obj.GetGeneration())
 	return s
@@ -272,14 +280,17 @@ func (s *Session) Commit(ctx context.Context) error {
 	err = s.client.Status().Patch(ctx, s.obj, client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case kerrors.IsNotFound(err):
+		s.forgetUnheard()
 		return nil
 	case kerrors.IsConflict(err):
 		s.writeLost = true
 		s.log.Info(msgWriteLost, "object", client.ObjectKeyFromObject(s.obj))
 		return nil
 	case err != nil:
+		s.rememberUnheard(err)
 		return errors.Wrap(err, errPatchStatus)
 	}
+	s.forgetUnheard()
 	s.recordReadyTransition()
 	s.rebase()
 	s.runAfterPersist()
@@ -312,16 +323,48 @@ func (s *Session) publishMetrics() {
 // An absent Stalled stays Warning, so a future writer of Ready without the
 // trio is loud rather than silently downgraded.
 func (s *Session) recordReadyTransition() {
-	if s.recorder == nil {
-		return
+	if after, ok := s.readyTransition(); ok {
+		s.announce(after, *s.obj.StatusConditions())
 	}
-	conds := *s.obj.StatusConditions()
-	after := Find(conds, xpv2.TypeReady)
+}
+
+// readyTransition returns the computed Ready when it differs, in status or
+// reason, from the persisted one.
+func (s *Session) readyTransition() (xpv2.Condition, bool) {
+	after := Find(*s.obj.StatusConditions(), xpv2.TypeReady)
 	if after == nil {
-		return
+		return xpv2.Condition{}, false
 	}
 	if before := Find(s.persistedConds, xpv2.TypeReady); before != nil &&
 		before.Status == after.Status && before.Reason == after.Reason {
+		return xpv2.Condition{}, false
+	}
+	return *after, true
+}
+
+// rememberUnheard keeps the Ready transition of a write that failed in a
+// way that may still have stored it, for a later reconcile to announce.
+func (s *Session) rememberUnheard(err error) {
+	if s.unheard == nil || !ambiguous(err) {
+		return
+	}
+	if after, ok := s.readyTransition(); ok {
+		s.unheard.remember(s.obj.GetUID(), s.before.GetResourceVersion(), after)
+	}
+}
+
+// forgetUnheard drops an unheard write of the object: this write's outcome
+// is known, and it announces its own transition.
+func (s *Session) forgetUnheard() {
+	if s.unheard != nil {
+		s.unheard.forget(s.obj.GetUID())
+	}
+}
+
+// announce emits the Event of a persisted Ready transition to after, with
+// conds the conditions stored beside it.
+func (s *Session) announce(after xpv2.Condition, conds []xpv2.Condition) {
+	if s.recorder == nil {
 		return
 	}
 	eventType := corev1.EventTypeNormal

@@ -1,0 +1,274 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+)
+
+// The provider's real binary, built once per test process: the kill and
+// disk faults need a process of their own to kill or to confine.
+var providerBinary = struct {
+	once sync.Once
+	path string
+	err  error
+}{}
+
+// buildProvider builds ./cmd/provider, once per test process, into a
+// temporary directory of its own (the binary outlives any one test).
+func buildProvider(t *testing.T) string {
+	t.Helper()
+	providerBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "provider-git-bin-")
+		if err != nil {
+			providerBinary.err = err
+			return
+		}
+		providerBinary.path = filepath.Join(dir, "provider")
+		out, err := exec.Command("go", "build", "-o", providerBinary.path, "github.com/crossplane-contrib/provider-git/cmd/provider").CombinedOutput()
+		if err != nil {
+			providerBinary.err = fmt.Errorf("go build ./cmd/provider: %w\n%s", err, out)
+		}
+	})
+	if providerBinary.err != nil {
+		t.Fatal(providerBinary.err)
+	}
+	return providerBinary.path
+}
+
+// binaryProvider is one run of the provider binary.
+type binaryProvider struct {
+	cmd *exec.Cmd
+	log string
+	// exited is closed once the process is gone.
+	exited chan struct{}
+}
+
+// kubeconfigFile writes a kubeconfig for the control plane.
+func kubeconfigFile(t *testing.T) string {
+	t.Helper()
+	kc, err := cp.KubeconfigFor("provider-binary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startBinary runs the provider binary with its cache in cacheDir; wrap,
+// when given, prefixes the command (to confine it). Its log goes to a file
+// that a failing test prints.
+func startBinary(t *testing.T, kubeconfig, cacheDir string, wrap ...string) *binaryProvider {
+	t.Helper()
+	args := []string{
+		"--poll=2s", "--allow-insecure-remotes", "--cache-dir=" + cacheDir, "--max-reconcile-rate=50",
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
+	}
+	argv := append(append([]string(nil), wrap...), buildProvider(t))
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	logf, err := os.CreateTemp(t.TempDir(), "provider-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = logf.Close() // the child holds its own descriptor
+	p := &binaryProvider{cmd: cmd, log: logf.Name(), exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait() // killed: the exit status says nothing
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			if b, err := os.ReadFile(p.log); err == nil && len(b) > 0 {
+				tail := b[max(0, len(b)-4096):]
+				t.Logf("provider log (tail) %s:\n%s", p.log, tail)
+			}
+		}
+	})
+	return p
+}
+
+// kill sends SIGKILL and waits until the process is gone.
+func (p *binaryProvider) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+	}
+}
+
+// TestFaultProviderKilled: the provider binary is killed with SIGKILL at
+// random points of a burst of Files and CommitRequests, 20 times in a row,
+// restarted each time alternately on its cache directory and on an empty
+// one. Every change lands exactly once.
+func TestFaultProviderKilled(t *testing.T) {
+	const (
+		kills  = 20
+		nFiles = 500
+		nCRs   = 20
+	)
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("FAULT_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed = v
+	}
+	t.Logf("FAULT_SEED=%d", seed)
+	rnd := rand.New(rand.NewPCG(seed, 0))
+	kubeconfig := kubeconfigFile(t)
+	buildProvider(t)
+	f := newFixture(t)
+	setWindow(t, f, window)
+	cache := t.TempDir()
+
+	// The burst is created while the first lives run, so kills land
+	// during creation too.
+	files := make([]*v1alpha1.File, nFiles)
+	crs := make([]*v1alpha1.CommitRequest, nCRs)
+	for i := range files {
+		files[i] = newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
+	}
+	for i := range crs {
+		crs[i] = newCommitRequest(f, fmt.Sprintf("cr-%02d", i), fmt.Sprintf("Release %d", i),
+			v1alpha1.CommitFile{Path: fmt.Sprintf("releases/%02d.txt", i), Content: ptr.To(fmt.Sprintf("%d\n", i))})
+	}
+	created := make(chan error, 1)
+	go func() {
+		for i := range files {
+			if err := cp.Client.Create(context.Background(), files[i]); err != nil {
+				created <- err
+				return
+			}
+			if i%(nFiles/nCRs) == 0 {
+				if err := cp.Client.Create(context.Background(), crs[i/(nFiles/nCRs)]); err != nil {
+					created <- err
+					return
+				}
+			}
+		}
+		created <- nil
+	}()
+
+	posts0 := httpGit.Counts().ReceivePackPosts
+	midBurst := 0
+	for k := range kills {
+		dir := cache
+		if k%2 == 1 {
+			dir = t.TempDir() // without its cache: a new pod, say
+		}
+		p := startBinary(t, kubeconfig, dir)
+		<-time.After(time.Duration(500+rnd.IntN(2000)) * time.Millisecond)
+		p.kill()
+		if pending := notReady(t, f.ns); pending > 0 {
+			midBurst++
+		}
+	}
+	if err := <-created; err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	p := startBinary(t, kubeconfig, cache)
+	eventually(t, 3*time.Minute, func() error {
+		if n := notReady(t, f.ns); n > 0 {
+			return fmt.Errorf("%d resources not Ready yet", n)
+		}
+		return nil
+	})
+	converge := time.Since(start)
+	p.kill()
+
+	tree := f.files(t, "main")
+	counts := f.commitCounts(t, "main")
+	lost, dup := 0, 0
+	check := func(kind, name, uid string, ok bool) {
+		switch got := counts[uid]; {
+		case got == 0 || !ok:
+			lost++
+			t.Errorf("%s %s is carried by %d commits (content in place: %t), want exactly 1", kind, name, got, ok)
+		case got > 1:
+			dup++
+			t.Errorf("%s %s is carried by %d commits, want exactly 1", kind, name, got)
+		}
+	}
+	for _, fl := range files {
+		check("File", fl.Name, string(fl.UID), tree[fl.Spec.ForProvider.Path] == *fl.Spec.ForProvider.Content)
+	}
+	for _, cr := range crs {
+		fc := cr.Spec.ForProvider.Files[0]
+		check("CommitRequest", cr.Name, string(cr.UID), tree[fc.Path] == *fc.Content)
+	}
+	figure(t, "provider-sigkill", httpGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
+		fmt.Sprintf(" kills=%d kills-mid-burst=%d files=%d commitrequests=%d commits=%d", kills, midBurst, nFiles, nCRs, len(f.repo.Log(t, "main"))))
+	if midBurst < kills/2 {
+		t.Errorf("only %d of %d kills came while resources were still converging: the burst is too small to test anything", midBurst, kills)
+	}
+}
+
+// notReady counts the Files and CommitRequests of ns that are not Ready.
+func notReady(t *testing.T, ns string) int {
+	t.Helper()
+	ctx := context.Background()
+	fl := &v1alpha1.FileList{}
+	crl := &v1alpha1.CommitRequestList{}
+	if err := cp.Client.List(ctx, fl, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.Client.List(ctx, crl, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range fl.Items {
+		if fl.Items[i].GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+			n++
+		}
+	}
+	for i := range crl.Items {
+		if crl.Items[i].GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+			n++
+		}
+	}
+	return n
+}

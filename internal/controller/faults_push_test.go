@@ -1,0 +1,341 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// pusher is someone else pushing to the branch the provider writes: its own
+// clone, the git CLI, a commit every 100ms, a rebase whenever it lost a race.
+type pusher struct {
+	id     int
+	dir    string
+	landed []string // commits it pushed, as they landed
+	errs   []error
+}
+
+func newPusher(t *testing.T, f *fixture, id int) *pusher {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	url := testenv.AuthURL(httpGit.RepoURL(filepath.Base(f.repo.Dir)), gitUser, gitToken)
+	if _, err := testenv.Git("", nil, "clone", "-q", url, dir); err != nil {
+		t.Fatal(err)
+	}
+	return &pusher{id: id, dir: dir}
+}
+
+// run commits and pushes until stop is closed; each commit adds a file of
+// its own, so any commit lost on the way shows as a missing file.
+func (p *pusher) run(stop <-chan struct{}) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for k := 0; ; k++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		if err := p.commitAndPush(k); err != nil {
+			p.errs = append(p.errs, err)
+			return
+		}
+	}
+}
+
+func (p *pusher) commitAndPush(k int) error {
+	name := fmt.Sprintf("ext/p%d/%04d.txt", p.id, k)
+	if err := os.MkdirAll(filepath.Join(p.dir, filepath.Dir(name)), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, name), []byte(name+"\n"), 0o644); err != nil {
+		return err
+	}
+	if _, err := testenv.Git(p.dir, nil, "add", name); err != nil {
+		return err
+	}
+	if _, err := testenv.Git(p.dir, nil, "commit", "-q", "-m", "external "+name); err != nil {
+		return err
+	}
+	// A lost race is rebased and pushed again, as a person or a CI job
+	// would; never forced.
+	for attempt := 0; attempt < 50; attempt++ {
+		if _, err := testenv.Git(p.dir, nil, "push", "-q", "origin", "HEAD:main"); err == nil {
+			sha, err := testenv.Git(p.dir, nil, "rev-parse", "HEAD")
+			if err != nil {
+				return err
+			}
+			p.landed = append(p.landed, strings.TrimSpace(sha))
+			return nil
+		}
+		if _, err := testenv.Git(p.dir, nil, "pull", "-q", "--rebase", "origin", "main"); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("pusher %d: %s never landed", p.id, name)
+}
+
+// TestFaultExternalPushersRace: three other pushers commit to main every
+// 100ms while 60 Files and 3 CommitRequests land on it. No one's commit is
+// lost, nothing is forced (every update of the branch, as its reflog
+// records it, and every head sampled meanwhile is an ancestor of the final
+// head), and every resource converges with its change in exactly one commit.
+func TestFaultExternalPushersRace(t *testing.T) {
+	const (
+		nFiles   = 60
+		nCRs     = 3
+		nPushers = 3
+	)
+	startProvider(t, "")
+	f := newFixture(t)
+	pushers := make([]*pusher, nPushers)
+	for i := range pushers {
+		pushers[i] = newPusher(t, f, i)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range pushers {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.run(stop) }()
+	}
+	// Heads as an observer of the server sees them.
+	heads := map[string]bool{}
+	var hmu sync.Mutex
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if h, err := f.repo.BareRepo.Head("main"); err == nil && h != "" {
+				hmu.Lock()
+				heads[h] = true
+				hmu.Unlock()
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	stopped := false
+	halt := func() {
+		if !stopped {
+			stopped = true
+			close(stop)
+			wg.Wait()
+		}
+	}
+	t.Cleanup(halt)
+
+	start := time.Now()
+	files := make([]*v1alpha1.File, nFiles)
+	for i := range files {
+		files[i] = newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		create(t, files[i])
+		if i%10 == 9 {
+			// Bursts a commit window apart, so the provider pushes many
+			// times into the others' stream.
+			<-time.After(window)
+		}
+	}
+	crs := make([]*v1alpha1.CommitRequest, nCRs)
+	for i := range crs {
+		crs[i] = newCommitRequest(f, fmt.Sprintf("cr-%d", i), fmt.Sprintf("Release %d", i),
+			v1alpha1.CommitFile{Path: fmt.Sprintf("releases/%d.txt", i), Content: ptr.To(fmt.Sprintf("%d\n", i))})
+		create(t, crs[i])
+	}
+	for _, fl := range files {
+		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+	}
+	for _, cr := range crs {
+		waitFor(t, 2*time.Minute, cr, readyAndCurrent(t, cr))
+	}
+	converge := time.Since(start)
+	halt()
+	writesLanded(t)
+
+	final := f.repo.Head(t, "main")
+	tree := f.files(t, "main")
+	landed := 0
+	for _, p := range pushers {
+		for _, e := range p.errs {
+			t.Errorf("pusher %d: %v", p.id, e)
+		}
+		for _, c := range p.landed {
+			landed++
+			if !f.repo.IsAncestor(t, c, final) {
+				t.Errorf("pusher %d's commit %s is not in the final history: lost", p.id, c)
+			}
+		}
+	}
+	for k, v := range tree {
+		if strings.HasPrefix(k, "ext/") && v != k+"\n" {
+			t.Errorf("%s holds %q", k, v)
+		}
+	}
+	lost, dup := 0, 0
+	for _, p := range pushers {
+		for k := range p.landed {
+			name := fmt.Sprintf("ext/p%d/%04d.txt", p.id, k)
+			if _, ok := tree[name]; !ok {
+				lost++
+				t.Errorf("%s, pushed by pusher %d, is missing from the final tree", name, p.id)
+			}
+		}
+	}
+	counts := f.commitCounts(t, "main")
+	var objs []client.Object
+	for _, fl := range files {
+		objs = append(objs, fl)
+	}
+	for _, cr := range crs {
+		objs = append(objs, cr)
+	}
+	for _, o := range objs {
+		switch got := counts[string(o.GetUID())]; {
+		case got == 0:
+			lost++
+			t.Errorf("%s is carried by no commit", o.GetName())
+		case got > 1:
+			dup++
+			t.Errorf("%s is carried by %d commits, want 1", o.GetName(), got)
+		}
+	}
+	for _, fl := range files {
+		if got := tree[fl.Spec.ForProvider.Path]; got != *fl.Spec.ForProvider.Content {
+			lost++
+			t.Errorf("%s holds %q, want %q", fl.Spec.ForProvider.Path, got, *fl.Spec.ForProvider.Content)
+		}
+	}
+	// Never forced: each update of the branch was a fast-forward, and
+	// every head anyone saw is in the final history.
+	forced := 0
+	reflog := f.repo.Reflog(t, "main")
+	for _, u := range reflog {
+		if !isZero(u.Old) && !f.repo.IsAncestor(t, u.Old, u.New) {
+			forced++
+			t.Errorf("main moved from %s to %s without a fast-forward", u.Old, u.New)
+		}
+	}
+	hmu.Lock()
+	for h := range heads {
+		if !f.repo.IsAncestor(t, h, final) {
+			forced++
+			t.Errorf("head %s, seen on the server, is not an ancestor of the final head", h)
+		}
+	}
+	observed := len(heads)
+	hmu.Unlock()
+	figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
+		fmt.Sprintf(" external-commits=%d heads-observed=%d forced=%d", landed, observed, forced))
+	if landed < nPushers {
+		t.Errorf("the pushers landed %d commits while the resources converged: no race took place", landed)
+	}
+}
+
+// TestFaultPushRefusedForOneChange: a pre-receive hook refuses any push
+// that touches one path. Twenty Files created at once go out in one batch;
+// only the File at that path is Stalled (PushRejected, with the hook's own
+// words), and the other nineteen land, each in exactly one commit.
+func TestFaultPushRefusedForOneChange(t *testing.T) {
+	const (
+		n        = 20
+		refused  = 7
+		hookWord = "protected by policy"
+	)
+	startProvider(t, "")
+	f := newFixture(t)
+	protected := fmt.Sprintf("apps/f-%02d.yaml", refused)
+	f.repo.SetHook(t, "pre-receive", fmt.Sprintf(`#!/bin/sh
+while read old new ref; do
+  if git diff --name-only "$old" "$new" | grep -qx '%s'; then
+    echo "%s is %s" >&2
+    exit 1
+  fi
+done
+exit 0
+`, protected, protected, hookWord))
+	ks := watchKstatus(t, f.ns)
+	posts0 := httpGit.Counts().ReceivePackPosts
+	start := time.Now()
+	files := make([]*v1alpha1.File, n)
+	for i := range files {
+		files[i] = newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		create(t, files[i])
+	}
+	for i, fl := range files {
+		if i == refused {
+			waitFor(t, time.Minute, fl, stalledWith(t, fl, "PushRejected"))
+			continue
+		}
+		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	}
+	converge := time.Since(start)
+	writesLanded(t)
+	ks.end()
+	c := files[refused].GetCondition(xpv2.TypeReady)
+	t.Logf("the refused File: %s: %s", c.Reason, c.Message)
+	if !strings.Contains(c.Message, hookWord) {
+		t.Errorf("the refused File's Ready message does not carry the server's words %q: %q", hookWord, c.Message)
+	}
+	ks.mu.Lock()
+	for name, msg := range ks.failed {
+		if name != files[refused].Name {
+			t.Errorf("File %s, whose path the hook allows, was Failed: %s", name, msg)
+		}
+	}
+	ks.mu.Unlock()
+	counts := f.commitCounts(t, "main")
+	lost, dup := 0, 0
+	for i, fl := range files {
+		want := 1
+		if i == refused {
+			want = 0
+		}
+		got := counts[string(fl.UID)]
+		switch {
+		case got < want:
+			lost++
+		case got > want:
+			dup++
+		}
+		if got != want {
+			t.Errorf("File %s is carried by %d commits, want %d", fl.Name, got, want)
+		}
+	}
+	if _, ok := f.files(t, "main")[protected]; ok {
+		t.Errorf("%s reached the branch although the hook refuses it", protected)
+	}
+	figure(t, "push-refused-one-path", httpGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
+}
+
+func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }
