@@ -256,7 +256,11 @@ func (pl *planner) flush() error {
 	for k, i := range group {
 		changes[k] = pl.ops[i].change
 	}
-	ch, err := storeObject(pl.st, pl.w.commit(changes, th, p.head))
+	c := pl.w.commit(changes, th, p.head)
+	if err := signCommit(pl.w.repo.signer, c); err != nil {
+		return err
+	}
+	ch, err := storeObject(pl.st, c)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,8 @@ type Remote struct {
 	URL string
 	// Auth is nil for anonymous access, else *BasicAuth or *SSHAuth.
 	Auth Auth
+	// Signer, when set, signs every commit made through this remote.
+	Signer Signer
 }
 
 // Auth is a credential for a Remote: *BasicAuth or *SSHAuth.
@@ -101,6 +103,9 @@ func (r Remote) identity(key []byte) string {
 	add(r.URL)
 	if r.Auth != nil {
 		r.Auth.fingerprint(add)
+	}
+	if r.Signer != nil {
+		add("signer", r.Signer.PublicKey())
 	}
 	return hex.EncodeToString(m.Sum(nil))[:32]
 }

@@ -77,6 +77,8 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 	id    string
+	// signer signs every commit this clone makes; nil: unsigned.
+	signer Signer
 
 	// mu guards st, pushedAt, announced, unreferenced and empty (see Locking
 	// above).
@@ -161,7 +163,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
 	repo := &Repository{
-		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir),
+		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer,
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
 		announced: map[string]plumbing.Hash{},
 	}
