@@ -104,9 +104,9 @@ func TestNewSSHSignerRefusesOtherKeys(t *testing.T) {
 		key    []byte
 		want   string
 	}{
-		"ECDSA": {reason: "Only ed25519 keys sign.", key: ecdsaPEM, want: errSigningKeyType},
+		"ECDSA":   {reason: "Only ed25519 keys sign.", key: ecdsaPEM, want: errSigningKeyType},
 		"Garbage": {reason: "Unreadable bytes are refused without echoing them.", key: []byte("not-a-key-SECRET"), want: errSigningKeyParse},
-		"Empty": {reason: "An empty key is unreadable.", key: nil, want: errSigningKeyParse},
+		"Empty":   {reason: "An empty key is unreadable.", key: nil, want: errSigningKeyParse},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
