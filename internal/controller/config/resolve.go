@@ -141,6 +141,9 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if c.Window < 0 || c.Window > MaxWindow {
 		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errWindow))
 	}
+	if c.Remote.Signer, err = r.signer(ctx, v.signing); err != nil {
+		return nil, err
+	}
 	ssh := t == transportSSH
 	if v.source != xpv2.CredentialsSourceSecret || v.secret == nil {
 		if ssh {
