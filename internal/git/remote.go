@@ -57,9 +57,12 @@ type Remote struct {
 	Auth Auth
 	// Signer, when set, signs every commit made through this remote.
 	Signer Signer
+	// CABundle holds PEM certificates trusted for an HTTPS server besides
+	// the system's roots: a forge behind a private CA.
+	CABundle []byte
 }
 
-// Auth is a credential for a Remote: *BasicAuth or *SSHAuth.
+// Auth is a credential for a Remote: *BasicAuth, *BearerAuth or *SSHAuth.
 type Auth interface {
 	// fingerprint feeds the secret material into h, so a Remote's cache
 	// identity changes when its credentials do.
@@ -106,6 +109,9 @@ func (r Remote) identity(key []byte) string {
 	}
 	if r.Signer != nil {
 		add("signer", r.Signer.PublicKey())
+	}
+	if len(r.CABundle) > 0 {
+		add("ca", string(r.CABundle))
 	}
 	return hex.EncodeToString(m.Sum(nil))[:32]
 }
@@ -158,6 +164,11 @@ func connect(r Remote, tmpDir string) (*connection, error) {
 			return nil, newError(KindInvalid, errAuthScheme)
 		}
 		c.auth = &githttp.BasicAuth{Username: a.Username, Password: a.Password}
+	case *BearerAuth:
+		if ep.Protocol != "http" && ep.Protocol != "https" {
+			return nil, newError(KindInvalid, errAuthScheme)
+		}
+		c.auth = &githttp.TokenAuth{Token: a.Token}
 	case *SSHAuth:
 		if ep.Protocol != "ssh" {
 			return nil, newError(KindInvalid, errAuthScheme)

@@ -53,7 +53,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -147,7 +146,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := client.NewClient(conn.ep)
+	tr, err := newTransport(conn.ep, r, c.opts.Proxy)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}
 	}
