@@ -49,8 +49,6 @@ const (
 	errGetSecret      = "cannot get credentials Secret"
 	errMissingKey     = "credentials Secret has no key"
 	errInsecure       = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
-	errSSHNeedsKey    = "an SSH URL needs a private key and known_hosts in the credentials Secret"
-	errHTTPSNeedsPass = "an HTTPS URL needs a password or token in the credentials Secret"
 	errNoneOverSSH    = "credentials.source None works only for HTTPS; SSH always authenticates"
 	errWindow         = "commit.window must be a duration between 0s and 30s"
 )
@@ -156,30 +154,9 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
 	}
-	value := func(key, fallback string) []byte {
-		if key == "" {
-			key = fallback
-		}
-		return s.Data[key]
+	if err := credentialsFrom(s, ref.keys, ssh, &c.Remote); err != nil {
+		return nil, err
 	}
-	if ssh {
-		key, known := value(ref.keys.SSHPrivateKeyKey, "identity"), value(ref.keys.KnownHostsKey, "known_hosts")
-		if len(key) == 0 || len(known) == 0 {
-			return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errSSHNeedsKey))
-		}
-		c.Remote.Auth = &git.SSHAuth{PrivateKey: key, KnownHosts: known}
-		return c, nil
-	}
-	pass := value(ref.keys.PasswordKey, "password")
-	if len(pass) == 0 {
-		return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errHTTPSNeedsPass))
-	}
-	user := string(value(ref.keys.UsernameKey, "username"))
-	if user == "" {
-		// Forges accept any username with a token; git's own default.
-		user = "git"
-	}
-	c.Remote.Auth = &git.BasicAuth{Username: user, Password: string(pass)}
 	return c, nil
 }
 
