@@ -44,13 +44,13 @@ const (
 )
 
 const (
-	errNoRef          = "managed resource has no providerConfigRef"
-	errUnknownKind    = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
-	errGetSecret      = "cannot get credentials Secret"
-	errMissingKey     = "credentials Secret has no key"
-	errInsecure       = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
-	errNoneOverSSH    = "credentials.source None works only for HTTPS; SSH always authenticates"
-	errWindow         = "commit.window must be a duration between 0s and 30s"
+	errNoRef       = "managed resource has no providerConfigRef"
+	errUnknownKind = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
+	errGetSecret   = "cannot get credentials Secret"
+	errMissingKey  = "credentials Secret has no key"
+	errInsecure    = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
+	errNoneOverSSH = "credentials.source None works only for HTTPS; SSH always authenticates"
+	errWindow      = "commit.window must be a duration between 0s and 30s"
 )
 
 // DefaultAuthor signs commits when a configuration names no author.
