@@ -49,7 +49,11 @@ func (a *BearerAuth) fingerprint(h func(...string)) { h("bearer", a.Token) }
 // and it keeps its connections across fetches and pushes (go-git, given a
 // CA bundle on the endpoint, builds a new transport, so new connections,
 // for every session). Other protocols use go-git's.
-func newTransport(ep *transport.Endpoint, r Remote, proxy func(*http.Request) (*url.URL, error)) (transport.Transport, error) {
+//
+// A GitHub App's token requests go through the same client: a GitHub
+// Enterprise server behind a private CA or a proxy serves its API there too.
+func newTransport(conn *connection, r Remote, opts Options) (transport.Transport, error) {
+	ep, proxy := conn.ep, opts.Proxy
 	if ep.Protocol != "http" && ep.Protocol != "https" {
 		if len(r.CABundle) > 0 {
 			return nil, newError(KindInvalid, errCAOverHTTP)
@@ -85,7 +89,11 @@ func newTransport(ep *transport.Endpoint, r Remote, proxy func(*http.Request) (*
 		}
 		t.TLSClientConfig.RootCAs = roots
 	}
-	return githttp.NewClient(&http.Client{Transport: t}), nil
+	hc := &http.Client{Transport: t}
+	if conn.app != nil {
+		conn.app.client, conn.app.now = hc, opts.now
+	}
+	return githttp.NewClient(hc), nil
 }
 
 // ProxyFromEnvironment returns the proxy choice HTTPS_PROXY, HTTP_PROXY and

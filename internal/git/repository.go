@@ -146,7 +146,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := newTransport(conn.ep, r, c.opts.Proxy)
+	tr, err := newTransport(conn, r, c.opts)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}
 	}

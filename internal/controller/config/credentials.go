@@ -17,6 +17,8 @@ limitations under the License.
 package config
 
 import (
+	"strings"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 
@@ -29,6 +31,8 @@ const (
 	errSSHNeedsKey    = "an SSH URL needs a private key and known_hosts in the credentials Secret"
 	errHTTPSNeedsPass = "an HTTPS URL needs a password, token or bearer token in the credentials Secret"
 	errCAOverSSH      = "a CA bundle (caFile, ca.crt) applies to HTTPS URLs only"
+	errAppOverSSH     = "GitHub App credentials (githubAppID) apply to HTTPS URLs only"
+	errAppInsecureAPI = "the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes"
 )
 
 // Secret keys read besides CredentialKeys, so a Secret written for Flux,
@@ -42,11 +46,16 @@ var (
 	caKeys = []string{"caFile", "ca.crt"}
 	// bearerKeys: Flux's bearerToken.
 	bearerKeys = []string{"bearerToken"}
+	// GitHub App keys, the same in Flux and Argo CD but for the API URL.
+	appIDKey, appInstallationKey, appPrivateKeyKey = "githubAppID", "githubAppInstallationID", "githubAppPrivateKey"
+	// appAPIKeys: Flux's githubAppBaseURL, Argo CD's githubAppEnterpriseBaseUrl.
+	appAPIKeys = []string{"githubAppBaseURL", "githubAppEnterpriseBaseUrl"}
 )
 
 // credentialsFrom reads the credentials remote's URL needs from s. Errors
 // name keys, never values.
-func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh bool, remote *git.Remote) error {
+// allowInsecure accepts an http:// GitHub API URL (tests only).
+func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowInsecure bool, remote *git.Remote) error {
 	value := func(key, fallback string, aliases ...string) []byte {
 		if key == "" {
 			key = fallback
@@ -62,9 +71,13 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh bool, r
 		return nil
 	}
 	ca := value("", caKeys[0], caKeys[1:]...)
+	app := len(s.Data[appIDKey]) > 0
 	if ssh {
 		if len(ca) > 0 {
 			return managed.Stalled(ReasonSecretMalformed, errors.New(errCAOverSSH))
+		}
+		if app {
+			return managed.Stalled(ReasonSecretMalformed, errors.New(errAppOverSSH))
 		}
 		key, known := value(keys.SSHPrivateKeyKey, "identity", sshKeyAliases...), value(keys.KnownHostsKey, "known_hosts")
 		if len(key) == 0 || len(known) == 0 {
@@ -74,6 +87,15 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh bool, r
 		return nil
 	}
 	remote.CABundle = ca
+	if app {
+		api := string(value("", appAPIKeys[0], appAPIKeys[1:]...))
+		if strings.HasPrefix(api, "http://") && !allowInsecure {
+			return managed.Stalled(ReasonInsecureRemote, errors.New(errAppInsecureAPI))
+		}
+		remote.Auth = &git.GitHubAppAuth{AppID: string(s.Data[appIDKey]), InstallationID: string(s.Data[appInstallationKey]),
+			PrivateKey: s.Data[appPrivateKeyKey], APIURL: api}
+		return nil
+	}
 	pass := value(keys.PasswordKey, "password")
 	if len(pass) == 0 {
 		if token := value("", bearerKeys[0]); len(token) > 0 {

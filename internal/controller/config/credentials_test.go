@@ -98,6 +98,32 @@ func TestCredentialsFrom(t *testing.T) {
 			ssh:    true,
 			want:   want{reason: string(ReasonSecretMalformed)},
 		},
+		"FluxGitHubApp": {
+			reason: "Flux's GitHub App keys, with a GitHub Enterprise API URL.",
+			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM",
+				"githubAppBaseURL": "https://ghe.example.org/api/v3"},
+			keys: defaults,
+			want: want{remote: git.Remote{Auth: &git.GitHubAppAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+		},
+		"ArgoGitHubApp": {
+			reason: "Argo CD's GitHub App keys: its enterprise URL key, github.com without it.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "https://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.GitHubAppAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+		},
+		"GitHubAppInsecureAPI": {
+			reason: "The App's JWT never goes over http:// outside tests.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "http://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{reason: string(ReasonInsecureRemote)},
+		},
+		"GitHubAppOverSSH": {
+			reason: "A GitHub App authenticates HTTPS only.",
+			data:   map[string]string{"githubAppID": "1", "identity": "KEY", "known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{reason: string(ReasonSecretMalformed)},
+		},
 		"NothingForHTTPS": {
 			reason: "An HTTPS Secret with a username only is malformed.",
 			data:   map[string]string{"username": "u"},
@@ -108,7 +134,7 @@ func TestCredentialsFrom(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got want
-			err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, &got.remote)
+			err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, false, &got.remote)
 			if err != nil {
 				r, _ := managed.StalledReason(err)
 				got = want{reason: string(r)}

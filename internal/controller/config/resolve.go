@@ -154,7 +154,7 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
 	}
-	if err := credentialsFrom(s, ref.keys, ssh, &c.Remote); err != nil {
+	if err := credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
 	}
 	return c, nil
