@@ -207,6 +207,15 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	if head := f.repo.Head(t, "main"); f.repo.VerifyCommit(t, head, pub) != nil {
 		t.Errorf("the commit after the restart %s does not verify with the key published before it", head[:7])
 	}
+	// A forge verifies a signature against the committer's account: the
+	// configuration's author, not the provider's default identity.
+	ce, err := testenv.Git(f.repo.Dir, nil, "log", "-1", "--format=%ce", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("e2e@example.org", strings.TrimSpace(ce)); diff != "" {
+		t.Errorf("committer of a signed commit: -want, +got:\n%s", diff)
+	}
 }
 
 // TestUnusableSigningKeyPushesNothing: a signing key that is not ed25519, or

@@ -343,10 +343,16 @@ func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.C
 	if author == (Signature{}) {
 		author = opts.Committer
 	}
+	committer := opts.Committer
+	if w.repo.signer != nil {
+		// Forges show a signed commit as verified when the key belongs to
+		// the committer: the configuration's identity, which owns the key.
+		committer = author
+	}
 	now := time.Now()
 	return &object.Commit{
 		Author:       object.Signature{Name: author.Name, Email: author.Email, When: now},
-		Committer:    object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: now},
+		Committer:    object.Signature{Name: committer.Name, Email: committer.Email, When: now},
 		Message:      commitMessage(changes),
 		TreeHash:     tree,
 		ParentHashes: parents(parent),
