@@ -76,11 +76,11 @@ const (
 	appReplyLimit = 1 << 20
 )
 
-// GitHubAppAuth authenticates over HTTPS as an installation of a GitHub
-// App: the engine mints a JWT with the App's private key, exchanges it for
+// AppInstallationAuth authenticates over HTTPS as an installation of a
+// GitHub App: the engine mints a JWT with the App's private key, exchanges it for
 // an installation token, and uses that as the password of x-access-token.
 // Tokens are reused until shortly before they expire.
-type GitHubAppAuth struct {
+type AppInstallationAuth struct {
 	AppID          string
 	InstallationID string
 	// PrivateKey is the App's RSA private key in PEM.
@@ -89,7 +89,7 @@ type GitHubAppAuth struct {
 	APIURL string
 }
 
-func (a *GitHubAppAuth) fingerprint(h func(...string)) {
+func (a *AppInstallationAuth) fingerprint(h func(...string)) {
 	h("github-app", a.AppID, a.InstallationID, string(a.PrivateKey), a.APIURL)
 }
 
@@ -113,7 +113,7 @@ type appTokenCall struct {
 	err   error
 }
 
-func newAppTokens(a *GitHubAppAuth) (*appTokens, error) {
+func newAppTokens(a *AppInstallationAuth) (*appTokens, error) {
 	if a.AppID == "" || a.InstallationID == "" {
 		return nil, newError(KindInvalid, errAppIDs)
 	}

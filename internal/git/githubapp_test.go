@@ -136,7 +136,7 @@ func TestGitHubAppTokens(t *testing.T) {
 	root := t.TempDir()
 	repo := testenv.NewBareRepo(t, root, "repo.git", seed())
 	git := testenv.NewHTTPServer(t, root, appTokenUser, testAppToken)
-	remote := Remote{URL: git.RepoURL(repo.Name), Auth: &GitHubAppAuth{
+	remote := Remote{URL: git.RepoURL(repo.Name), Auth: &AppInstallationAuth{
 		AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}}
 	r, _ := newRepo(t, remote, withClock(clock), WithIdleTimeout(0))
 
@@ -196,19 +196,19 @@ func TestGitHubAppRefused(t *testing.T) {
 	s := httpServer(t)
 	cases := map[string]struct {
 		reason string
-		auth   *GitHubAppAuth
+		auth   *AppInstallationAuth
 		want   Kind
 	}{
 		"WrongKey": {reason: "GitHub refuses a JWT signed with another key: a human must fix the Secret.",
-			auth: &GitHubAppAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: otherPEM, APIURL: gh.URL + testEnterprisePath}, want: KindAuth},
+			auth: &AppInstallationAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: otherPEM, APIURL: gh.URL + testEnterprisePath}, want: KindAuth},
 		"WrongInstallation": {reason: "An installation GitHub does not know is refused.",
-			auth: &GitHubAppAuth{AppID: testAppID, InstallationID: "1", PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}, want: KindAuth},
+			auth: &AppInstallationAuth{AppID: testAppID, InstallationID: "1", PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}, want: KindAuth},
 		"NotAnRSAKey": {reason: "A key that is not RSA PEM is a configuration error.",
-			auth: &GitHubAppAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: []byte("SECRET-garbage"), APIURL: gh.URL}, want: KindInvalid},
+			auth: &AppInstallationAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: []byte("SECRET-garbage"), APIURL: gh.URL}, want: KindInvalid},
 		"NoInstallation": {reason: "Both IDs are needed.",
-			auth: &GitHubAppAuth{AppID: testAppID, PrivateKey: keyPEM}, want: KindInvalid},
+			auth: &AppInstallationAuth{AppID: testAppID, PrivateKey: keyPEM}, want: KindInvalid},
 		"BadAPIURL": {reason: "The API URL must be absolute.",
-			auth: &GitHubAppAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: "api.example.org"}, want: KindInvalid},
+			auth: &AppInstallationAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: "api.example.org"}, want: KindInvalid},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -146,7 +146,7 @@ func startConnectProxy(t *testing.T) *connectProxy {
 }
 
 func (p *connectProxy) serve(c net.Conn) {
-	defer c.Close() //nolint:errcheck // the tunnel is over either way
+	defer c.Close()
 	br := bufio.NewReader(c)
 	req, err := http.ReadRequest(br)
 	if err != nil || req.Method != http.MethodConnect {
@@ -161,7 +161,7 @@ func (p *connectProxy) serve(c net.Conn) {
 		_, _ = io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
 		return
 	}
-	defer up.Close() //nolint:errcheck // the tunnel is over either way
+	defer up.Close()
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}

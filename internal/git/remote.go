@@ -64,7 +64,7 @@ type Remote struct {
 }
 
 // Auth is a credential for a Remote: *BasicAuth, *BearerAuth,
-// *GitHubAppAuth or *SSHAuth.
+// *AppInstallationAuth or *SSHAuth.
 type Auth interface {
 	// fingerprint feeds the secret material into h, so a Remote's cache
 	// identity changes when its credentials do.
@@ -186,7 +186,7 @@ func connect(r Remote, tmpDir string) (*connection, error) {
 			return nil, newError(KindInvalid, errAuthScheme)
 		}
 		c.auth = &githttp.TokenAuth{Token: a.Token}
-	case *GitHubAppAuth:
+	case *AppInstallationAuth:
 		if ep.Protocol != "http" && ep.Protocol != "https" {
 			return nil, newError(KindInvalid, errAuthScheme)
 		}

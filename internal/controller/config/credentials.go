@@ -92,7 +92,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 		if strings.HasPrefix(api, "http://") && !allowInsecure {
 			return managed.Stalled(ReasonInsecureRemote, errors.New(errAppInsecureAPI))
 		}
-		remote.Auth = &git.GitHubAppAuth{AppID: string(s.Data[appIDKey]), InstallationID: string(s.Data[appInstallationKey]),
+		remote.Auth = &git.AppInstallationAuth{AppID: string(s.Data[appIDKey]), InstallationID: string(s.Data[appInstallationKey]),
 			PrivateKey: s.Data[appPrivateKeyKey], APIURL: api}
 		return nil
 	}

@@ -103,13 +103,13 @@ func TestCredentialsFrom(t *testing.T) {
 			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM",
 				"githubAppBaseURL": "https://ghe.example.org/api/v3"},
 			keys: defaults,
-			want: want{remote: git.Remote{Auth: &git.GitHubAppAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+			want: want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
 		},
 		"ArgoGitHubApp": {
 			reason: "Argo CD's GitHub App keys: its enterprise URL key, github.com without it.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "https://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.GitHubAppAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
 		},
 		"GitHubAppInsecureAPI": {
 			reason: "The App's JWT never goes over http:// outside tests.",

@@ -34,8 +34,8 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
-// ReasonSigningKeyInvalid: the signing key Secret exists but holds no
-// usable ed25519 private key. Nothing is committed until it does: an
+// ReasonSigningKeyInvalid marks a signing key Secret that exists but holds
+// no usable ed25519 private key. Nothing is committed until it does: an
 // unsigned commit would be worse than none.
 const ReasonSigningKeyInvalid xpv2.ConditionReason = "SigningKeyInvalid"
 
