@@ -23,11 +23,13 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
@@ -204,6 +206,43 @@ func TestEnsureSigningKey(t *testing.T) {
 				if err == nil {
 					t.Errorf("%s\na Secret was created", tc.reason)
 				}
+			}
+		})
+	}
+}
+
+func TestConfigsUsingSigningSecret(t *testing.T) {
+	objects := []client.Object{
+		signingPC("a", v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig"}}),
+		signingCPC(v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig", Namespace: "system"}}),
+	}
+	cases := map[string]struct {
+		reason string
+		kind   configKind
+		secret *corev1.Secret
+		want   []reconcile.Request
+	}{
+		"ProviderConfig": {
+			reason: "A fixed or generated signing key is checked at once, not at the next poll.",
+			kind:   providerConfig, secret: secret("a", "sig", nil),
+			want: []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "a", Name: "git"}}},
+		},
+		"ClusterProviderConfig": {
+			reason: "A ClusterProviderConfig's signing key lives in the namespace it names.",
+			kind:   clusterProviderConfig, secret: secret("system", "sig", nil),
+			want: []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "shared"}}},
+		},
+		"Unrelated": {
+			reason: "A Secret of the same name elsewhere is not the signing key.",
+			kind:   clusterProviderConfig, secret: secret("a", "sig", nil),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objects...).Build()
+			got := (&Reconciler{client: c, kind: tc.kind}).configsUsing(context.Background(), tc.secret)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nconfigsUsing: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
