@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -244,5 +245,34 @@ func TestSignerIsPartOfTheCloneIdentity(t *testing.T) {
 	}
 	if withA.identity(key) != withA2.identity(key) {
 		t.Error("the same key parsed twice gives two clones")
+	}
+}
+
+// BenchmarkCommitSigning is the cost signing adds to building a commit: the
+// unsigned encoding is the baseline, measured in the same run.
+func BenchmarkCommitSigning(b *testing.B) {
+	priv, _, err := GenerateSSHKey("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewSSHSigner(priv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &object.Commit{Message: "Apply 100 changes\n\n" + strings.Repeat("- File/ns/name: Update apps/x.yaml\n", 100),
+		Author: object.Signature{Name: "Bot", Email: "bot@example.org", When: time.Now()}}
+	c.Committer = c.Author
+	for name, signer := range map[string]Signer{"Unsigned": nil, "SSHEd25519": s} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				c.PGPSignature = ""
+				if err := signCommit(signer, c); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := storeObject(newOverlay(nil), c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
