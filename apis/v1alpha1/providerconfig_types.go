@@ -23,6 +23,7 @@ import (
 
 // ProviderConfigSpec says which repository to manage and how to reach it.
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || !has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is not allowed in a ProviderConfig: its signing key Secret is in its own namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (!has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || !has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must not name a namespace in a ProviderConfig: its Secrets are in its own namespace"
 type ProviderConfigSpec struct {
 	// URL of the repository: https://host/path, ssh://[user@]host[:port]/path, or
 	// scp-like user@host:path. http:// and file:// URLs are accepted here but
@@ -40,6 +41,11 @@ type ProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
+
+	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
+	// with SOPS to age recipients. Without it Secrets are refused.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
 }
 
 // CommitConfig configures the commits the provider makes.
@@ -205,6 +211,11 @@ type ProviderConfigStatus struct {
 	// spec.commit.signing is set and the key is readable.
 	// +optional
 	Signing *SigningStatus `json:"signing,omitempty"`
+
+	// Encryption publishes the age keys Secrets are encrypted to, when
+	// spec.encryption is set and its keys are readable.
+	// +optional
+	Encryption *EncryptionStatus `json:"encryption,omitempty"`
 }
 
 // SigningStatus publishes the signing key for users to register on their
@@ -244,6 +255,7 @@ type ProviderConfigList struct {
 // ClusterProviderConfigSpec is a ProviderConfigSpec whose Secret may live in
 // any namespace: only a cluster administrator can write one.
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is required in a ClusterProviderConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must name a namespace in a ClusterProviderConfig"
 type ClusterProviderConfigSpec struct {
 	// URL of the repository; see ProviderConfig.
 	// +kubebuilder:validation:MinLength=1
@@ -258,6 +270,11 @@ type ClusterProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
+
+	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
+	// with SOPS to age recipients. Without it Secrets are refused.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
 }
 
 // +kubebuilder:object:root=true

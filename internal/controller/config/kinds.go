@@ -114,6 +114,8 @@ type view struct {
 	commit v1alpha1.CommitConfig
 	// signing is nil when the configuration signs no commits.
 	signing *signingRef
+	// encryption is nil when the configuration refuses Secrets.
+	encryption *encryptionRef
 }
 
 type secretRef struct {
@@ -126,14 +128,14 @@ func viewOf(pc configObject) (view, error) {
 	switch o := pc.(type) {
 	case *v1alpha1.ProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
-			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true)}
+			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true), encryption: encryptionOf(o.Spec.Encryption, o.GetNamespace(), true)}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: o.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
 		}
 		return v, nil
 	case *v1alpha1.ClusterProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
-			signing: signingOf(o.Spec.Commit, "", false)}
+			signing: signingOf(o.Spec.Commit, "", false), encryption: encryptionOf(o.Spec.Encryption, "", false)}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
 		}

@@ -145,7 +145,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 		pc.SetUsers(users)
 	}
 
-	if !r.signingKey(ctx, pc, rd) {
+	if !r.signingKey(ctx, pc, rd) || !r.encryptionKeys(ctx, pc, rd) {
 		return retryInterval, false
 	}
 	conn, err := r.resolver.resolve(ctx, pc)

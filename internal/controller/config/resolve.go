@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -70,6 +71,9 @@ type Connection struct {
 	Remote git.Remote
 	Author git.Signature
 	Window time.Duration
+	// Keys encrypt Secrets written to the repository; nil: Secrets are
+	// refused.
+	Keys *encrypt.Keys
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -140,6 +144,9 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errWindow))
 	}
 	if c.Remote.Signer, err = r.signer(ctx, v.signing); err != nil {
+		return nil, err
+	}
+	if c.Keys, err = r.keys(ctx, v.encryption); err != nil {
 		return nil, err
 	}
 	ssh := t == transportSSH

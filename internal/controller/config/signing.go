@@ -155,7 +155,7 @@ func ensureSigningKey(ctx context.Context, c client.Client, ref *signingRef, own
 
 // reads reports whether resolving the configuration reads the Secret key.
 func (v view) reads(key types.NamespacedName) bool {
-	return (v.secret != nil && v.secret.key == key) || (v.signing != nil && v.signing.key == key)
+	return (v.secret != nil && v.secret.key == key) || (v.signing != nil && v.signing.key == key) || v.encryption.reads(key)
 }
 
 // publishSigning sets status.signing from the resolved signer: the public
