@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package encrypt writes Kubernetes manifests as SOPS documents encrypted to
 // age recipients, the form Flux's kustomize-controller and the sops tool
 // decrypt, and reads them back with the provider's own age identity. It

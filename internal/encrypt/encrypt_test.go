@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package encrypt
 
 import (
@@ -22,8 +21,8 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/getsops/sops/v3/decrypt"
+	"github.com/google/go-cmp/cmp"
 )
 
 const secretValue = "hunter2-correct-horse"
