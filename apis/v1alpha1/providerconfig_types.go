@@ -22,6 +22,8 @@ import (
 )
 
 // ProviderConfigSpec says which repository to manage and how to reach it.
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || !has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is not allowed in a ProviderConfig: its signing key Secret is in its own namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (!has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || !has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must not name a namespace in a ProviderConfig: its Secrets are in its own namespace"
 type ProviderConfigSpec struct {
 	// URL of the repository: https://host/path, ssh://[user@]host[:port]/path, or
 	// scp-like user@host:path. http:// and file:// URLs are accepted here but
@@ -39,6 +41,11 @@ type ProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
+
+	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
+	// with SOPS to age recipients. Without it Secrets are refused.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
 }
 
 // CommitConfig configures the commits the provider makes.
@@ -55,6 +62,46 @@ type CommitConfig struct {
 	// +kubebuilder:default="1s"
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('30s')",message="commit.window must be a duration between 0s and 30s"
 	Window *metav1.Duration `json:"window,omitempty"`
+
+	// Signing makes the provider sign every commit it makes with an SSH key,
+	// so a forge can show it as verified and branch protection can require
+	// it. The public key is published in status.signing.publicKey.
+	// +optional
+	Signing *CommitSigning `json:"signing,omitempty"`
+}
+
+// CommitSigning names the SSH key that signs the provider's commits.
+type CommitSigning struct {
+	// SecretRef names the Secret and the key in it that hold an unencrypted
+	// ed25519 private key in OpenSSH format.
+	SecretRef SigningKeySecretRef `json:"secretRef"`
+
+	// GenerateWhenMissing makes the provider create the Secret with a fresh
+	// ed25519 key (and its public key under <key>.pub) when it does not exist.
+	// An existing Secret is never changed.
+	// +optional
+	GenerateWhenMissing bool `json:"generateWhenMissing,omitempty"`
+}
+
+// SigningKeySecretRef names the Secret holding a signing key.
+type SigningKeySecretRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the Secret: required for a ClusterProviderConfig, not
+	// allowed for a ProviderConfig (whose Secret is in its own namespace).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+
+	// Key of the private key in the Secret.
+	// +optional
+	// +kubebuilder:default=identity
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
 }
 
 // CommitAuthor is the identity written into commits as author and committer.
@@ -159,6 +206,23 @@ type ProviderConfigStatus struct {
 	// ObservedGeneration is the metadata.generation this status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Signing describes the key that signs the provider's commits, when
+	// spec.commit.signing is set and the key is readable.
+	// +optional
+	Signing *SigningStatus `json:"signing,omitempty"`
+
+	// Encryption publishes the age keys Secrets are encrypted to, when
+	// spec.encryption is set and its keys are readable.
+	// +optional
+	Encryption *EncryptionStatus `json:"encryption,omitempty"`
+}
+
+// SigningStatus publishes the signing key for users to register on their
+// forge and in their allowed-signers file.
+type SigningStatus struct {
+	// PublicKey is the signing key's public half as an authorized_keys line.
+	PublicKey string `json:"publicKey"`
 }
 
 // +kubebuilder:object:root=true
@@ -190,6 +254,8 @@ type ProviderConfigList struct {
 
 // ClusterProviderConfigSpec is a ProviderConfigSpec whose Secret may live in
 // any namespace: only a cluster administrator can write one.
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is required in a ClusterProviderConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must name a namespace in a ClusterProviderConfig"
 type ClusterProviderConfigSpec struct {
 	// URL of the repository; see ProviderConfig.
 	// +kubebuilder:validation:MinLength=1
@@ -204,6 +270,11 @@ type ClusterProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
+
+	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
+	// with SOPS to age recipients. Without it Secrets are refused.
+	// +optional
+	Encryption *Encryption `json:"encryption,omitempty"`
 }
 
 // +kubebuilder:object:root=true

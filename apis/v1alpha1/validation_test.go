@@ -214,6 +214,26 @@ func TestProviderConfigValidation(t *testing.T) {
 			},
 			want: want{message: "commit.author.email must look like user@host"},
 		},
+		"Signing": {
+			reason: "A signing key Secret in the ProviderConfig's namespace, generated when missing.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.Commit.Signing = &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig"}, GenerateWhenMissing: true}
+			},
+		},
+		"SigningOtherNamespace": {
+			reason: "A ProviderConfig reads Secrets of its own namespace only.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.Commit.Signing = &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig", Namespace: "other"}}
+			},
+			want: want{message: "commit.signing.secretRef.namespace is not allowed in a ProviderConfig"},
+		},
+		"SigningBadKey": {
+			reason: "A Secret key must be a valid data key name.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.Commit.Signing = &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig", Key: "a/b"}}
+			},
+			want: want{message: "spec.commit.signing.secretRef.key"},
+		},
 	}
 	ns := namespace(t)
 	i := 0
@@ -233,6 +253,37 @@ func TestProviderConfigValidation(t *testing.T) {
 				t.Errorf("%s\nCreate: want accepted, got: %v", tc.reason, err)
 			case tc.want.message != "" && !strings.Contains(got, tc.want.message):
 				t.Errorf("%s\nCreate: want an error containing %q, got: %v", tc.reason, tc.want.message, err)
+			}
+		})
+	}
+}
+
+func TestClusterProviderConfigSigningNamespace(t *testing.T) {
+	cases := map[string]struct {
+		reason    string
+		namespace string
+		message   string
+	}{
+		"Named":   {reason: "A ClusterProviderConfig names its signing key Secret's namespace.", namespace: "crossplane-system"},
+		"Missing": {reason: "A ClusterProviderConfig has no namespace of its own to fall back on.", message: "commit.signing.secretRef.namespace is required in a ClusterProviderConfig"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := &v1alpha1.ClusterProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "signing-" + strings.ToLower(name)},
+				Spec: v1alpha1.ClusterProviderConfigSpec{
+					URL:         "https://git.example.org/platform/gitops.git",
+					Credentials: v1alpha1.ClusterProviderCredentials{Source: xpv2.CredentialsSourceNone},
+					Commit: v1alpha1.CommitConfig{Signing: &v1alpha1.CommitSigning{
+						SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig", Namespace: tc.namespace}}},
+				},
+			}
+			err := kube.Create(context.Background(), c)
+			switch {
+			case tc.message == "" && err != nil:
+				t.Errorf("%s\nCreate: want accepted, got: %v", tc.reason, err)
+			case tc.message != "" && (err == nil || !strings.Contains(err.Error(), tc.message)):
+				t.Errorf("%s\nCreate: want an error containing %q, got: %v", tc.reason, tc.message, err)
 			}
 		})
 	}

@@ -97,7 +97,11 @@ func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
 	defer r.end()
 	ctx, cancel := context.WithTimeout(ctx, r.cache.opts.FetchTimeout)
 	defer cancel()
-	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)
+	auth, err := r.conn.authMethod(ctx)
+	if err != nil {
+		return nil, errors.Wrap(err, errListRefs)
+	}
+	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
 		return nil, errors.Wrap(classify(err), errListRefs)
 	}

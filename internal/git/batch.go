@@ -258,7 +258,11 @@ func (pl *planner) flush() error {
 	for k, i := range group {
 		changes[k] = pl.ops[i].change
 	}
-	ch, err := storeObject(pl.st, pl.w.commit(changes, th, p.head))
+	c := pl.w.commit(changes, th, p.head)
+	if err := signCommit(pl.w.repo.signer, c); err != nil {
+		return err
+	}
+	ch, err := storeObject(pl.st, c)
 	if err != nil {
 		return err
 	}
@@ -341,10 +345,16 @@ func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.C
 	if author == (Signature{}) {
 		author = opts.Committer
 	}
+	committer := opts.Committer
+	if w.repo.signer != nil {
+		// Forges show a signed commit as verified when the key belongs to
+		// the committer: the configuration's identity, which owns the key.
+		committer = author
+	}
 	now := time.Now()
 	return &object.Commit{
 		Author:       object.Signature{Name: author.Name, Email: author.Email, When: now},
-		Committer:    object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: now},
+		Committer:    object.Signature{Name: committer.Name, Email: committer.Email, When: now},
 		Message:      commitMessage(changes),
 		TreeHash:     tree,
 		ParentHashes: parents(parent),

@@ -128,7 +128,11 @@ func (w *writer) firstCommit() (plumbing.Hash, []byte, error) {
 	}
 	opts := w.repo.cache.opts
 	sig := object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: time.Now()}
-	h, err := storeObject(st, &object.Commit{Author: sig, Committer: sig, Message: firstCommitMessage + "\n", TreeHash: th})
+	c := &object.Commit{Author: sig, Committer: sig, Message: firstCommitMessage + "\n", TreeHash: th}
+	if err := signCommit(w.repo.signer, c); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	h, err := storeObject(st, c)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}

@@ -22,6 +22,8 @@ package git
 import (
 	"context"
 	"crypto/rand"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -83,6 +85,9 @@ type Options struct {
 	// uses stays open; then it is closed and its directory removed. 0 keeps
 	// every clone.
 	IdleTimeout time.Duration
+	// Proxy chooses the proxy of an HTTP(S) request, as http.Transport's
+	// Proxy does; nil: ProxyFromEnvironment.
+	Proxy func(*http.Request) (*url.URL, error)
 
 	// now reads the clock idle eviction goes by; tests replace it.
 	now func() time.Time
@@ -98,6 +103,11 @@ type Option func(*Options)
 // WithCommitWindow sets how long a writer collects changes before it
 // commits them together.
 func WithCommitWindow(d time.Duration) Option { return func(o *Options) { o.CommitWindow = d } }
+
+// WithProxy sets how HTTP(S) requests choose their proxy (see Options.Proxy).
+func WithProxy(p func(*http.Request) (*url.URL, error)) Option {
+	return func(o *Options) { o.Proxy = p }
+}
 
 // WithIdleTimeout sets how long an unused clone stays open (0: forever).
 func WithIdleTimeout(d time.Duration) Option { return func(o *Options) { o.IdleTimeout = d } }

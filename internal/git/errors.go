@@ -18,6 +18,8 @@ package git
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"strings"
 
@@ -59,6 +61,10 @@ const (
 	// a start point that is not a commit SHA). Like KindPathConflict it is
 	// the asking resource's problem, never its repository's.
 	KindInvalidChange
+	// KindCertificate: the HTTPS server's certificate is not trusted (a
+	// private CA missing from the CA bundle, a wrong host name). Like a
+	// host key mismatch it fails closed until a human acts.
+	KindCertificate
 )
 
 // String names the kind; used in condition reasons and logs.
@@ -82,6 +88,8 @@ func (k Kind) String() string {
 		return "PathConflict"
 	case KindInvalidChange:
 		return "InvalidChange"
+	case KindCertificate:
+		return "CertificateUntrusted"
 	}
 	return "Unknown"
 }
@@ -145,6 +153,8 @@ func classify(err error) error {
 	case knownhosts.IsHostKeyChanged(err), knownhosts.IsHostUnknown(err),
 		strings.Contains(msg, "knownhosts: key mismatch"), strings.Contains(msg, "knownhosts: key is unknown"):
 		k = KindHostKey
+	case untrustedCertificate(err):
+		k = KindCertificate
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
 		errors.Is(err, transport.ErrInvalidAuthMethod), strings.Contains(msg, "unable to authenticate"):
 		k = KindAuth
@@ -158,4 +168,19 @@ func classify(err error) error {
 		k = KindTransient
 	}
 	return &Error{Kind: k, Err: err}
+}
+
+// untrustedCertificate reports a TLS verification failure. go-git keeps the
+// chain for some sessions and flattens it to text for others, so both are
+// checked.
+func untrustedCertificate(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var hn x509.HostnameError
+	var ci x509.CertificateInvalidError
+	if errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "tls: failed to verify certificate") || strings.Contains(msg, "x509: certificate")
 }

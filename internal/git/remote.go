@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -55,9 +56,15 @@ type Remote struct {
 	URL string
 	// Auth is nil for anonymous access, else *BasicAuth or *SSHAuth.
 	Auth Auth
+	// Signer, when set, signs every commit made through this remote.
+	Signer Signer
+	// CABundle holds PEM certificates trusted for an HTTPS server besides
+	// the system's roots: a forge behind a private CA.
+	CABundle []byte
 }
 
-// Auth is a credential for a Remote: *BasicAuth or *SSHAuth.
+// Auth is a credential for a Remote: *BasicAuth, *BearerAuth,
+// *AppInstallationAuth or *SSHAuth.
 type Auth interface {
 	// fingerprint feeds the secret material into h, so a Remote's cache
 	// identity changes when its credentials do.
@@ -102,6 +109,12 @@ func (r Remote) identity(key []byte) string {
 	if r.Auth != nil {
 		r.Auth.fingerprint(add)
 	}
+	if r.Signer != nil {
+		add("signer", r.Signer.PublicKey())
+	}
+	if len(r.CABundle) > 0 {
+		add("ca", string(r.CABundle))
+	}
 	return hex.EncodeToString(m.Sum(nil))[:32]
 }
 
@@ -111,6 +124,21 @@ type connection struct {
 	auth transport.AuthMethod
 	// host labels metrics: host only, never a path or a user.
 	host string
+	// app, for a GitHub App, mints the installation token auth carries.
+	app *appTokens
+}
+
+// authMethod returns the auth of one session: the fixed one, or a GitHub
+// App installation token, minted or reused (githubapp.go).
+func (c *connection) authMethod(ctx context.Context) (transport.AuthMethod, error) {
+	if c.app == nil {
+		return c.auth, nil
+	}
+	tok, err := c.app.token(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &githttp.BasicAuth{Username: appTokenUser, Password: tok}, nil
 }
 
 // endpoint returns a copy of the endpoint for one session: go-git's HTTP
@@ -153,6 +181,18 @@ func connect(r Remote, tmpDir string) (*connection, error) {
 			return nil, newError(KindInvalid, errAuthScheme)
 		}
 		c.auth = &githttp.BasicAuth{Username: a.Username, Password: a.Password}
+	case *BearerAuth:
+		if ep.Protocol != "http" && ep.Protocol != "https" {
+			return nil, newError(KindInvalid, errAuthScheme)
+		}
+		c.auth = &githttp.TokenAuth{Token: a.Token}
+	case *AppInstallationAuth:
+		if ep.Protocol != "http" && ep.Protocol != "https" {
+			return nil, newError(KindInvalid, errAuthScheme)
+		}
+		if c.app, err = newAppTokens(a); err != nil {
+			return nil, err
+		}
 	case *SSHAuth:
 		if ep.Protocol != "ssh" {
 			return nil, newError(KindInvalid, errAuthScheme)

@@ -53,7 +53,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -77,6 +76,8 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 	id    string
+	// signer signs every commit this clone makes; nil: unsigned.
+	signer Signer
 
 	// mu guards st, trees, pushedAt, announced, unreferenced and empty (see
 	// Locking above).
@@ -147,7 +148,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := client.NewClient(conn.ep)
+	tr, err := newTransport(conn, r, c.opts)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}
 	}
@@ -163,7 +164,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
 	repo := &Repository{
-		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir),
+		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer,
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
 		announced: map[string]plumbing.Hash{},
 	}

@@ -68,7 +68,11 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	start := time.Now()
 	defer func() { r.cache.opts.Metrics.fetched(r.conn.host, start, err) }()
 
-	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), r.conn.auth)
+	auth, err := r.conn.authMethod(ctx)
+	if err != nil {
+		return errors.Wrap(err, errFetch)
+	}
+	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
 		return errors.Wrap(classify(err), errFetch)
 	}
@@ -239,7 +243,11 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 		r.cache.opts.Metrics.pushed(r.conn.host, start, err)
 	}()
 
-	sess, err := r.tr.NewReceivePackSession(r.conn.endpoint(), r.conn.auth)
+	auth, err := r.conn.authMethod(ctx)
+	if err != nil {
+		return errors.Wrap(err, errPush)
+	}
+	sess, err := r.tr.NewReceivePackSession(r.conn.endpoint(), auth)
 	if err != nil {
 		return errors.Wrap(classify(err), errPush)
 	}

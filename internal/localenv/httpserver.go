@@ -19,7 +19,9 @@ package localenv
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -77,6 +79,11 @@ type HTTPServer struct {
 // basic auth with username and password (a token works the same way). The
 // caller must Close it.
 func StartHTTPServer(root, username, password string) (*HTTPServer, error) {
+	return startHTTPServer(root, username, password, nil)
+}
+
+// startHTTPServer is StartHTTPServer, over TLS when tlsConfig is not nil.
+func startHTTPServer(root, username, password string, tlsConfig *tls.Config) (*HTTPServer, error) {
 	execPath, err := Git("", nil, "--exec-path")
 	if err != nil {
 		return nil, errors.Wrap(err, errNoGit)
@@ -87,14 +94,19 @@ func StartHTTPServer(root, username, password string) (*HTTPServer, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, errListen)
 	}
+	scheme := "http://"
+	if tlsConfig != nil {
+		l, scheme = tls.NewListener(l, tlsConfig), "https://"
+	}
 	s := &HTTPServer{
-		URL:      "http://" + l.Addr().String(),
+		URL:      scheme + l.Addr().String(),
 		Root:     root,
 		backend:  filepath.Join(strings.TrimSpace(execPath), "git-http-backend"),
 		user:     username,
 		password: password,
 	}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: readHeaderTimeout}
+	// ErrorLog: clients refusing the test CA are what TLS tests provoke.
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: readHeaderTimeout, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = s.srv.Serve(l) }() // returns ErrServerClosed on Close
 	return s, nil
 }
@@ -138,6 +150,10 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	u, p, ok := r.BasicAuth()
+	if token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); bearer {
+		// A bearer token is the password without a username.
+		u, p, ok = s.user, token, true
+	}
 	if !ok || u != s.user || p != s.password {
 		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 		http.Error(w, "unauthorized", http.StatusUnauthorized)

@@ -61,7 +61,13 @@ var metadataNoise = []string{
 
 // Render returns obj (JSON or YAML) as stable YAML without status and the
 // metadata noise above. It refuses core v1 Secrets with ErrSecret.
-func Render(obj []byte) ([]byte, error) {
+func Render(obj []byte) ([]byte, error) { return render(obj, false) }
+
+// RenderForEncryption renders obj as Render does, Secrets included: for a
+// caller that encrypts what it writes.
+func RenderForEncryption(obj []byte) ([]byte, error) { return render(obj, true) }
+
+func render(obj []byte, secrets bool) ([]byte, error) {
 	// YAML to JSON, then a decoder that keeps numbers as written: a plain
 	// unmarshal turns every number into a float64 and rounds large integers.
 	j, err := yaml.YAMLToJSON(obj)
@@ -82,7 +88,7 @@ func Render(obj []byte) ([]byte, error) {
 	if apiVersion == "" || kind == "" {
 		return nil, errors.New(errNoKind)
 	}
-	if apiVersion == apiVersionV1 && kind == kindSecret {
+	if !secrets && apiVersion == apiVersionV1 && kind == kindSecret {
 		return nil, ErrSecret
 	}
 	delete(m, "status")

@@ -109,3 +109,15 @@ func StartSSHServer(tb testing.TB, root string) *SSHServer {
 	tb.Cleanup(s.Close)
 	return s
 }
+
+// NewHTTPSServer is NewHTTPServer over TLS with a certificate from a private
+// CA; it returns the server and that CA's certificate in PEM.
+func NewHTTPSServer(tb testing.TB, root, username, password string) (*HTTPServer, []byte) {
+	tb.Helper()
+	s, ca, err := localenv.StartHTTPSServer(root, username, password)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s, ca
+}

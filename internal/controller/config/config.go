@@ -86,7 +86,7 @@ func (r *Reconciler) configsUsing(ctx context.Context, o client.Object) []reconc
 	secret := client.ObjectKeyFromObject(o)
 	var reqs []reconcile.Request
 	for _, pc := range configs {
-		if v, err := viewOf(pc); err == nil && v.secret != nil && v.secret.key == secret {
+		if v, err := viewOf(pc); err == nil && v.reads(secret) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(pc)})
 		}
 	}

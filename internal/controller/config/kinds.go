@@ -112,6 +112,10 @@ type view struct {
 	// names (only a cluster administrator can write one).
 	secret *secretRef
 	commit v1alpha1.CommitConfig
+	// signing is nil when the configuration signs no commits.
+	signing *signingRef
+	// encryption is nil when the configuration refuses Secrets.
+	encryption *encryptionRef
 }
 
 type secretRef struct {
@@ -123,13 +127,15 @@ type secretRef struct {
 func viewOf(pc configObject) (view, error) {
 	switch o := pc.(type) {
 	case *v1alpha1.ProviderConfig:
-		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit}
+		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
+			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true), encryption: encryptionOf(o.Spec.Encryption, o.GetNamespace(), true)}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: o.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
 		}
 		return v, nil
 	case *v1alpha1.ClusterProviderConfig:
-		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit}
+		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
+			signing: signingOf(o.Spec.Commit, "", false), encryption: encryptionOf(o.Spec.Encryption, "", false)}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
 		}

@@ -43,6 +43,7 @@ const (
 	ReasonInUse            xpv2.ConditionReason = "InUse"
 	ReasonConnectionFailed xpv2.ConditionReason = "ConnectionFailed"
 	ReasonUsageUnknown     xpv2.ConditionReason = "UsageUnknown"
+	ReasonSigningKeyFailed xpv2.ConditionReason = "SigningKeyGenerationFailed"
 )
 
 const (
@@ -144,6 +145,9 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 		pc.SetUsers(users)
 	}
 
+	if !r.signingKey(ctx, pc, rd) || !r.encryptionKeys(ctx, pc, rd) {
+		return retryInterval, false
+	}
 	conn, err := r.resolver.resolve(ctx, pc)
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its

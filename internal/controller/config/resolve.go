@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -44,15 +45,13 @@ const (
 )
 
 const (
-	errNoRef          = "managed resource has no providerConfigRef"
-	errUnknownKind    = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
-	errGetSecret      = "cannot get credentials Secret"
-	errMissingKey     = "credentials Secret has no key"
-	errInsecure       = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
-	errSSHNeedsKey    = "an SSH URL needs a private key and known_hosts in the credentials Secret"
-	errHTTPSNeedsPass = "an HTTPS URL needs a password or token in the credentials Secret"
-	errNoneOverSSH    = "credentials.source None works only for HTTPS; SSH always authenticates"
-	errWindow         = "commit.window must be a duration between 0s and 30s"
+	errNoRef       = "managed resource has no providerConfigRef"
+	errUnknownKind = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
+	errGetSecret   = "cannot get credentials Secret"
+	errMissingKey  = "credentials Secret has no key"
+	errInsecure    = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
+	errNoneOverSSH = "credentials.source None works only for HTTPS; SSH always authenticates"
+	errWindow      = "commit.window must be a duration between 0s and 30s"
 )
 
 // DefaultAuthor signs commits when a configuration names no author.
@@ -72,6 +71,9 @@ type Connection struct {
 	Remote git.Remote
 	Author git.Signature
 	Window time.Duration
+	// Keys encrypt Secrets written to the repository; nil: Secrets are
+	// refused.
+	Keys *encrypt.Keys
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -141,6 +143,12 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if c.Window < 0 || c.Window > MaxWindow {
 		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errWindow))
 	}
+	if c.Remote.Signer, err = r.signer(ctx, v.signing); err != nil {
+		return nil, err
+	}
+	if c.Keys, err = r.keys(ctx, v.encryption); err != nil {
+		return nil, err
+	}
 	ssh := t == transportSSH
 	if v.source != xpv2.CredentialsSourceSecret || v.secret == nil {
 		if ssh {
@@ -153,30 +161,9 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
 	}
-	value := func(key, fallback string) []byte {
-		if key == "" {
-			key = fallback
-		}
-		return s.Data[key]
+	if err := credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
+		return nil, err
 	}
-	if ssh {
-		key, known := value(ref.keys.SSHPrivateKeyKey, "identity"), value(ref.keys.KnownHostsKey, "known_hosts")
-		if len(key) == 0 || len(known) == 0 {
-			return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errSSHNeedsKey))
-		}
-		c.Remote.Auth = &git.SSHAuth{PrivateKey: key, KnownHosts: known}
-		return c, nil
-	}
-	pass := value(ref.keys.PasswordKey, "password")
-	if len(pass) == 0 {
-		return nil, managed.Stalled(ReasonSecretMalformed, errors.New(errHTTPSNeedsPass))
-	}
-	user := string(value(ref.keys.UsernameKey, "username"))
-	if user == "" {
-		// Forges accept any username with a token; git's own default.
-		user = "git"
-	}
-	c.Remote.Auth = &git.BasicAuth{Username: user, Password: string(pass)}
 	return c, nil
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -88,6 +89,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			watch:  o.Watcher,
 			claims: o.Claims,
 			maxAge: o.PollInterval,
+			sealer: encrypt.NewSealer(0),
 		}),
 		// Named after its path, persisted with the finalizer and the
 		// create-pending mark in one write.
@@ -116,6 +118,9 @@ type connector struct {
 	watch  tracker
 	claims claims
 	maxAge time.Duration
+	// sealer outlives reconciles: it hands a Secret whose write is still
+	// queued the same encrypted bytes at every observation.
+	sealer *encrypt.Sealer
 }
 
 // claims is what a File needs of the claim index: whether another File
@@ -131,7 +136,8 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
+		keys: conn.Keys, sealer: c.sealer}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
@@ -163,6 +169,10 @@ type external struct {
 	// (configurations sharing a clone keep their own); nil: the engine's.
 	window *time.Duration
 	maxAge time.Duration
+	// keys encrypt a Secret object; nil: the configuration has no
+	// encryption and Secrets are refused.
+	keys   *encrypt.Keys
+	sealer *encrypt.Sealer
 }
 
 // Desired returns what f asks the branch to hold at its path. Errors that
@@ -201,7 +211,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		}
 	} else {
 		var err error
-		if want, err = Desired(mg); err != nil {
+		if want, err = e.desired(mg); err != nil {
 			return xpmanaged.ExternalObservation{}, err
 		}
 		// A template that cannot render is reported now, not when the
@@ -236,6 +246,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			// In a repository with no branch at all the file's commit is
 			// the first one, and creates its branch; elsewhere a missing
 			// branch is a Branch's to create, from the start point it names.
+			if want, err = e.sealed(mg, want, nil); err != nil {
+				return xpmanaged.ExternalObservation{}, err
+			}
 			return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
 		}
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
@@ -251,6 +264,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			e.watch.Forget(ref)
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
+		if want, err = e.sealed(mg, want, nil); err != nil {
+			return xpmanaged.ExternalObservation{}, err
+		}
 		return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
 	}
 	if err != nil {
@@ -263,6 +279,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	}
 	if meta.WasDeleted(mg) {
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, e.queued(mg, ActionDelete, want)
+	}
+	if want, err = e.sealed(mg, want, have.Content); err != nil {
+		return xpmanaged.ExternalObservation{}, err
 	}
 	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
 	switch {
@@ -339,8 +358,13 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ext
 // Files written within one commit window land in one commit, and the
 // writer wakes the File when the push landed or failed.
 func (e *external) write(_ context.Context, mg *v1alpha1.File, a Action) error {
-	want, err := Desired(mg)
+	want, err := e.desired(mg)
 	if err != nil {
+		return err
+	}
+	// Observe found the file differs: the Sealer's memory gives the bytes
+	// it asked for.
+	if want, err = e.sealed(mg, want, nil); err != nil {
 		return err
 	}
 	return e.enqueue(mg, a, want)

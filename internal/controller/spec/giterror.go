@@ -31,6 +31,9 @@ const (
 	ReasonRepositoryNotFound   xpv2.ConditionReason = "RepositoryNotFound"
 	ReasonBranchNotFound       xpv2.ConditionReason = "BranchNotFound"
 	ReasonPushRejected         xpv2.ConditionReason = "PushRejected"
+	// ReasonCertificateUntrusted: the HTTPS server's certificate does not
+	// verify against the system's roots and the configuration's CA bundle.
+	ReasonCertificateUntrusted xpv2.ConditionReason = "CertificateUntrusted"
 	// ReasonInvalidConfig marks a configuration that cannot work as written
 	// (a URL or key the engine refuses, a commit window out of range): the
 	// ProviderConfig must change.
@@ -71,6 +74,8 @@ func reasonFor(k git.Kind) xpv2.ConditionReason {
 		return ReasonPathConflict
 	case git.KindInvalidChange:
 		return ReasonInvalidSpec
+	case git.KindCertificate:
+		return ReasonCertificateUntrusted
 	case git.KindTransient, git.KindInvalid:
 	}
 	return ReasonInvalidConfig

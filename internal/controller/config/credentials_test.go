@@ -1,0 +1,147 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+func TestCredentialsFrom(t *testing.T) {
+	defaults := v1alpha1.CredentialKeys{SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "password"}
+	type want struct {
+		remote git.Remote
+		reason string // stalled reason; "" means no error
+	}
+	cases := map[string]struct {
+		reason string
+		data   map[string]string
+		keys   v1alpha1.CredentialKeys
+		ssh    bool
+		want   want
+	}{
+		"FluxHTTPS": {
+			reason: "Flux's HTTPS keys, with its caFile.",
+			data:   map[string]string{"username": "u", "password": "p", "caFile": "CA"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "u", Password: "p"}, CABundle: []byte("CA")}},
+		},
+		"CACrt": {
+			reason: "ca.crt, as cert-manager and TLS Secrets name a CA.",
+			data:   map[string]string{"password": "p", "ca.crt": "CA"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}, CABundle: []byte("CA")}},
+		},
+		"FluxBearer": {
+			reason: "Flux's bearerToken is sent as a bearer token.",
+			data:   map[string]string{"bearerToken": "tok"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.BearerAuth{Token: "tok"}}},
+		},
+		"PasswordBeforeBearer": {
+			reason: "A password wins over a bearer token: basic auth is what Git hosts expect first.",
+			data:   map[string]string{"password": "p", "bearerToken": "tok"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}}},
+		},
+		"FluxSSH": {
+			reason: "Flux's identity and known_hosts.",
+			data:   map[string]string{"identity": "KEY", "known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+		},
+		"ArgoSSH": {
+			reason: "Argo CD's sshPrivateKey is read when identity is absent.",
+			data:   map[string]string{"sshPrivateKey": "KEY", "known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+		},
+		"KubernetesSSHAuth": {
+			reason: "A kubernetes.io/ssh-auth Secret's ssh-privatekey is read when identity is absent.",
+			data:   map[string]string{"ssh-privatekey": "KEY", "known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+		},
+		"NamedKeyHasNoAlias": {
+			reason: "A key the configuration names is read alone: no alias stands in for it.",
+			data:   map[string]string{"sshPrivateKey": "KEY", "known_hosts": "KH"},
+			keys:   v1alpha1.CredentialKeys{SSHPrivateKeyKey: "deploy-key", KnownHostsKey: "known_hosts"},
+			ssh:    true,
+			want:   want{reason: string(ReasonSecretMalformed)},
+		},
+		"CAOverSSH": {
+			reason: "A CA bundle means nothing to SSH: refused rather than ignored.",
+			data:   map[string]string{"identity": "KEY", "known_hosts": "KH", "caFile": "CA"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{reason: string(ReasonSecretMalformed)},
+		},
+		"FluxGitHubApp": {
+			reason: "Flux's GitHub App keys, with a GitHub Enterprise API URL.",
+			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM",
+				"githubAppBaseURL": "https://ghe.example.org/api/v3"},
+			keys: defaults,
+			want: want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+		},
+		"ArgoGitHubApp": {
+			reason: "Argo CD's GitHub App keys: its enterprise URL key, github.com without it.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "https://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+		},
+		"GitHubAppInsecureAPI": {
+			reason: "The App's JWT never goes over http:// outside tests.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "http://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{reason: string(ReasonInsecureRemote)},
+		},
+		"GitHubAppOverSSH": {
+			reason: "A GitHub App authenticates HTTPS only.",
+			data:   map[string]string{"githubAppID": "1", "identity": "KEY", "known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want:   want{reason: string(ReasonSecretMalformed)},
+		},
+		"NothingForHTTPS": {
+			reason: "An HTTPS Secret with a username only is malformed.",
+			data:   map[string]string{"username": "u"},
+			keys:   defaults,
+			want:   want{reason: string(ReasonSecretMalformed)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got want
+			err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, false, &got.remote)
+			if err != nil {
+				r, _ := managed.StalledReason(err)
+				got = want{reason: string(r)}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\ncredentialsFrom: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

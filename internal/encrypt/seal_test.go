@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package encrypt
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestSeal(t *testing.T) {
+	k, id := mustKeys(t)
+	_, r2, _ := GenerateIdentity()
+	moreRecipients, err := NewKeys(id, r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, _ := mustKeys(t)
+	written, err := Encrypt(k, secretYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forStranger, err := Encrypt(stranger, secretYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changedPlain := bytes.Replace(secretYAML, []byte("type: Opaque"), []byte("type: kubernetes.io/basic-auth"), 1)
+	reindented := bytes.Replace(secretYAML, []byte("  name: db\n  namespace: app\n"), []byte("  namespace: app\n  name: 'db'\n"), 1)
+
+	cases := map[string]struct {
+		reason      string
+		keys        *Keys
+		plain       []byte
+		existing    []byte
+		wantChanged bool
+	}{
+		"Missing": {
+			reason:      "A file that does not exist is written.",
+			keys:        k,
+			plain:       secretYAML,
+			wantChanged: true,
+		},
+		"Unchanged": {
+			reason: "A file that decrypts to the same manifest for the same recipients is kept, byte for byte.",
+			keys:   k,
+			plain:  secretYAML,
+			// A fresh encryption has other bytes than written.
+			existing: written,
+		},
+		"SameDataOtherStyle": {
+			reason:   "Key order and quoting are not content: the manifest is compared as data.",
+			keys:     k,
+			plain:    reindented,
+			existing: written,
+		},
+		"PlaintextChanged": {
+			reason:      "A changed manifest is encrypted again.",
+			keys:        k,
+			plain:       changedPlain,
+			existing:    written,
+			wantChanged: true,
+		},
+		"RecipientAdded": {
+			reason:      "A changed recipient set is encrypted again, so the new recipient can decrypt.",
+			keys:        moreRecipients,
+			plain:       secretYAML,
+			existing:    written,
+			wantChanged: true,
+		},
+		"NotDecryptable": {
+			reason:      "A file the identity cannot decrypt (encrypted for other keys) is encrypted again, once.",
+			keys:        k,
+			plain:       secretYAML,
+			existing:    forStranger,
+			wantChanged: true,
+		},
+		"PlainTextFile": {
+			reason:      "A file holding the manifest in clear text (written by hand) is replaced by the encrypted one.",
+			keys:        k,
+			plain:       secretYAML,
+			existing:    secretYAML,
+			wantChanged: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, changed, err := NewSealer(0).Seal(tc.keys, tc.plain, tc.existing)
+			if err != nil {
+				t.Fatalf("%s\nSeal(...): %v", tc.reason, err)
+			}
+			if changed != tc.wantChanged {
+				t.Errorf("%s\nSeal(...): want changed %t, got %t", tc.reason, tc.wantChanged, changed)
+			}
+			if !changed && !bytes.Equal(out, tc.existing) {
+				t.Errorf("%s\nSeal(...): unchanged but returned other bytes than the file's", tc.reason)
+			}
+			if changed {
+				got, recipients, err := Decrypt(tc.keys, out)
+				if err != nil {
+					t.Fatalf("%s\nDecrypt(Seal(...)): %v", tc.reason, err)
+				}
+				if same, _ := SameManifest(tc.plain, got); !same || len(recipients) != len(tc.keys.Recipients()) {
+					t.Errorf("%s\nSeal(...) wrote another manifest or recipient set: %v\n%s", tc.reason, recipients, got)
+				}
+				assertNoPlaintext(t, out)
+			}
+		})
+	}
+}
+
+// TestSealRemembers: while a write is queued the file still holds the old
+// content, and every observation asks for the change again; it must ask with
+// the same bytes, or the branch writer sees a second change and commits
+// twice.
+func TestSealRemembers(t *testing.T) {
+	k, _ := mustKeys(t)
+	s := NewSealer(1)
+	first, _, err := s.Seal(k, secretYAML, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, _ := s.Seal(k, secretYAML, nil)
+	if !bytes.Equal(first, again) {
+		t.Error("Seal(...) of the same plaintext twice: want the same bytes, got new ones")
+	}
+	other := bytes.Replace(secretYAML, []byte("name: db"), []byte("name: dc"), 1)
+	if _, _, err := s.Seal(k, other, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The memo holds one document: the first was evicted.
+	evicted, _, _ := s.Seal(k, secretYAML, nil)
+	if bytes.Equal(first, evicted) {
+		t.Error("Seal(...) after eviction: want a fresh encryption, got the evicted bytes")
+	}
+}
