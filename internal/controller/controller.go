@@ -25,16 +25,22 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 )
 
-const errAddWatcher = "cannot add the Git watcher to the manager"
+const (
+	errAddWatcher = "cannot add the Git watcher to the manager"
+	errAddSources = "cannot add the Mirror watches to the manager"
+)
 
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability). The
 // controllers share one watch.Watcher, made here unless o has one, which
-// polls each repository in use once per o.PollInterval.
+// polls each repository in use once per o.PollInterval, and one set of
+// Mirror watches (informers shared by every Mirror), made here unless o has
+// them.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
 		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
@@ -42,10 +48,21 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 			return errors.Wrap(err, errAddWatcher)
 		}
 	}
+	if o.Mirrors == nil {
+		src, err := mirror.NewSources(mgr, o.Watcher, o)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(src); err != nil {
+			return errors.Wrap(err, errAddSources)
+		}
+		o.Mirrors = src
+	}
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,
 		branch.SetupGated,
 		file.SetupGated, commitrequest.SetupGated,
+		mirror.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {
 			return err

@@ -24,6 +24,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
@@ -47,6 +48,9 @@ type Options struct {
 	// by polling their repository. SetupGated in package controller makes
 	// one when it is nil.
 	Watcher *watch.Watcher
+	// Mirrors are the shared watches Mirrors read live objects from.
+	// SetupGated in package controller makes them when nil.
+	Mirrors *mirror.Sources
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
 }
