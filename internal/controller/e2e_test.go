@@ -104,7 +104,16 @@ func run(m *testing.M) int {
 		ctrl.SetLogger(logr.Discard())
 	}
 	var err error
-	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{}); err != nil {
+	// client-go's whole scheme: Mirror tests create Deployments and
+	// ReplicaSets, not only core objects.
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apis.AddToScheme} {
+		if err := add(scheme); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -283,7 +292,7 @@ func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixtu
 func purge(t *testing.T, ns string) {
 	ctx := context.Background()
 	for _, l := range []client.ObjectList{
-		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{},
+		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{},
 		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
 	} {
 		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
