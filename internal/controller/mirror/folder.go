@@ -21,7 +21,6 @@ import (
 	"io"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,14 +87,6 @@ func join(folder, rel string) string {
 		return rel
 	}
 	return path.Join(folder, rel)
-}
-
-// relative returns p relative to folder.
-func relative(folder, p string) string {
-	if folder == "." {
-		return p
-	}
-	return strings.TrimPrefix(p, folder+"/")
 }
 
 // sameObject reports whether content is a single YAML document of the
