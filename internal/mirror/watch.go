@@ -75,6 +75,9 @@ type watch struct {
 	err     error     // why the watch failed
 	errAt   time.Time // when it failed, for the re-check backoff
 	feed    *feed     // the running informer, nil unless running
+	// version counts changes of what a snapshot reads from w (state, feed,
+	// objects), so that an unchanged watch can serve a cached snapshot.
+	version uint64
 }
 
 // feed is one run of an informer and what its handler has seen. A watch
@@ -104,6 +107,9 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 	}()
 	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.key.gvr, w.key.namespace, 0, cache.Indexers{}, nil).Informer()
 	f := &feed{items: map[string]*entry{}}
+	if err := inf.SetTransform(slim); err != nil {
+		return errors.Wrap(err, errInformer)
+	}
 	if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { w.onWatchError(f, err) }); err != nil {
 		return errors.Wrap(err, errInformer)
 	}
@@ -125,6 +131,7 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 		return nil
 	}
 	w.state, w.err, w.feed = running, nil, f
+	w.version++
 	w.mu.Unlock()
 
 	launched = true
@@ -145,6 +152,16 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 	return nil
 }
 
+// slim drops from an object what the rendering drops anyway and the
+// informer's own cache would otherwise hold for every object: managedFields
+// are often the larger part of a small object.
+func slim(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
 // stop ends w's informer, if any, for good.
 func (w *watch) stop() {
 	w.mu.Lock()
@@ -160,6 +177,7 @@ func (w *watch) fail(err error, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.state, w.err, w.errAt = failed, err, at
+	w.version++
 }
 
 // onAdd handles an added or updated object: render it, and wake the owners
@@ -187,8 +205,11 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 	}
 	f.items[key] = e
 	var owners []types.NamespacedName
-	if !initial && (old == nil || !old.same(e)) {
-		owners = w.seeing(old, e)
+	if old == nil || !old.same(e) {
+		w.version++
+		if !initial {
+			owners = w.seeing(old, e)
+		}
 	}
 	w.mu.Unlock()
 	w.wakeEach(owners)
@@ -210,6 +231,7 @@ func (w *watch) onDelete(f *feed, obj any) {
 	}
 	old := f.items[key]
 	delete(f.items, key)
+	w.version++
 	owners := w.seeing(old, nil)
 	w.mu.Unlock()
 	w.wakeEach(owners)
@@ -237,6 +259,7 @@ func (w *watch) onWatchError(f *feed, err error) {
 	f.cancel()
 	w.feed = nil
 	w.state, w.errAt = failed, time.Now()
+	w.version++
 	w.err = &NotPermittedError{GVR: w.key.gvr, Namespace: w.key.namespace, Verb: verb}
 	owners := w.ownersLocked()
 	w.mu.Unlock()
