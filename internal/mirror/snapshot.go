@@ -24,7 +24,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
+
+const errNoNamespace = "a namespace to read must be named: the empty namespace would read every namespace"
 
 // noteSecretsNotRead is the note for a request that names core Secrets.
 const noteSecretsNotRead = "Secrets are never mirrored in plain text: Secrets (v1) are not read"
@@ -45,6 +49,10 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 	}
 	slices.Sort(nss)
 	nss = slices.Compact(nss)
+	if nss[0] == "" {
+		// An empty namespace would watch every namespace.
+		return nil, nil, nil, errors.New(errNoNamespace)
+	}
 	seen := map[schema.GroupVersionResource]bool{}
 	for _, k := range r.Kinds {
 		rs, err := s.resolver.resolve(ctx, k)

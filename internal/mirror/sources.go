@@ -171,7 +171,7 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	for i, k := range keys {
 		w := s.watches[k]
 		if w == nil {
-			w = newWatch(k, s.wake, s.log)
+			w = newWatch(k, s.wake, s.log, func() time.Time { return s.now() })
 			s.watches[k] = w
 		}
 		w.mu.Lock()
@@ -281,7 +281,7 @@ func (s *Sources) start(ctx context.Context, w *watch) error {
 	}
 	if err != nil {
 		s.log.Debug(errStartWatch, "resource", resourceName(w.key.gvr), "namespace", w.key.namespace, "error", err)
-		w.fail(err, s.now())
+		w.fail(err)
 	}
 	return err
 }

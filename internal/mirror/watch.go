@@ -67,6 +67,7 @@ type watch struct {
 	key  watchKey
 	wake func(types.NamespacedName)
 	log  logging.Logger
+	now  func() time.Time
 
 	mu      sync.RWMutex
 	views   map[types.NamespacedName]view // the owners; the watch stops when it has none
@@ -89,8 +90,8 @@ type feed struct {
 	cancel context.CancelFunc
 }
 
-func newWatch(k watchKey, wake func(types.NamespacedName), log logging.Logger) *watch {
-	return &watch{key: k, wake: wake, log: log, views: map[types.NamespacedName]view{}}
+func newWatch(k watchKey, wake func(types.NamespacedName), log logging.Logger, now func() time.Time) *watch {
+	return &watch{key: k, wake: wake, log: log, now: now, views: map[types.NamespacedName]view{}}
 }
 
 // run starts an informer for w that runs until ctx ends or w stops. The
@@ -173,10 +174,10 @@ func (w *watch) stop() {
 }
 
 // fail records err as why w cannot serve its owners.
-func (w *watch) fail(err error, at time.Time) {
+func (w *watch) fail(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.state, w.err, w.errAt = failed, err, at
+	w.state, w.err, w.errAt = failed, err, w.now()
 	w.version++
 }
 
@@ -238,18 +239,24 @@ func (w *watch) onDelete(f *feed, obj any) {
 }
 
 // onWatchError turns a Forbidden LIST or WATCH (a grant revoked while the
-// informer runs) into a NotPermittedError for every owner, and stops the
-// informer rather than let it retry a request it may not make; a later
-// Ensure checks access again after the backoff. Other errors the informer
-// retries by itself.
+// informer runs) into a NotPermittedError for every owner, and a NotFound
+// (the CRD deleted) into a KindNotFoundError. It stops the informer rather
+// than let it retry a request that cannot succeed; a later Ensure starts it
+// again after the backoff. Other errors the informer retries by itself.
 func (w *watch) onWatchError(f *feed, err error) {
-	if !kerrors.IsForbidden(err) {
+	var failure error
+	switch {
+	case kerrors.IsForbidden(err):
+		verb := "list"
+		if strings.Contains(err.Error(), "cannot watch") {
+			verb = "watch"
+		}
+		failure = &NotPermittedError{GVR: w.key.gvr, Namespace: w.key.namespace, Verb: verb}
+	case kerrors.IsNotFound(err):
+		failure = &KindNotFoundError{Kind: Kind{Group: w.key.gvr.Group, Resource: w.key.gvr.Resource}}
+	default:
 		w.log.Debug("Watch failed; the informer retries", "resource", resourceName(w.key.gvr), "namespace", w.key.namespace, "error", err)
 		return
-	}
-	verb := "list"
-	if strings.Contains(err.Error(), "cannot watch") {
-		verb = "watch"
 	}
 	w.mu.Lock()
 	if w.feed != f {
@@ -258,9 +265,8 @@ func (w *watch) onWatchError(f *feed, err error) {
 	}
 	f.cancel()
 	w.feed = nil
-	w.state, w.errAt = failed, time.Now()
+	w.state, w.err, w.errAt = failed, failure, w.now()
 	w.version++
-	w.err = &NotPermittedError{GVR: w.key.gvr, Namespace: w.key.namespace, Verb: verb}
 	owners := w.ownersLocked()
 	w.mu.Unlock()
 	w.wakeEach(owners)
