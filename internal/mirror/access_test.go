@@ -19,6 +19,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +125,8 @@ func TestClusterScoped(t *testing.T) {
 }
 
 // TestKindAppearsLater checks that a kind unknown to discovery is a
-// KindNotFoundError, and resolves on a later Ensure once its CRD exists.
+// KindNotFoundError, resolves on a later Ensure once its CRD exists, and is
+// a KindNotFoundError again when the CRD is deleted while watched.
 func TestKindAppearsLater(t *testing.T) {
 	cp := controlPlane(t)
 	ns := newNamespace(t, cp.Client)
@@ -174,6 +176,17 @@ func TestKindAppearsLater(t *testing.T) {
 		}
 		if want := []string{ns + "/" + group + "/widget/w1.yaml"}; !cmp.Equal(want, paths(snap)) {
 			return errors.New("widget not mirrored yet: " + strings.Join(paths(snap), ","))
+		}
+		return nil
+	})
+
+	if err := cp.Client.Delete(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, func() error {
+		_, err := h.s.Ensure(ctx, req)
+		if !errors.As(err, &nf) {
+			return fmt.Errorf("Ensure after the CRD was deleted: %w, want a KindNotFoundError", err)
 		}
 		return nil
 	})

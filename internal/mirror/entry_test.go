@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package mirror
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -194,36 +195,126 @@ func TestEntrySame(t *testing.T) {
 	}
 }
 
-// TestWatchErrorForbidden checks that a Forbidden LIST or WATCH while an
-// informer runs (a grant revoked) fails the watch with a NotPermittedError
-// naming the verb, wakes its owners, and drops the informer's later events.
-func TestWatchErrorForbidden(t *testing.T) {
-	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	var woken []types.NamespacedName
-	w := newWatch(watchKey{gvr: gvr, namespace: "a"}, func(o types.NamespacedName) { woken = append(woken, o) }, logging.NewNopLogger())
+// TestWatchErrorFails checks that a watch error that retrying cannot fix
+// (a grant revoked: Forbidden; the CRD deleted: NotFound) fails the watch
+// with the typed error, stops its informer, wakes its owners, and drops the
+// informer's later events; any other error leaves it to the informer.
+func TestWatchErrorFails(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	owner := types.NamespacedName{Namespace: "a", Name: "m"}
-	w.views[owner] = view{selector: labels.Everything()}
-	cancelled := false
-	f := &feed{items: map[string]*entry{}, cancel: func() { cancelled = true }}
-	w.state, w.feed = running, f
+	type want struct {
+		err   error
+		woken []types.NamespacedName
+	}
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   want
+	}{
+		"Transient": {
+			reason: "A dropped connection is the informer's to retry: nothing fails, nobody is woken.",
+			err:    errors.New("connection reset"),
+		},
+		"ForbiddenList": {
+			reason: "A Forbidden LIST names the verb list.",
+			err:    kerrors.NewForbidden(gvr.GroupResource(), "", errors.New(`User "p" cannot list resource "deployments" in API group "apps" in the namespace "a"`)),
+			want:   want{err: &NotPermittedError{GVR: gvr, Namespace: "a", Verb: "list"}, woken: []types.NamespacedName{owner}},
+		},
+		"ForbiddenWatch": {
+			reason: "A Forbidden WATCH names the verb watch.",
+			err:    kerrors.NewForbidden(gvr.GroupResource(), "", errors.New(`User "p" cannot watch resource "deployments" in API group "apps" in the namespace "a"`)),
+			want:   want{err: &NotPermittedError{GVR: gvr, Namespace: "a", Verb: "watch"}, woken: []types.NamespacedName{owner}},
+		},
+		"NotFound": {
+			reason: "A resource no longer served (its CRD deleted) is a KindNotFoundError.",
+			err:    kerrors.NewNotFound(gvr.GroupResource(), ""),
+			want:   want{err: &KindNotFoundError{Kind: Kind{Group: "apps", Resource: "deployments"}}, woken: []types.NamespacedName{owner}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var woken []types.NamespacedName
+			w := newWatch(watchKey{gvr: gvr, namespace: "a"}, func(o types.NamespacedName) { woken = append(woken, o) }, logging.NewNopLogger(), time.Now)
+			w.views[owner] = view{selector: labels.Everything()}
+			cancelled := false
+			f := &feed{items: map[string]*entry{}, cancel: func() { cancelled = true }}
+			w.state, w.feed = running, f
 
-	w.onWatchError(f, errors.New("connection reset"))
-	if w.state != running || len(woken) != 0 {
-		t.Fatalf("a transient error must leave the watch running and wake nobody: state %v, woken %v", w.state, woken)
+			w.onWatchError(f, tc.err)
+			if diff := cmp.Diff(tc.want, want{err: w.err, woken: woken}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			failedNow := tc.want.err != nil
+			if (w.state == failed) != failedNow || cancelled != failedNow || (w.feed == nil) != failedNow {
+				t.Errorf("%s\nstate %v, informer cancelled %t, feed dropped %t; want failed and stopped: %t", tc.reason, w.state, cancelled, w.feed == nil, failedNow)
+			}
+			w.onAdd(f, object("apps/v1", "Deployment", "a", "late"), false)
+			if got := len(f.items) == 1; got == failedNow {
+				t.Errorf("%s\nan event after the error was handled: %t, want %t", tc.reason, got, !failedNow)
+			}
+		})
 	}
-	w.onWatchError(f, kerrors.NewForbidden(gvr.GroupResource(), "", errors.New(`User "p" cannot watch resource "configmaps" in API group "" in the namespace "a"`)))
-	want := &NotPermittedError{GVR: gvr, Namespace: "a", Verb: "watch"}
-	if diff := cmp.Diff(want, w.err); diff != "" {
-		t.Errorf("err: -want, +got:\n%s", diff)
+}
+
+// TestSnapshotNotes checks that a snapshot leaves out the objects that
+// cannot be files, and lists them in a note, sorted and bounded.
+func TestSnapshotNotes(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+	w := newWatch(watchKey{gvr: gvr}, func(types.NamespacedName) {}, logging.NewNopLogger(), time.Now)
+	f := &feed{items: map[string]*entry{}, synced: doneChecker{}}
+	w.state, w.feed = running, f
+	for _, n := range []string{"ok", "bad\x01g", "bad\x01f", "bad\x01e", "bad\x01d", "bad\x01c", "bad\x01b", "bad\x01a"} {
+		f.items[n] = newEntry(object("rbac.authorization.k8s.io/v1", "ClusterRole", "", n))
 	}
-	if w.state != failed || !cancelled || w.feed != nil {
-		t.Errorf("a Forbidden watch must fail and stop its informer: state %v, cancelled %t", w.state, cancelled)
+	v := view{selector: labels.Everything()}
+	snap, _, err := snapshot([]resolved{{gvr: gvr, cluster: true}}, []*watch{w}, v, []string{noteSecretsNotRead})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]types.NamespacedName{owner}, woken); diff != "" {
-		t.Errorf("woken: -want, +got:\n%s", diff)
+	want := Snapshot{
+		Synced:    true,
+		Objects:   []Object{{Path: "_cluster/rbac.authorization.k8s.io/clusterrole/ok.yaml", Content: f.items["ok"].content, GVK: gvr.GroupVersion().WithKind("ClusterRole"), Name: "ok"}},
+		Resources: []ResourceCount{{GVR: gvr, Count: 1}},
+		Skipped: []string{
+			noteSecretsNotRead,
+			problemPath + " (7 skipped): bad\x01a, bad\x01b, bad\x01c, bad\x01d, bad\x01e, …",
+		},
 	}
-	w.onAdd(f, object("v1", "ConfigMap", "a", "late"), false)
-	if len(f.items) != 0 || len(woken) != 1 {
-		t.Errorf("an event of a stopped feed must be dropped: items %d, woken %v", len(f.items), woken)
+	if diff := cmp.Diff(want, snap); diff != "" {
+		t.Errorf("snapshot: -want, +got:\n%s", diff)
+	}
+}
+
+// doneChecker is a cache.DoneChecker that is done.
+type doneChecker struct{}
+
+func (doneChecker) Name() string { return "done" }
+
+func (doneChecker) Done() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// TestEmptyNamespaceRefused checks that a request can never turn into a
+// watch of every namespace.
+func TestEmptyNamespaceRefused(t *testing.T) {
+	s := NewSources(nil, nil, nil, func(types.NamespacedName) {}, logging.NewNopLogger())
+	cases := map[string]struct {
+		reason string
+		r      Request
+	}{
+		"EmptyInList": {reason: "An empty string among the namespaces.", r: Request{Owner: types.NamespacedName{Namespace: "a", Name: "m"}, Kinds: []Kind{{APIVersion: "v1", Kind: "ConfigMap"}}, Namespaces: []string{"b", ""}}},
+		"NoOwnerNS":   {reason: "No namespaces and an owner without one.", r: Request{Owner: types.NamespacedName{Name: "m"}, Kinds: []Kind{{APIVersion: "v1", Kind: "ConfigMap"}}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := s.Ensure(context.Background(), tc.r); err == nil || err.Error() != errNoNamespace {
+				t.Errorf("%s\nEnsure: %v, want %q", tc.reason, err, errNoNamespace)
+			}
+			if got := s.Informers() + len(s.watches); got != 0 {
+				t.Errorf("%s\nwatches registered: %d, want none", tc.reason, got)
+			}
+		})
 	}
 }

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package mirror
 
 import (
@@ -150,6 +149,14 @@ type harness struct {
 
 func startSources(t testing.TB, cfg *rest.Config, o ...Option) *harness {
 	t.Helper()
+	h := newHarness(t, cfg, o...)
+	h.start(t)
+	return h
+}
+
+// newHarness is startSources without the Start.
+func newHarness(t testing.TB, cfg *rest.Config, o ...Option) *harness {
+	t.Helper()
 	h := &harness{wakes: &wakes{n: map[types.NamespacedName]int{}}, reqs: &counter{}}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(h.reqs.wrap)
@@ -171,6 +178,12 @@ func startSources(t testing.TB, cfg *rest.Config, o ...Option) *harness {
 		return ssar.Create(ctx, r, o)
 	})
 	h.s = NewSources(dyn, disco, az, h.wakes.wake, logging.NewNopLogger(), o...)
+	return h
+}
+
+// start runs Start until the test ends.
+func (h *harness) start(t testing.TB) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.s.Start(ctx) }()
@@ -180,7 +193,6 @@ func startSources(t testing.TB, cfg *rest.Config, o ...Option) *harness {
 			t.Errorf("Start: %v", err)
 		}
 	})
-	return h
 }
 
 // eventually calls check until it returns nil or timeout passes.

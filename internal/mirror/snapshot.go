@@ -20,12 +20,15 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
+
+const errNoNamespace = "a namespace to read must be named: the empty namespace would read every namespace"
 
 // noteSecretsNotRead is the note for a request that names core Secrets.
 const noteSecretsNotRead = "Secrets are never mirrored in plain text: Secrets (v1) are not read"
@@ -46,6 +49,10 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 	}
 	slices.Sort(nss)
 	nss = slices.Compact(nss)
+	if nss[0] == "" {
+		// An empty namespace would watch every namespace.
+		return nil, nil, nil, errors.New(errNoNamespace)
+	}
 	seen := map[schema.GroupVersionResource]bool{}
 	for _, k := range r.Kinds {
 		rs, err := s.resolver.resolve(ctx, k)
@@ -83,18 +90,29 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 	return res, keys, skipped, firstErr
 }
 
-// snapshot collects what the owner with view v sees in ws, or the error of
-// a watch that failed.
-func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, error) {
-	snap := Snapshot{Synced: true, Skipped: skipped}
+// snapshot collects what the owner with view v sees in ws, with the
+// version of each watch it read, or the error of a watch that failed.
+func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, []uint64, error) {
+	snap := Snapshot{Synced: true, Skipped: slices.Clone(skipped)}
 	counts := map[schema.GroupVersionResource]int{}
 	problems := map[string][]string{}
+	versions := make([]uint64, len(ws))
+	n := 0
 	for _, w := range ws {
 		w.mu.RLock()
+		if w.feed != nil {
+			n += len(w.feed.items)
+		}
+		w.mu.RUnlock()
+	}
+	snap.Objects = make([]Object, 0, n)
+	for i, w := range ws {
+		w.mu.RLock()
+		versions[i] = w.version
 		if w.state == failed {
 			err := w.err
 			w.mu.RUnlock()
-			return Snapshot{}, err
+			return Snapshot{}, nil, err
 		}
 		if w.state != running || !cache.IsDone(w.feed.synced) {
 			snap.Synced = false
@@ -117,7 +135,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 		}
 		w.mu.RUnlock()
 	}
-	sort.Slice(snap.Objects, func(i, j int) bool { return snap.Objects[i].Path < snap.Objects[j].Path })
+	slices.SortFunc(snap.Objects, func(a, b Object) int { return strings.Compare(a.Path, b.Path) })
 	for _, r := range res {
 		snap.Resources = append(snap.Resources, ResourceCount{GVR: r.gvr, Count: counts[r.gvr]})
 	}
@@ -126,7 +144,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 			snap.Skipped = append(snap.Skipped, note(p, names))
 		}
 	}
-	return snap, nil
+	return snap, versions, nil
 }
 
 // note is "what (n skipped): a, b, c, …".

@@ -82,7 +82,7 @@ type Sources struct {
 	mu      sync.Mutex
 	ctx     context.Context // Start's; nil until then
 	stopped bool
-	owners  map[types.NamespacedName][]*watch
+	owners  map[types.NamespacedName]*registration
 	watches map[watchKey]*watch
 
 	wg sync.WaitGroup // every informer goroutine
@@ -101,7 +101,7 @@ func NewSources(dyn dynamic.Interface, disco discovery.DiscoveryInterface, authz
 		log:      log,
 		recheck:  defaultRecheck,
 		now:      time.Now,
-		owners:   map[types.NamespacedName][]*watch{},
+		owners:   map[types.NamespacedName]*registration{},
 		watches:  map[watchKey]*watch{},
 	}
 	for _, fn := range o {
@@ -159,6 +159,7 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	if v.selector == nil {
 		v.selector = labels.Everything()
 	}
+	fp := fingerprint(res, v, skipped)
 
 	s.mu.Lock()
 	if s.stopped {
@@ -170,7 +171,7 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	for i, k := range keys {
 		w := s.watches[k]
 		if w == nil {
-			w = newWatch(k, s.wake, s.log)
+			w = newWatch(k, s.wake, s.log, func() time.Time { return s.now() })
 			s.watches[k] = w
 		}
 		w.mu.Lock()
@@ -182,7 +183,11 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 		}
 	}
 	s.release(r.Owner, ws)
-	s.owners[r.Owner] = ws
+	reg := s.owners[r.Owner]
+	if reg == nil || !slices.Equal(reg.watches, ws) || reg.fingerprint != fp {
+		reg = &registration{watches: ws, fingerprint: fp}
+		s.owners[r.Owner] = reg
+	}
 	sctx := s.ctx
 	s.mu.Unlock()
 
@@ -195,7 +200,14 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	if firstErr != nil {
 		return Snapshot{}, firstErr
 	}
-	return snapshot(res, ws, v, skipped)
+	if snap, ok := reg.cached(); ok {
+		return snap, nil
+	}
+	snap, versions, err := snapshot(res, ws, v, skipped)
+	if err == nil && snap.Synced {
+		reg.keep(snap, versions)
+	}
+	return snap, err
 }
 
 // Release drops the owner's interest; watches nobody needs any more stop.
@@ -224,7 +236,11 @@ func (s *Sources) Informers() int {
 // release drops owner from the watches it had that are not in keep, and
 // stops those left without owners. Call with s.mu held.
 func (s *Sources) release(owner types.NamespacedName, keep []*watch) {
-	for _, w := range s.owners[owner] {
+	reg := s.owners[owner]
+	if reg == nil {
+		return
+	}
+	for _, w := range reg.watches {
 		if slices.Contains(keep, w) {
 			continue
 		}
@@ -265,7 +281,7 @@ func (s *Sources) start(ctx context.Context, w *watch) error {
 	}
 	if err != nil {
 		s.log.Debug(errStartWatch, "resource", resourceName(w.key.gvr), "namespace", w.key.namespace, "error", err)
-		w.fail(err, s.now())
+		w.fail(err)
 	}
 	return err
 }

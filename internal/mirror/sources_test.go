@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package mirror
 
 import (
@@ -357,5 +356,35 @@ func TestSyncedOnlyAfterList(t *testing.T) {
 	}
 	if !snap.Synced || len(snap.Objects) != 1 {
 		t.Errorf("after the sync wake: synced %t, objects %v; want true and the ConfigMap", snap.Synced, paths(snap))
+	}
+}
+
+// TestEnsureBeforeStart checks that an Ensure before Start (a controller
+// that runs before the manager starts Sources) registers the watch, and
+// that Start starts it and wakes the owner when it has synced.
+func TestEnsureBeforeStart(t *testing.T) {
+	cp := controlPlane(t)
+	ns := newNamespace(t, cp.Client)
+	if err := cp.Client.Create(context.Background(), configMap(ns, "c", nil, "1")); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, cp.Config)
+	owner := types.NamespacedName{Namespace: ns, Name: "m"}
+	req := Request{Owner: owner, Kinds: []Kind{configMaps}}
+	snap, err := h.s.Ensure(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Synced || h.s.Informers() != 0 {
+		t.Fatalf("before Start: synced %t, informers %d; want false, 0", snap.Synced, h.s.Informers())
+	}
+	h.start(t)
+	waitWakes(t, h, owner, 1)
+	snap, err = h.s.Ensure(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Synced || len(snap.Objects) != 1 || h.s.Informers() != 1 {
+		t.Errorf("after Start: synced %t, objects %v, informers %d; want true, the ConfigMap, 1", snap.Synced, paths(snap), h.s.Informers())
 	}
 }

@@ -81,7 +81,9 @@ type ResourceCount struct {
 	Count int
 }
 
-// Snapshot is what an owner's folder should hold, as cached now.
+// Snapshot is what an owner's folder should hold, as cached now. Ensure
+// returns the same Snapshot again while nothing it covers changed, so its
+// slices are shared: read them, never modify them.
 type Snapshot struct {
 	// Synced is true when every watch the request needs has listed its
 	// objects. Until then Objects is incomplete and must not drive deletions.

@@ -67,6 +67,7 @@ type watch struct {
 	key  watchKey
 	wake func(types.NamespacedName)
 	log  logging.Logger
+	now  func() time.Time
 
 	mu      sync.RWMutex
 	views   map[types.NamespacedName]view // the owners; the watch stops when it has none
@@ -75,6 +76,9 @@ type watch struct {
 	err     error     // why the watch failed
 	errAt   time.Time // when it failed, for the re-check backoff
 	feed    *feed     // the running informer, nil unless running
+	// version counts changes of what a snapshot reads from w (state, feed,
+	// objects), so that an unchanged watch can serve a cached snapshot.
+	version uint64
 }
 
 // feed is one run of an informer and what its handler has seen. A watch
@@ -86,8 +90,8 @@ type feed struct {
 	cancel context.CancelFunc
 }
 
-func newWatch(k watchKey, wake func(types.NamespacedName), log logging.Logger) *watch {
-	return &watch{key: k, wake: wake, log: log, views: map[types.NamespacedName]view{}}
+func newWatch(k watchKey, wake func(types.NamespacedName), log logging.Logger, now func() time.Time) *watch {
+	return &watch{key: k, wake: wake, log: log, now: now, views: map[types.NamespacedName]view{}}
 }
 
 // run starts an informer for w that runs until ctx ends or w stops. The
@@ -104,6 +108,9 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 	}()
 	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.key.gvr, w.key.namespace, 0, cache.Indexers{}, nil).Informer()
 	f := &feed{items: map[string]*entry{}}
+	if err := inf.SetTransform(slim); err != nil {
+		return errors.Wrap(err, errInformer)
+	}
 	if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) { w.onWatchError(f, err) }); err != nil {
 		return errors.Wrap(err, errInformer)
 	}
@@ -125,6 +132,7 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 		return nil
 	}
 	w.state, w.err, w.feed = running, nil, f
+	w.version++
 	w.mu.Unlock()
 
 	launched = true
@@ -145,6 +153,16 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 	return nil
 }
 
+// slim drops from an object what the rendering drops anyway and the
+// informer's own cache would otherwise hold for every object: managedFields
+// are often the larger part of a small object.
+func slim(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
 // stop ends w's informer, if any, for good.
 func (w *watch) stop() {
 	w.mu.Lock()
@@ -156,10 +174,11 @@ func (w *watch) stop() {
 }
 
 // fail records err as why w cannot serve its owners.
-func (w *watch) fail(err error, at time.Time) {
+func (w *watch) fail(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.state, w.err, w.errAt = failed, err, at
+	w.state, w.err, w.errAt = failed, err, w.now()
+	w.version++
 }
 
 // onAdd handles an added or updated object: render it, and wake the owners
@@ -187,8 +206,11 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 	}
 	f.items[key] = e
 	var owners []types.NamespacedName
-	if !initial && (old == nil || !old.same(e)) {
-		owners = w.seeing(old, e)
+	if old == nil || !old.same(e) {
+		w.version++
+		if !initial {
+			owners = w.seeing(old, e)
+		}
 	}
 	w.mu.Unlock()
 	w.wakeEach(owners)
@@ -210,24 +232,31 @@ func (w *watch) onDelete(f *feed, obj any) {
 	}
 	old := f.items[key]
 	delete(f.items, key)
+	w.version++
 	owners := w.seeing(old, nil)
 	w.mu.Unlock()
 	w.wakeEach(owners)
 }
 
 // onWatchError turns a Forbidden LIST or WATCH (a grant revoked while the
-// informer runs) into a NotPermittedError for every owner, and stops the
-// informer rather than let it retry a request it may not make; a later
-// Ensure checks access again after the backoff. Other errors the informer
-// retries by itself.
+// informer runs) into a NotPermittedError for every owner, and a NotFound
+// (the CRD deleted) into a KindNotFoundError. It stops the informer rather
+// than let it retry a request that cannot succeed; a later Ensure starts it
+// again after the backoff. Other errors the informer retries by itself.
 func (w *watch) onWatchError(f *feed, err error) {
-	if !kerrors.IsForbidden(err) {
+	var failure error
+	switch {
+	case kerrors.IsForbidden(err):
+		verb := "list"
+		if strings.Contains(err.Error(), "cannot watch") {
+			verb = "watch"
+		}
+		failure = &NotPermittedError{GVR: w.key.gvr, Namespace: w.key.namespace, Verb: verb}
+	case kerrors.IsNotFound(err):
+		failure = &KindNotFoundError{Kind: Kind{Group: w.key.gvr.Group, Resource: w.key.gvr.Resource}}
+	default:
 		w.log.Debug("Watch failed; the informer retries", "resource", resourceName(w.key.gvr), "namespace", w.key.namespace, "error", err)
 		return
-	}
-	verb := "list"
-	if strings.Contains(err.Error(), "cannot watch") {
-		verb = "watch"
 	}
 	w.mu.Lock()
 	if w.feed != f {
@@ -236,8 +265,8 @@ func (w *watch) onWatchError(f *feed, err error) {
 	}
 	f.cancel()
 	w.feed = nil
-	w.state, w.errAt = failed, time.Now()
-	w.err = &NotPermittedError{GVR: w.key.gvr, Namespace: w.key.namespace, Verb: verb}
+	w.state, w.err, w.errAt = failed, failure, w.now()
+	w.version++
 	owners := w.ownersLocked()
 	w.mu.Unlock()
 	w.wakeEach(owners)
