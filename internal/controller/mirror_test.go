@@ -331,6 +331,18 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 	}, cpcRef)
 	create(t, m)
 	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonNotAuthorized))
+	// Cluster-scoped kinds: asked for without the grant, and named without
+	// asking (the kind's scope, not the spec, decides).
+	cluster := newMirror(f.ns, "cluster", v1alpha1.MirrorParameters{
+		Path: "cluster", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}}, ClusterScoped: true,
+	}, cpcRef)
+	unflagged := newMirror(f.ns, "unflagged", v1alpha1.MirrorParameters{
+		Path: "unflagged", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}},
+	}, pcRef())
+	create(t, cluster)
+	create(t, unflagged)
+	waitFor(t, time.Minute, cluster, stalledWith(t, cluster, mirrorcontroller.ReasonNotAuthorized))
+	waitFor(t, time.Minute, unflagged, stalledWith(t, unflagged, mirrorcontroller.ReasonNotAuthorized))
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "mirror policy") {
 		t.Errorf("NotAuthorized does not say what is missing: %q", msg)
 	}
@@ -346,14 +358,22 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cpc), cpc); err != nil {
 		t.Fatal(err)
 	}
-	cpc.Spec.Mirror = &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{f.ns},
+	cpc.Spec.Mirror = &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{f.ns}, ClusterScoped: true,
 		SourceNamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mirror": "ok"}}}
 	if err := cp.Client.Update(ctx, cpc); err != nil {
 		t.Fatal(err)
 	}
 	// A grant is read at the next reconcile: ask for one, as a user would.
-	reconciledAgain(t, 1, true, m)
+	reconciledAgain(t, 1, true, m, cluster)
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	waitFor(t, time.Minute, cluster, readyAndCurrent(t, cluster))
+	eventually(t, 30*time.Second, func() error {
+		got := f.files(t, "main")["cluster/_cluster/core/namespace/"+src.Name+".yaml"]
+		if got != rendered(t, src) {
+			return fmt.Errorf("the granted cluster-scoped Namespace is not mirrored: %q", got)
+		}
+		return nil
+	})
 	eventually(t, 30*time.Second, func() error {
 		got := f.files(t, "main")[fmt.Sprintf("other/%s/core/configmap/x.yaml", src.Name)]
 		if got != rendered(t, cm) {
@@ -362,9 +382,11 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 		return nil
 	})
 	// The namespaced ProviderConfig still grants nothing.
-	reconciledAgain(t, 1, true, viaPC)
-	if err := stalledWith(t, viaPC, mirrorcontroller.ReasonNotAuthorized)(); err != nil {
-		t.Error(err)
+	reconciledAgain(t, 1, true, viaPC, unflagged)
+	for _, o := range []*v1alpha1.Mirror{viaPC, unflagged} {
+		if err := stalledWith(t, o, mirrorcontroller.ReasonNotAuthorized)(); err != nil {
+			t.Errorf("%s: %v", o.Name, err)
+		}
 	}
 }
 
