@@ -191,9 +191,13 @@ func TestMirrorLifecycle(t *testing.T) {
 		if err := cp.Client.Update(ctx, b); err != nil {
 			t.Fatal(err)
 		}
+		rv := m.ResourceVersion
 		f.stays(t, m, false, "main", head, "a status-only change and a no-op update")
 		if err := readyAndCurrent(t, m)(); err != nil {
 			t.Error(err)
+		}
+		if m.ResourceVersion != rv {
+			t.Errorf("a converged Mirror's reconciles wrote it (resourceVersion %s, was %s)", m.ResourceVersion, rv)
 		}
 	})
 

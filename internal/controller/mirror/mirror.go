@@ -206,6 +206,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, err
 	}
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
+		mg.Status.AtProvider.Pending = d.size()
 		return xpmanaged.ExternalObservation{}, committing(mg, d.size())
 	}
 	e.change = &c
