@@ -52,9 +52,11 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -137,6 +139,7 @@ type provider struct {
 	done    chan error
 	cache   *git.Cache
 	watcher *watch.Watcher
+	mirrors *mirror.Sources
 }
 
 // providerOptions vary how startProvider runs the controllers.
@@ -201,6 +204,18 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	}
 	o := options.Options{
 		Watcher: w,
+		Options: controller.Options{Logger: log},
+	}
+	mirrors, err := mirrorcontroller.NewSources(mgr, w, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(mirrors); err != nil {
+		t.Fatal(err)
+	}
+	o = options.Options{
+		Watcher: w,
+		Mirrors: mirrors,
 		Options: controller.Options{
 			Logger:                  log,
 			MaxConcurrentReconciles: workers,
@@ -220,7 +235,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w}
+	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w, mirrors: mirrors}
 	go func() { p.done <- mgr.Start(ctx) }()
 	t.Cleanup(p.stop)
 	running = p

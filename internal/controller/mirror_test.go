@@ -253,6 +253,27 @@ func TestMirrorLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("SecondMirrorConflicts", func(t *testing.T) {
+		head := f.repo.Head(t, "main")
+		second := newMirror(ns, "second", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+		create(t, second)
+		waitFor(t, time.Minute, second, stalledWith(t, second, "PathConflict"))
+		if msg := second.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, ns+"/m") {
+			t.Errorf("PathConflict does not name the Mirror that owns the folder: %q", msg)
+		}
+		writesLanded(t)
+		if got := f.repo.Head(t, "main"); got != head {
+			t.Errorf("a Mirror in conflict wrote to the branch")
+		}
+		if err := cp.Client.Delete(ctx, second); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, second)
+		if got := f.repo.Head(t, "main"); got != head {
+			t.Errorf("deleting a Mirror in conflict removed another's files")
+		}
+	})
+
 	t.Run("DeleteRemovesOwnedFiles", func(t *testing.T) {
 		if err := cp.Client.Delete(ctx, m); err != nil {
 			t.Fatal(err)
@@ -262,6 +283,36 @@ func TestMirrorLifecycle(t *testing.T) {
 			t.Errorf("deleting the Mirror must remove its files and marker only: -want, +got:\n%s", diff)
 		}
 	})
+}
+
+func TestMirrorOrphanedKeepsFilesAndReleasesWatches(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	p := startProvider(t, "")
+	cm := configMap(f.ns, "kept", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	m.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	create(t, m)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	want := map[string]string{objPath(f.ns, "core", "configmap", "kept"): rendered(t, cm)}
+	f.waitMirrored(t, want)
+	if n := p.mirrors.Informers(); n != 1 {
+		t.Fatalf("%d informers run for one Mirror of one kind in one namespace, want 1", n)
+	}
+	if err := cp.Client.Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, m)
+	eventually(t, 30*time.Second, func() error {
+		if n := p.mirrors.Informers(); n != 0 {
+			return fmt.Errorf("%d informers still run for a Mirror that is gone", n)
+		}
+		return nil
+	})
+	if diff := cmp.Diff(want, f.mirrored(t)); diff != "" {
+		t.Errorf("without Delete in managementPolicies the files stay: -want, +got:\n%s", diff)
+	}
 }
 
 func TestMirrorSelectsAndNeverWritesSecrets(t *testing.T) {
