@@ -49,7 +49,7 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		}
 	}
 	if o.Mirrors == nil {
-		src, err := mirror.NewSources(mgr, o.Watcher, o)
+		src, err := mirror.NewSources(mgr.GetConfig(), o.Watcher, o.Logger)
 		if err != nil {
 			return err
 		}

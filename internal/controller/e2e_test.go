@@ -146,6 +146,7 @@ type provider struct {
 type providerOptions struct {
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
+	mirrorCfg  *rest.Config
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -159,6 +160,12 @@ func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOptio
 // withGitMetrics records the Git engine's metrics on m.
 func withGitMetrics(m *git.Metrics) providerOption {
 	return func(o *providerOptions) { o.gitMetrics = m }
+}
+
+// withMirrorIdentity makes Mirrors read objects as cfg's identity, as a
+// provider whose ServiceAccount lacks some grant would.
+func withMirrorIdentity(cfg *rest.Config) providerOption {
+	return func(o *providerOptions) { o.mirrorCfg = cfg }
 }
 
 // startProvider runs the controllers with a Git cache in cacheDir (a new
@@ -202,18 +209,18 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err := mgr.Add(w); err != nil {
 		t.Fatal(err)
 	}
-	o := options.Options{
-		Watcher: w,
-		Options: controller.Options{Logger: log},
+	mirrorCfg := cfg
+	if po.mirrorCfg != nil {
+		mirrorCfg = po.mirrorCfg
 	}
-	mirrors, err := mirrorcontroller.NewSources(mgr, w, o)
+	mirrors, err := mirrorcontroller.NewSources(mirrorCfg, w, log, mirror.WithRecheckInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := mgr.Add(mirrors); err != nil {
 		t.Fatal(err)
 	}
-	o = options.Options{
+	o := options.Options{
 		Watcher: w,
 		Mirrors: mirrors,
 		Options: controller.Options{

@@ -28,6 +28,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -450,4 +451,55 @@ func kstatusIs(t *testing.T, obj client.Object, want string) error {
 		return fmt.Errorf("kstatus is %s, want %s", got, want)
 	}
 	return nil
+}
+
+// TestMirrorWatchNotPermitted runs Mirrors as an identity that may read
+// ConfigMaps but not Deployments, as a provider whose ServiceAccount nobody
+// granted them: the Mirror is Stalled WatchNotPermitted naming the kind and
+// the verb, writes nothing, and recovers once RBAC grants the kind.
+func TestMirrorWatchNotPermitted(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	user := "mirror-limited-" + f.ns
+	rule := func(group, resource string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "list", "watch"}}
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"}, Rules: []rbacv1.PolicyRule{rule("", "configmaps")}}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	create(t, role)
+	create(t, binding)
+	cfg, err := cp.UserConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startProvider(t, "", withMirrorIdentity(cfg))
+	head := f.repo.Head(t, "main")
+
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{
+		{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "apps/v1", Kind: "Deployment"},
+	}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonWatchNotPermitted))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "deployments.apps") || !strings.Contains(msg, "list") {
+		t.Errorf("WatchNotPermitted does not name the kind and the verb: %q", msg)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a Mirror that may not watch a kind wrote to the branch")
+	}
+
+	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = append(role.Rules, rule("apps", "deployments"))
+	if err := cp.Client.Update(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	// The grant is seen at the Mirror's next poll, once the denial's
+	// recheck interval has passed.
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 }

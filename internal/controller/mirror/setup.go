@@ -21,11 +21,13 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	kcache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -81,20 +83,20 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupGated(mgr, Setup, v1alpha1.MirrorGroupVersionKind)
 }
 
-// NewSources returns the shared watches Mirrors read through, reading as the
-// manager's identity and waking Mirrors through w.
-func NewSources(mgr ctrl.Manager, w *watch.Watcher, o options.Options) (*mirror.Sources, error) {
-	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
+// NewSources returns the shared watches Mirrors read through, reading as
+// the identity cfg names (the provider's own) and waking Mirrors through w.
+func NewSources(cfg *rest.Config, w *watch.Watcher, log logging.Logger, o ...mirror.Option) (*mirror.Sources, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, errDynamic)
 	}
-	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, errClientset)
 	}
 	wake := w.Source(v1alpha1.MirrorKind).Wake
 	return mirror.NewSources(dyn, cs.Discovery(), cs.AuthorizationV1().SelfSubjectAccessReviews(), wake,
-		o.Logger.WithValues("component", "mirror-sources")), nil
+		log.WithValues("component", "mirror-sources"), o...), nil
 }
 
 type connector struct {
