@@ -503,3 +503,60 @@ func TestMirrorWatchNotPermitted(t *testing.T) {
 	// recheck interval has passed.
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 }
+
+// TestMirrorRacesAnExternalPusher churns objects while someone else pushes
+// to the same branch: every object's last state lands, every foreign commit
+// stays, and the branch only ever moves forward (no force push).
+func TestMirrorRacesAnExternalPusher(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	const objects, rounds = 5, 20
+	cms := make([]*corev1.ConfigMap, objects)
+	for i := range cms {
+		cms[i] = configMap(f.ns, fmt.Sprintf("cm-%d", i), nil, map[string]string{"round": "0"})
+		create(t, cms[i])
+	}
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+
+	foreign := map[string]string{}
+	for r := 1; r <= rounds; r++ {
+		cm := cms[r%objects]
+		cm.Data = map[string]string{"round": fmt.Sprint(r)}
+		if err := cp.Client.Update(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		p := fmt.Sprintf("other/ext-%02d.txt", r)
+		foreign[p] = fmt.Sprintf("round %d\n", r)
+		// The external pusher loses races to the provider too, and does
+		// what a person does: fetch and push again.
+		var err error
+		for try := 0; try < 10; try++ {
+			if _, err = f.repo.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: foreign[p]}}); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{}
+	for _, cm := range cms {
+		want[objPath(f.ns, "core", "configmap", cm.Name)] = rendered(t, cm)
+	}
+	f.waitMirrored(t, want)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	files := f.files(t, "main")
+	for p, c := range foreign {
+		if files[p] != c {
+			t.Errorf("the external pusher's %s is %q, want %q", p, files[p], c)
+		}
+	}
+	for _, u := range f.repo.Reflog(t, "main") {
+		if u.Old != "" && strings.Trim(u.Old, "0") != "" && !f.repo.IsAncestor(t, u.Old, u.New) {
+			t.Errorf("main moved from %s to %s, not a fast-forward", u.Old, u.New)
+		}
+	}
+}
