@@ -560,3 +560,43 @@ func TestMirrorRacesAnExternalPusher(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorMeetsAFile: a File that already holds a path where a Mirror
+// wants an object's file is not the Mirror's to overwrite: the Mirror is
+// Stalled PathConflict naming that path and writes nothing, the File stays
+// Ready; once the File is gone the Mirror writes the folder.
+func TestMirrorMeetsAFile(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	p := objPath(f.ns, "core", "configmap", "app")
+	fl := newFile(f, "notes", p, "written by a File\n")
+	create(t, fl)
+	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	head := f.repo.Head(t, "main")
+
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, p) {
+		t.Errorf("PathConflict does not name the path: %q", msg)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a Mirror in conflict with a File wrote to the branch")
+	}
+	if err := readyAndCurrent(t, fl)(); err != nil {
+		t.Errorf("the File: %v", err)
+	}
+
+	if err := cp.Client.Delete(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, fl)
+	// The File's removal is a change in the folder: the poll wakes the
+	// Mirror.
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+}
