@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// BenchmarkMirrorBurstOf1000ConfigMaps creates 1,000 ConfigMaps at once in a
+// namespace a Mirror mirrors, with the provider's default flags, and reports
+// the time until all are on the remote, the pushes and the commits. The
+// baseline, in the same run on the same server, is one commit and one push
+// per object (what a mirror without a commit window does), made through the
+// engine with a zero window. BENCH_MIRROR_OBJECTS changes the count.
+func BenchmarkMirrorBurstOf1000ConfigMaps(b *testing.B) {
+	n := benchN("BENCH_MIRROR_OBJECTS", 1000)
+	for range b.N {
+		baseTook, basePushes := mirrorBaseline(b, n)
+
+		bp := startBenchProvider(b, benchFlags{rate: defaultRate, poll: defaultPoll})
+		ns := benchFixture(b, nil)
+		dir := filepath.Join(gitRoot, ns+".git")
+		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+		if err := cp.Client.Create(context.Background(), m); err != nil {
+			b.Fatal(err)
+		}
+		// The empty folder's marker lands first: from then on, every
+		// commit is the burst's.
+		waitMirroredCount(b, dir, ns, 0, true, time.Minute)
+		commits0, pushes0 := commitCount(b, dir), metricSum(b, bp.reg, "provider_git_pushes_total")
+
+		start := time.Now()
+		createConfigMaps(b, ns, n)
+		waitMirroredCount(b, dir, ns, n, false, 30*time.Minute)
+		took := time.Since(start)
+		pushes := metricSum(b, bp.reg, "provider_git_pushes_total") - pushes0
+		commits := commitCount(b, dir) - commits0
+		bp.stop()
+
+		fmt.Printf("\n%d ConfigMaps created at once in a mirrored namespace (commit window %s, --max-reconcile-rate %d)\n"+
+			"| | time until all are on the remote | pushes | commits |\n|----|----|----|----|\n"+
+			"| one commit per object (baseline, this run) | %s | %d | %d |\n"+
+			"| Mirror | %s | %.0f | %d |\n",
+			n, defaultWindow, defaultRate, baseTook.Round(100*time.Millisecond), basePushes, basePushes,
+			took.Round(100*time.Millisecond), pushes, commits)
+	}
+}
+
+// mirrorBaseline writes n object files one commit and one push each.
+func mirrorBaseline(b *testing.B, n int) (time.Duration, int) {
+	b.Helper()
+	name := fmt.Sprintf("baseline-%d.git", time.Now().UnixNano())
+	testenv.NewBareRepo(b, gitRoot, name, map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}})
+	c, err := git.NewCache(b.TempDir(), git.WithCommitWindow(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	r, err := c.Repository(git.Remote{URL: httpGit.RepoURL(name), Auth: &git.BasicAuth{Username: gitUser, Password: gitToken}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Refresh(ctx, 0, "main"); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for i := range n {
+		p := fmt.Sprintf("live/ns/core/configmap/cm-%05d.yaml", i)
+		content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%05d\n  namespace: ns\ndata:\n  index: %q\n", i, strconv.Itoa(i))
+		if res := r.Submit(ctx, "main", git.Change{Puts: map[string]git.File{p: {Content: []byte(content)}}, Message: "Mirror " + p}); res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+	return time.Since(start), n
+}
+
+// createConfigMaps creates n ConfigMaps in ns from 32 goroutines.
+func createConfigMaps(b *testing.B, ns string, n int) {
+	b.Helper()
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)},
+					Data: map[string]string{"index": strconv.Itoa(i)}}
+				if err := cp.Client.Create(context.Background(), cm); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+}
+
+// waitMirroredCount waits until main in the bare repository dir holds want
+// ConfigMap files of ns under the Mirror's folder (and, with marker, its
+// marker), checking every 250ms.
+func waitMirroredCount(b *testing.B, dir, ns string, want int, marker bool, timeout time.Duration) {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		out, _ := testenv.Git(dir, nil, "ls-tree", "-r", "--name-only", "main", mirrorFolder+"/")
+		got, hasMarker := 0, false
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, mirrorFolder+"/"+ns+"/core/configmap/"):
+				got++
+			case l == mirrorFolder+"/.mirror.yaml":
+				hasMarker = true
+			}
+		}
+		if got >= want && (!marker || hasMarker) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d ConfigMaps on the remote after %s", got, want, timeout)
+		}
+		time.Sleep(250 * time.Millisecond) // polling interval of a wait on a condition
+	}
+}
+
+func commitCount(b *testing.B, dir string) int {
+	b.Helper()
+	out, err := testenv.Git(dir, nil, "rev-list", "--count", "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
