@@ -68,6 +68,7 @@ type fakeRepository struct {
 	files    map[string]string
 	empty    bool
 	queued   bool
+	inflight bool
 	enqueued *git.Change
 }
 
@@ -76,6 +77,7 @@ func (f *fakeRepository) Poll(context.Context) ([]git.Move, error)              
 func (f *fakeRepository) Refresh(context.Context, time.Duration, ...string) error { return nil }
 func (f *fakeRepository) Empty() bool                                             { return f.empty }
 func (f *fakeRepository) Queued(string, string, git.Change) bool                  { return f.queued }
+func (f *fakeRepository) InFlight(string, string) bool                            { return f.inflight }
 func (f *fakeRepository) TakeResult(string) (git.Result, bool)                    { return git.Result{}, false }
 
 func (f *fakeRepository) Head(string) (string, error) {
@@ -314,6 +316,11 @@ func TestObserve(t *testing.T) {
 			reason: "A change already with the branch writer is not handed over twice.",
 			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n"), queued: true},
 			want: outcome{Waiting: ReasonCommitting, Ensured: true},
+		},
+		"InFlight": {
+			reason: "While its last change is being pushed the head does not show it: the Mirror waits for the push's wake instead of diffing a stale folder.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n"), inflight: true},
+			want: outcome{Waiting: ReasonCommitting},
 		},
 		"DeleteOwned": {
 			reason: "Deleting removes the owned files and the marker, nothing else, and lets go of the watches.",

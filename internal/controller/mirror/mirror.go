@@ -122,6 +122,7 @@ type repository interface {
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool
+	InFlight(branch, key string) bool
 	TakeResult(key string) (git.Result, bool)
 }
 
@@ -176,6 +177,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, err
 	}
 	e.watch.TrackFolder(e.repo, refOf(mg), p.Branch, p.Path)
+	if e.repo.InFlight(p.Branch, keyOf(mg)) {
+		// The head does not show the push under way yet: a change computed
+		// without it could drop from the marker a file it adds. Its result
+		// wakes the Mirror.
+		return xpmanaged.ExternalObservation{}, committing(mg, mg.Status.AtProvider.Pending)
+	}
 
 	snap, err := e.src.Ensure(ctx, req)
 	if err != nil {
@@ -228,6 +235,9 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 	}
 	if err := e.collect(mg, errRemoveFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err
+	}
+	if e.repo.InFlight(p.Branch, keyOf(mg)) {
+		return xpmanaged.ExternalObservation{}, removing(mg, mg.Status.AtProvider.Pending)
 	}
 	head, err := e.head(ctx, p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound || (err == nil && head == "") {
