@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -169,4 +171,92 @@ func commitCount(b *testing.B, dir string) int {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// BenchmarkMirrorSteadyStateOf5000Objects mirrors 5,000 ConfigMaps, then
+// measures what a poll interval costs while nothing changes: Mirror
+// reconciles, API requests beyond the open watches, fetches, remote checks
+// and status writes, and the provider's memory (the test process's RSS,
+// which holds the provider; the API server runs apart). Goals: 0 API
+// requests, <= 1 fetch, 0 status writes per poll; RSS < 400 MiB.
+// BENCH_MIRROR_STEADY changes the count.
+func BenchmarkMirrorSteadyStateOf5000Objects(b *testing.B) {
+	n := benchN("BENCH_MIRROR_STEADY", 5000)
+	const poll, intervals = 10 * time.Second, 3
+	for range b.N {
+		bp := startBenchProvider(b, benchFlags{rate: 100, poll: poll})
+		ns := benchFixture(b, nil)
+		dir := filepath.Join(gitRoot, ns+".git")
+		createConfigMaps(b, ns, n)
+		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+		start := time.Now()
+		if err := cp.Client.Create(context.Background(), m); err != nil {
+			b.Fatal(err)
+		}
+		waitMirroredCount(b, dir, ns, n, true, 30*time.Minute)
+		converge := time.Since(start)
+		for bp.cache.Pending() != 0 {
+			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
+		}
+		pollsNow := func() float64 { return metricSum(b, bp.reg, "provider_git_polls_total") }
+		waitPolls := func(k float64) {
+			p0 := pollsNow()
+			for pollsNow() < p0+k {
+				time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
+			}
+		}
+		// The push's wake, its status write and the first poll pass.
+		waitPolls(1)
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
+			b.Fatal(err)
+		}
+		rv0, r0, a0 := m.ResourceVersion, reconcilesOf(m), bp.api.n.Load()
+		f0, p0 := metricSum(b, bp.reg, "provider_git_fetches_total"), pollsNow()
+		t0 := time.Now()
+		waitPolls(intervals)
+		measured := time.Since(t0)
+		per := func(v float64) float64 { return v / intervals }
+		reconcilesPer := per(float64(reconcilesOf(m) - r0))
+		apiPer := per(float64(bp.api.n.Load() - a0))
+		fetchesPer := per(metricSum(b, bp.reg, "provider_git_fetches_total") - f0)
+		checksPer := per(pollsNow() - p0)
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
+			b.Fatal(err)
+		}
+		statusWrites := "0"
+		if m.ResourceVersion != rv0 {
+			statusWrites = "> 0 (resourceVersion moved)"
+		}
+		rss := rssMiB(b)
+		bp.stop()
+
+		fmt.Printf("\n%d mirrored ConfigMaps, per poll interval (%s, %d intervals measured over %s)\n"+
+			"| Mirror reconciles | API requests | fetches | remote checks | status writes | RSS |\n"+
+			"|----|----|----|----|----|----|\n"+
+			"| %.1f | %.1f | %.1f | %.1f | %s | %d MiB |\n"+
+			"goal: 0 API requests, <= 1 fetch, 0 status writes per poll; RSS < 400 MiB\n"+
+			"setup: %d objects on the remote %s after the Mirror was created\n",
+			n, poll, intervals, measured.Round(time.Second), reconcilesPer, apiPer, fetchesPer, checksPer, statusWrites, rss,
+			n, converge.Round(100*time.Millisecond))
+	}
+}
+
+// rssMiB is this process's resident set size.
+func rssMiB(b *testing.B) int {
+	b.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.Atoi(f[1])
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }
