@@ -19,8 +19,10 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +32,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -259,4 +262,187 @@ func rssMiB(b *testing.B) int {
 	}
 	b.Fatal("no VmRSS in /proc/self/status")
 	return 0
+}
+
+// BenchmarkMirrorChurn updates 100 mirrored ConfigMaps every second for 30
+// seconds and reports the pushes, next to the number of commit windows the
+// churn spans, and how long each change took to reach the remote (from its
+// update to the first head that holds it or a later state of the object),
+// p50 and p99. Goals: pushes <= windows + 2; p50 <= window + 1 s.
+// BENCH_MIRROR_CHURN_OBJECTS and BENCH_MIRROR_CHURN_SECONDS change the
+// sizes.
+func BenchmarkMirrorChurn(b *testing.B) {
+	n := benchN("BENCH_MIRROR_CHURN_OBJECTS", 100)
+	seconds := benchN("BENCH_MIRROR_CHURN_SECONDS", 30)
+	for range b.N {
+		bp := startBenchProvider(b, benchFlags{rate: defaultRate, poll: defaultPoll})
+		ns := benchFixture(b, nil)
+		dir := filepath.Join(gitRoot, ns+".git")
+		createConfigMaps(b, ns, n)
+		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+		if err := cp.Client.Create(context.Background(), m); err != nil {
+			b.Fatal(err)
+		}
+		waitMirroredCount(b, dir, ns, n, true, 5*time.Minute)
+		for bp.cache.Pending() != 0 {
+			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
+		}
+		pushes0 := metricSum(b, bp.reg, "provider_git_pushes_total")
+
+		// updated[r][name] is when round r's update of ConfigMap name was
+		// accepted.
+		updated := make([]map[string]time.Time, seconds+1)
+		remote := newRemoteRounds(dir, mirrorFolder+"/"+ns+"/core/configmap/", n)
+		stop := make(chan struct{})
+		watched := make(chan struct{})
+		go func() { defer close(watched); remote.watch(b, stop) }()
+		tick := time.NewTicker(time.Second)
+		for r := 1; r <= seconds; r++ {
+			<-tick.C
+			updated[r] = updateConfigMaps(b, ns, n, r)
+		}
+		tick.Stop()
+		if !remote.waitRound(seconds, 2*time.Minute) {
+			b.Fatalf("round %d never reached the remote", seconds)
+		}
+		close(stop)
+		<-watched
+		pushes := metricSum(b, bp.reg, "provider_git_pushes_total") - pushes0
+		bp.stop()
+
+		var lat []time.Duration
+		for r := 1; r <= seconds; r++ {
+			for file, at := range remote.landed(r) {
+				name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+				lat = append(lat, at.Sub(updated[r][name]))
+			}
+		}
+		slices.Sort(lat)
+		pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+		windows := int(time.Duration(seconds)*time.Second/defaultWindow) + 1
+		fmt.Printf("\n%d mirrored ConfigMaps updated every second for %d s (commit window %s)\n"+
+			"| pushes | commit windows spanned | change -> on remote p50 | p99 |\n|----|----|----|----|\n"+
+			"| %.0f | %d | %s | %s |\n"+
+			"goal: pushes <= windows + 2; p50 <= window + 1 s\n",
+			n, seconds, defaultWindow, pushes, windows, pct(0.5).Round(10*time.Millisecond), pct(0.99).Round(10*time.Millisecond))
+	}
+}
+
+// updateConfigMaps sets round r on the n ConfigMaps of ns, from 10
+// goroutines, and returns when each update was accepted.
+func updateConfigMaps(b *testing.B, ns string, n, r int) map[string]time.Time {
+	b.Helper()
+	var mu sync.Mutex
+	done := make(map[string]time.Time, n)
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	errs := make(chan error, 10)
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				patch := fmt.Sprintf(`{"data":{"round":"%d"}}`, r)
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)}}
+				if err := cp.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				done[cm.Name] = time.Now()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	return done
+}
+
+// remoteRounds follows which round of each object the remote's main holds,
+// and when each first appeared.
+type remoteRounds struct {
+	dir, prefix string
+	n           int
+	mu          sync.Mutex
+	seen        map[string]int               // file -> newest round on the remote
+	at          map[int]map[string]time.Time // round -> file -> when it first held it or a later one
+	head        string
+}
+
+func newRemoteRounds(dir, prefix string, n int) *remoteRounds {
+	return &remoteRounds{dir: dir, prefix: prefix, n: n, seen: map[string]int{}, at: map[int]map[string]time.Time{}}
+}
+
+// watch reads the remote every 50ms until stop.
+func (rr *remoteRounds) watch(b *testing.B, stop <-chan struct{}) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		rr.read(b)
+	}
+}
+
+func (rr *remoteRounds) read(b *testing.B) {
+	head, err := testenv.Git(rr.dir, nil, "rev-parse", "main")
+	if err != nil || strings.TrimSpace(head) == rr.head {
+		return
+	}
+	now := time.Now()
+	out, err := testenv.Git(rr.dir, nil, "grep", "round:", strings.TrimSpace(head), "--", rr.prefix)
+	if err != nil {
+		return
+	}
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.head = strings.TrimSpace(head)
+	for _, l := range strings.Split(out, "\n") {
+		// <head>:<path>:  round: "<r>"
+		i := strings.LastIndex(l, "round:")
+		if i < 0 {
+			continue
+		}
+		file := strings.TrimRight(strings.TrimPrefix(l[:i], rr.head+":"), ": \t")
+		r, err := strconv.Atoi(strings.Trim(strings.TrimSpace(l[i+len("round:"):]), `"'`))
+		if err != nil {
+			continue
+		}
+		for k := rr.seen[file] + 1; k <= r; k++ {
+			if rr.at[k] == nil {
+				rr.at[k] = map[string]time.Time{}
+			}
+			rr.at[k][file] = now
+		}
+		if r > rr.seen[file] {
+			rr.seen[file] = r
+		}
+	}
+}
+
+// landed returns, by file, when each object first held round r (or a
+// later one).
+func (rr *remoteRounds) landed(r int) map[string]time.Time {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	return maps.Clone(rr.at[r])
+}
+
+// waitRound waits until every object's round r is on the remote.
+func (rr *remoteRounds) waitRound(r int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if len(rr.landed(r)) >= rr.n {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval of a wait on a condition
+	}
+	return false
 }
