@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -599,4 +600,48 @@ func TestMirrorMeetsAFile(t *testing.T) {
 	// Mirror.
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+}
+
+// TestMirrorKindServedLater names a kind whose CRD is not installed yet: the
+// Mirror is progressing (ResourceNotFound, kstatus InProgress), not stalled,
+// and mirrors the kind once the CRD is installed, with nobody touching it.
+func TestMirrorKindServedLater(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	group := strings.ReplaceAll(f.ns, "-", "") + ".example.org"
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: group + "/v1", Kind: "Widget"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, func() error {
+		if err := conditionIs(m, xpv2.TypeReady, corev1.ConditionUnknown, mirrorcontroller.ReasonResourceNotFound); err != nil {
+			return err
+		}
+		return kstatusIs(t, m, "InProgress")
+	})
+
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	}}
+	create(t, crd)
+	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), crd) })
+	w := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group + "/v1", "kind": "Widget",
+		"metadata":   map[string]any{"name": "w", "namespace": f.ns},
+		"spec":       map[string]any{"size": int64(3)},
+	}}
+	eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	eventually(t, 30*time.Second, func() error {
+		if got := f.files(t, "main")[fmt.Sprintf("%s/%s/%s/widget/w.yaml", mirrorFolder, f.ns, group)]; !strings.Contains(got, "size: 3") {
+			return fmt.Errorf("the Widget is not mirrored: %q", got)
+		}
+		return nil
+	})
 }

@@ -161,11 +161,29 @@ type outcome struct {
 	Stalled  xpv2.ConditionReason
 	Waiting  xpv2.ConditionReason
 	Failed   bool // a plain (transient) error
+	Progress xpv2.ConditionReason
 	Puts     []string
 	Deletes  []string
 	Ensured  bool
 	Released bool
 	Note     bool
+}
+
+// classify records how err would be reported.
+func classify(got *outcome, err error) {
+	stalled, isStalled := managed.StalledReason(err)
+	waiting, isWaiting := managed.IsWaiting(err)
+	progress, isProgress := managed.ProgressingReason(err)
+	switch {
+	case isStalled:
+		got.Stalled = stalled
+	case isWaiting:
+		got.Waiting = waiting.Reason
+	case isProgress:
+		got.Progress = progress
+	case err != nil:
+		got.Failed = true
+	}
 }
 
 func TestObserve(t *testing.T) {
@@ -239,7 +257,7 @@ func TestObserve(t *testing.T) {
 		"KindNotFound": {
 			reason: "A kind not served yet is progressing: a CRD installed later resolves it.",
 			mg:     newMirror(), src: &fakeSources{err: &mirror.KindNotFoundError{}}, repo: &fakeRepository{files: clean},
-			want: outcome{Failed: true, Ensured: true},
+			want: outcome{Progress: ReasonResourceNotFound, Ensured: true},
 		},
 		"WatchNotPermitted": {
 			reason: "The provider's own RBAC must grow: a human acts.",
@@ -338,13 +356,7 @@ func TestObserve(t *testing.T) {
 			e := &external{kube: kube(t, tc.kube...), repo: tc.repo, src: tc.src, watch: fakeTracker{}, maxAge: time.Minute}
 			obs, err := e.Observe(context.Background(), tc.mg)
 			got := outcome{Obs: obs, Ensured: tc.src.ensured, Released: tc.src.released, Note: e.Note() != ""}
-			if r, ok := managed.StalledReason(err); ok {
-				got.Stalled = r
-			} else if w, ok := managed.IsWaiting(err); ok {
-				got.Waiting = w.Reason
-			} else if err != nil {
-				got.Failed = true
-			}
+			classify(&got, err)
 			if e.change != nil {
 				got.Puts = slices.Sorted(maps.Keys(e.change.Puts))
 				got.Deletes = e.change.Deletes

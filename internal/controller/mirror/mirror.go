@@ -88,6 +88,10 @@ const (
 	// ReasonWatchNotPermitted: the provider's own identity may not list or
 	// watch a kind; its RBAC must grow.
 	ReasonWatchNotPermitted xpv2.ConditionReason = "WatchNotPermitted"
+	// ReasonResourceNotFound: a kind to mirror is not served (yet). It is
+	// progressing, not stalled: a CRD installed later resolves it without
+	// anyone touching the Mirror.
+	ReasonResourceNotFound xpv2.ConditionReason = "ResourceNotFound"
 )
 
 const (
@@ -385,7 +389,7 @@ func sourceError(err error) error {
 	case errors.As(err, &nf):
 		// Progressing, not stalled: a CRD installed later resolves it,
 		// and the retry (backed off up to the poll interval) sees it.
-		return errors.Wrap(err, errKindNotFound)
+		return managed.Progressing(ReasonResourceNotFound, errors.Wrap(err, errKindNotFound))
 	case errors.As(err, &np):
 		return managed.Stalled(ReasonWatchNotPermitted, err)
 	case errors.As(err, &cs):
