@@ -633,8 +633,8 @@ func TestMirrorKindServedLater(t *testing.T) {
 	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), crd) })
 	w := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group + "/v1", "kind": "Widget",
-		"metadata":   map[string]any{"name": "w", "namespace": f.ns},
-		"spec":       map[string]any{"size": int64(3)},
+		"metadata": map[string]any{"name": "w", "namespace": f.ns},
+		"spec":     map[string]any{"size": int64(3)},
 	}}
 	eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
