@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package crossplane holds the tests that run provider-git with Crossplane's
+// Package crossplanetest holds the tests that run provider-git with Crossplane's
 // own programs, built from the Go module proxy into ./bin by the Makefile:
 //
 //   - authoring checks: `crossplane composition render` of every Composition
