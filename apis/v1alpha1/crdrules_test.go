@@ -34,7 +34,7 @@ func TestCRDsEmbedTheDotGitPattern(t *testing.T) {
 	// The rule is a CEL string literal, so each backslash of the expression
 	// is written twice.
 	want := `!self.matches('` + strings.ReplaceAll(validate.DotGitPattern, `\`, `\\`) + `')`
-	for _, f := range []string{"git.m.crossplane.io_files.yaml", "git.m.crossplane.io_commitrequests.yaml"} {
+	for _, f := range []string{"git.m.crossplane.io_files.yaml", "git.m.crossplane.io_commitrequests.yaml", "git.m.crossplane.io_mirrors.yaml"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "package", "crds", f))
 		if err != nil {
 			t.Fatal(err)

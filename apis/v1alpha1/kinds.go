@@ -35,4 +35,6 @@ var (
 	FileGroupVersionKind          = SchemeGroupVersion.WithKind(FileKind)
 	CommitRequestKind             = reflect.TypeOf(CommitRequest{}).Name()
 	CommitRequestGroupVersionKind = SchemeGroupVersion.WithKind(CommitRequestKind)
+	MirrorKind                    = reflect.TypeOf(Mirror{}).Name()
+	MirrorGroupVersionKind        = SchemeGroupVersion.WithKind(MirrorKind)
 )

@@ -172,6 +172,85 @@ func TestCommitRequestValidation(t *testing.T) {
 	}
 }
 
+func validMirror() v1alpha1.MirrorParameters {
+	return v1alpha1.MirrorParameters{Branch: "main", Path: "clusters/prod", Resources: []v1alpha1.MirrorResource{
+		{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "apps/v1", Kind: "Deployment"},
+	}}
+}
+
+func TestMirrorValidation(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mutate func(*v1alpha1.MirrorParameters)
+		want   string // substring of the API server's error; empty means accepted
+	}{
+		"Valid": {reason: "Kinds by apiVersion and kind.", mutate: func(*v1alpha1.MirrorParameters) {}},
+		"Root":  {reason: "'.' is the repository root, set explicitly.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "." }},
+		"ByResource": {reason: "A kind by group and plural resource.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Resources[1] = v1alpha1.MirrorResource{Group: ptr.To("apps"), Resource: "deployments"}
+		}},
+		"CoreResource": {reason: "The core group is the empty group.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Resources[0] = v1alpha1.MirrorResource{Group: ptr.To(""), Resource: "configmaps"}
+		}},
+		"ResourceNoGroup": {reason: "A resource without a group is a core resource.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0] = v1alpha1.MirrorResource{Resource: "configmaps"} }},
+		"Sources":         {reason: "Other namespaces by name.", mutate: func(p *v1alpha1.MirrorParameters) { p.SourceNamespaces = []string{"team-a", "team-b"} }},
+		"PruneNever":      {reason: "Git may keep every object that ever existed.", mutate: func(p *v1alpha1.MirrorParameters) { p.Prune = v1alpha1.MirrorPruneNever }},
+		"BothWays":        {reason: "apiVersion/kind and group/resource together are ambiguous.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0].Resource = "configmaps" }, want: "set apiVersion and kind, or group and resource"},
+		"KindOnly":        {reason: "A kind needs its apiVersion.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0].APIVersion = "" }, want: "set apiVersion and kind, or group and resource"},
+		"GroupWithKind":   {reason: "A group belongs with a resource.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0].Group = ptr.To("apps") }, want: "set apiVersion and kind, or group and resource"},
+		"BadAPIVersion":   {reason: "An apiVersion has a version.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[1].APIVersion = "apps" }, want: "apiVersion must be version or group/version"},
+		"LowerKind":       {reason: "Kinds are CamelCase.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0].Kind = "configmap" }, want: "kind must be a Kubernetes kind"},
+		"UpperResource":   {reason: "Resources are lower-case plurals.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources[0] = v1alpha1.MirrorResource{Resource: "ConfigMaps"} }, want: "resource must be a lower-case plural"},
+		"BadGroup": {reason: "A group is a DNS subdomain.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Resources[0] = v1alpha1.MirrorResource{Group: ptr.To("Apps_"), Resource: "x"}
+		}, want: "group must be a DNS subdomain"},
+		"NoResources":      {reason: "A Mirror mirrors something.", mutate: func(p *v1alpha1.MirrorParameters) { p.Resources = nil }, want: "spec.forProvider.resources"},
+		"AbsolutePath":     {reason: "Folders are relative to the repository root.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "/etc" }, want: "path must be '.' or relative and clean"},
+		"DotDotPath":       {reason: "No escaping the repository.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "a/../.." }, want: "path must be '.' or relative and clean"},
+		"TrailingSlash":    {reason: "One folder, one spelling.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "clusters/" }, want: "path must be '.' or relative and clean"},
+		"DotInside":        {reason: "'.' is only the root, never a component.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "a/./b" }, want: "path must be '.' or relative and clean"},
+		"GitFolder":        {reason: "Writing into .git would corrupt a clone.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "x/.GIT" }, want: "must not be inside a .git directory"},
+		"ControlCharacter": {reason: "Control characters in paths break tools.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = "a\tb" }, want: "must not contain control characters"},
+		"LongPath":         {reason: "A folder leaves room for the objects' paths below it.", mutate: func(p *v1alpha1.MirrorParameters) { p.Path = strings.Repeat("a", 513) }, want: "Too long"},
+		"BadBranch":        {reason: "Same branch rules as File.", mutate: func(p *v1alpha1.MirrorParameters) { p.Branch = "a..b" }, want: "branch must be a valid Git branch name"},
+		"BadSource":        {reason: "Namespaces are DNS labels.", mutate: func(p *v1alpha1.MirrorParameters) { p.SourceNamespaces = []string{"Team_A"} }, want: "spec.forProvider.sourceNamespaces[0]"},
+		"BadPrune":         {reason: "Only the two policies.", mutate: func(p *v1alpha1.MirrorParameters) { p.Prune = "Sometimes" }, want: "Unsupported value"},
+	}
+	ns := namespace(t)
+	i := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			i++
+			p := validMirror()
+			tc.mutate(&p)
+			m := &v1alpha1.Mirror{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("m-%d", i)}, Spec: v1alpha1.MirrorSpec{ForProvider: p}}
+			checkCreate(t, tc.reason, m, tc.want)
+
+			// The same field rules in code must reach the same verdict.
+			if tc.want == "Unsupported value" || strings.HasPrefix(tc.want, "spec.forProvider.resources") {
+				return
+			}
+			codeErr := validate.Folder(p.Path)
+			if codeErr == nil {
+				codeErr = validate.BranchName(p.Branch)
+			}
+			for _, r := range p.Resources {
+				if codeErr == nil {
+					codeErr = validate.MirrorResource(r.APIVersion, r.Kind, r.Group, r.Resource)
+				}
+			}
+			for _, s := range p.SourceNamespaces {
+				if codeErr == nil {
+					codeErr = validate.Namespace(s)
+				}
+			}
+			if (codeErr != nil) != (tc.want != "") {
+				t.Errorf("%s\ninternal/validate disagrees with the CRD: CRD wants %q, code says %v", tc.reason, tc.want, codeErr)
+			}
+		})
+	}
+}
+
 // TestImmutableFields updates fields that must not change after creation.
 func TestImmutableFields(t *testing.T) {
 	ctx := context.Background()

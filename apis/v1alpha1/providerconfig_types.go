@@ -275,6 +275,41 @@ type ClusterProviderConfigSpec struct {
 	// with SOPS to age recipients. Without it Secrets are refused.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
+
+	// Mirror grants Mirrors that use this configuration reads beyond their
+	// own namespace. Without it a Mirror reads only its own namespace.
+	// +optional
+	Mirror *MirrorPolicy `json:"mirror,omitempty"`
+}
+
+// MirrorPolicy is what a cluster administrator lets Mirrors read through a
+// ClusterProviderConfig. Only a cluster administrator can write one, so a
+// namespace's users cannot grant themselves another namespace's objects.
+type MirrorPolicy struct {
+	// MirrorNamespaces are the namespaces whose Mirrors may use this grant.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=set
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	MirrorNamespaces []string `json:"mirrorNamespaces"`
+
+	// SourceNamespaces are the namespaces those Mirrors may read.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=set
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
+
+	// SourceNamespaceSelector selects, by their labels, more namespaces those
+	// Mirrors may read.
+	// +optional
+	SourceNamespaceSelector *metav1.LabelSelector `json:"sourceNamespaceSelector,omitempty"`
+
+	// ClusterScoped lets those Mirrors read cluster-scoped kinds.
+	// +optional
+	ClusterScoped bool `json:"clusterScoped,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -26,6 +26,7 @@ var (
 	_ resource.ModernManaged = &Branch{}
 	_ resource.ModernManaged = &File{}
 	_ resource.ModernManaged = &CommitRequest{}
+	_ resource.ModernManaged = &Mirror{}
 )
 
 // The status session (internal/session) writes status through these
@@ -64,3 +65,9 @@ func (in *CommitRequest) SetObservedGeneration(g int64) { in.Status.ObservedGene
 
 // StatusConditions returns the live condition list.
 func (in *CommitRequest) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }
+
+// SetObservedGeneration records the generation this status describes.
+func (in *Mirror) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// StatusConditions returns the live condition list.
+func (in *Mirror) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }

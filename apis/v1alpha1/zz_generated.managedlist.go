@@ -46,3 +46,12 @@ func (l *FileList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this MirrorList.
+func (l *MirrorList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

@@ -142,7 +142,9 @@ func run() error {
 		_ = provider.Wait()
 	}()
 
-	fmt.Printf("\n  KUBECONFIG=%s kubectl get managed\n  provider log: %s\n  repository:   %s\n  Ctrl-C stops everything.\n\n",
+	fmt.Printf("\n  KUBECONFIG=%s kubectl get managed\n"+
+		"  KUBECONFIG=%[1]s kubectl create configmap demo --from-literal=k=v   (the Mirror commits it)\n"+
+		"  provider log: %s\n  repository:   %s\n  Ctrl-C stops everything.\n\n",
 		kubeconfig, filepath.Join(work, "provider.log"), repo.Dir)
 	watch(ctx, cp.Client, repo.Dir)
 	return nil
@@ -255,7 +257,7 @@ func watch(ctx context.Context, c client.Client, repo string) {
 
 // kinds the local default shows, in order; kinds whose CRD is not installed
 // are left out.
-var kinds = []string{"ProviderConfig", "Branch", "File", "CommitRequest"}
+var kinds = []string{"ProviderConfig", "Branch", "File", "CommitRequest", "Mirror"}
 
 func table(ctx context.Context, c client.Client) string {
 	var b strings.Builder

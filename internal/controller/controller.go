@@ -26,17 +26,22 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 )
 
-const errAddWatcher = "cannot add the Git watcher to the manager"
+const (
+	errAddWatcher = "cannot add the Git watcher to the manager"
+	errAddSources = "cannot add the Mirror watches to the manager"
+)
 
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability). The
 // controllers share one watch.Watcher, made here unless o has one, which
-// polls each repository in use once per o.PollInterval, and one claim.Index
-// (made here unless o has one).
+// polls each repository in use once per o.PollInterval, one claim.Index and
+// one set of Mirror watches (informers shared by every Mirror), each made
+// here unless o has it.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
 		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
@@ -47,10 +52,21 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Claims == nil {
 		o.Claims = claim.NewIndex(mgr.GetClient(), mgr.GetFieldIndexer())
 	}
+	if o.Mirrors == nil {
+		src, err := mirror.NewSources(mgr.GetConfig(), o.Watcher, o.Logger)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(src); err != nil {
+			return errors.Wrap(err, errAddSources)
+		}
+		o.Mirrors = src
+	}
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,
 		branch.SetupGated,
 		file.SetupGated, commitrequest.SetupGated,
+		mirror.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {
 			return err

@@ -52,9 +52,11 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -104,7 +106,16 @@ func run(m *testing.M) int {
 		ctrl.SetLogger(logr.Discard())
 	}
 	var err error
-	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{}); err != nil {
+	// client-go's whole scheme: Mirror tests create Deployments and
+	// ReplicaSets, not only core objects.
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apis.AddToScheme} {
+		if err := add(scheme); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -128,6 +139,7 @@ type provider struct {
 	done    chan error
 	cache   *git.Cache
 	watcher *watch.Watcher
+	mirrors *mirror.Sources
 }
 
 // providerOptions vary how startProvider runs the controllers.
@@ -137,6 +149,7 @@ type providerOptions struct {
 	conditions *session.ConditionMetrics
 	logger     *logr.Logger
 	poll       time.Duration
+	mirrorCfg  *rest.Config
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -166,6 +179,12 @@ func withLogger(l logr.Logger) providerOption {
 // backoff) instead of poll.
 func withPoll(d time.Duration) providerOption {
 	return func(o *providerOptions) { o.poll = d }
+}
+
+// withMirrorIdentity makes Mirrors read objects as cfg's identity, as a
+// provider whose ServiceAccount lacks some grant would.
+func withMirrorIdentity(cfg *rest.Config) providerOption {
+	return func(o *providerOptions) { o.mirrorCfg = cfg }
 }
 
 // startProvider runs the controllers with a Git cache in cacheDir (a new
@@ -217,8 +236,20 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err := mgr.Add(w); err != nil {
 		t.Fatal(err)
 	}
+	mirrorCfg := cfg
+	if po.mirrorCfg != nil {
+		mirrorCfg = po.mirrorCfg
+	}
+	mirrors, err := mirrorcontroller.NewSources(mirrorCfg, w, plog, mirror.WithRecheckInterval(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(mirrors); err != nil {
+		t.Fatal(err)
+	}
 	o := options.Options{
 		Watcher: w,
+		Mirrors: mirrors,
 		Options: controller.Options{
 			Logger:                  plog,
 			MaxConcurrentReconciles: workers,
@@ -238,7 +269,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w}
+	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w, mirrors: mirrors}
 	go func() { p.done <- mgr.Start(ctx) }()
 	t.Cleanup(p.stop)
 	running = p
@@ -317,7 +348,7 @@ func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[s
 func purge(t *testing.T, ns string) {
 	ctx := context.Background()
 	for _, l := range []client.ObjectList{
-		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{},
+		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{},
 		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
 	} {
 		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {

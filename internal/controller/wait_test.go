@@ -183,6 +183,8 @@ func refOf(obj client.Object) watch.Ref {
 		kind = v1alpha1.BranchKind
 	case *v1alpha1.CommitRequest:
 		kind = v1alpha1.CommitRequestKind
+	case *v1alpha1.Mirror:
+		kind = v1alpha1.MirrorKind
 	}
 	return watch.Ref{Kind: kind, NamespacedName: client.ObjectKeyFromObject(obj)}
 }

@@ -95,6 +95,29 @@ func (r *Repository) Queued(branch, key string, c Change) bool {
 	return w.heldLocked(&op{change: &c, key: key})
 }
 
+// InFlight reports whether a change enqueued under key on branch has been
+// taken into a batch and its result is not in yet: it is being committed
+// and pushed. The branch head does not show it until then, so a caller that
+// computes a whole change against the head (a Mirror's folder) waits for
+// it: a change computed without it could undo what it records. A change
+// still queued is not in flight: a newer change replaces it.
+func (r *Repository) InFlight(branch, key string) bool {
+	r.wmu.Lock()
+	w, ok := r.writers[branch]
+	r.wmu.Unlock()
+	if !ok {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.inflight {
+		if p.key == key && p.callback != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // TakeResult returns, and forgets, the result of the last enqueued change
 // under key that finished and was not taken yet.
 func (r *Repository) TakeResult(key string) (Result, bool) {

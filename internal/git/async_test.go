@@ -17,6 +17,9 @@ limitations under the License.
 package git
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -173,5 +176,47 @@ func TestPollReportsForeignMovesOnly(t *testing.T) {
 	}
 	if c := s.http.Counts(); c.UploadPackAdverts != 0 {
 		t.Errorf("Refresh right after a Poll fetched again: %+v", c)
+	}
+}
+
+// TestInFlight: a change is in flight from when its batch is taken until
+// its result is in; queued before that, and not after.
+func TestInFlight(t *testing.T) {
+	s := httpServer(t)
+	// The server holds the push until the test lets it go.
+	release := filepath.Join(t.TempDir(), "release")
+	s.repo.SetHook(t, "pre-receive", fmt.Sprintf("while [ ! -f %q ]; do sleep 0.05; done", release))
+	r, _ := newRepo(t, s.remote, WithCommitWindow(time.Hour))
+	if err := r.Refresh(ctx(t), time.Minute, "main"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result, 1)
+	r.Enqueue("main", "Mirror/ns/m", putChange("live/x", "1"), func(res Result) { done <- res })
+	if r.InFlight("main", "Mirror/ns/m") {
+		t.Errorf("a queued change is not in flight: a newer one may still replace it")
+	}
+	// A window of its own closes the batch at once.
+	now := time.Duration(0)
+	c := putChange("live/y", "1")
+	c.Window = &now
+	r.Enqueue("main", "Mirror/ns/m", c, func(res Result) { done <- res })
+	deadline := time.Now().Add(30 * time.Second)
+	for !r.InFlight("main", "Mirror/ns/m") {
+		if time.Now().After(deadline) {
+			t.Fatal("the change was never taken into a push")
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval of a wait on a condition
+	}
+	if r.InFlight("main", "Mirror/ns/other") || r.InFlight("dev", "Mirror/ns/m") {
+		t.Errorf("InFlight must name the key and branch only")
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.Err != nil {
+		t.Fatalf("push: %v", res.Err)
+	}
+	if r.InFlight("main", "Mirror/ns/m") {
+		t.Errorf("a change whose result is in is no longer in flight")
 	}
 }

@@ -143,6 +143,19 @@ func (c *ControlPlane) KubeconfigFor(user string) ([]byte, error) {
 	return kc, errors.Wrap(err, errKubeconfig)
 }
 
+// UserConfig returns a client configuration that reaches this control plane
+// as user, in groups: with no groups, the user may do only what RBAC grants
+// it, which is how a test plays an identity with limited rights.
+func (c *ControlPlane) UserConfig(user string, groups ...string) (*rest.Config, error) {
+	u, err := c.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return nil, errors.Wrap(err, errAddUser)
+	}
+	cfg := u.Config()
+	cfg.QPS, cfg.Burst = c.Config.QPS, c.Config.Burst
+	return cfg, nil
+}
+
 // defaultScheme is client-go's scheme plus provider-git's APIs.
 func defaultScheme() (*kruntime.Scheme, error) {
 	s := kruntime.NewScheme()

@@ -61,6 +61,42 @@ func StalledReason(err error) (xpv2.ConditionReason, bool) {
 	return se.Reason, true
 }
 
+// A ProgressingError marks an error that clears by itself but deserves a
+// reason of its own (a kind whose CRD is not installed yet): the reconciler
+// reports it as any transient error, Reconciling=True and retried with
+// backoff, with Reason in Ready instead of ReconcileError.
+type ProgressingError struct {
+	// Reason is written to Ready, e.g. ResourceNotFound.
+	Reason xpv2.ConditionReason
+	err    error
+}
+
+// Error returns the wrapped error's message.
+func (e *ProgressingError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *ProgressingError) Unwrap() error { return e.err }
+
+// Progressing marks err as transient with reason. Progressing(reason, nil)
+// is nil. The mark survives further wrapping with errors.Wrap; a Stalled
+// mark outranks it.
+func Progressing(reason xpv2.ConditionReason, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ProgressingError{Reason: reason, err: err}
+}
+
+// ProgressingReason returns the reason err was marked with by Progressing,
+// and whether it was.
+func ProgressingReason(err error) (xpv2.ConditionReason, bool) {
+	var pe *ProgressingError
+	if !errors.As(err, &pe) {
+		return "", false
+	}
+	return pe.Reason, true
+}
+
 // A WaitingError is not a failure: an external client returns it from
 // Observe, Create, Update or Delete when it handed a change to something
 // asynchronous (a batching writer) that will wake the resource once the

@@ -57,3 +57,28 @@ func TestStalled(t *testing.T) {
 		})
 	}
 }
+
+func TestProgressing(t *testing.T) {
+	errBoom := errors.New("boom")
+	type want struct {
+		marked bool
+		reason xpv2.ConditionReason
+	}
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   want
+	}{
+		"Nil":     {reason: "Progressing(reason, nil) is nil.", err: Progressing("X", nil), want: want{}},
+		"Plain":   {reason: "A plain error has no reason of its own.", err: errBoom, want: want{}},
+		"Wrapped": {reason: "The mark survives wrapping with context.", err: errors.Wrap(Progressing("ResourceNotFound", errBoom), "observe failed"), want: want{marked: true, reason: "ResourceNotFound"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reason, marked := ProgressingReason(tc.err)
+			if diff := cmp.Diff(tc.want, want{marked: marked, reason: reason}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nProgressingReason: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

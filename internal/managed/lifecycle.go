@@ -202,7 +202,7 @@ func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.Exter
 	}
 
 	if obs.ResourceUpToDate {
-		return converged(msgAvailable)
+		return converged(noteOr(external, msgAvailable))
 	}
 	if obs.Diff != "" {
 		p.log.Debug("External resource differs from desired state", "diff", obs.Diff)
@@ -230,6 +230,23 @@ func (p *pass) update(ctx, externalCtx context.Context, external xpmanaged.Exter
 	}
 	// Not converged until an observation says so.
 	return progressing(corev1.ConditionUnknown, xpv2.ReasonUpdateRequested, msgUpdateRequested)
+}
+
+// A Noter is an external client with something to tell people about an
+// external resource that is up to date (a Mirror that left Secrets out):
+// Ready's message says it instead of the default. "" keeps the default.
+type Noter interface {
+	Note() string
+}
+
+// noteOr is c's note, or def when it has none.
+func noteOr(c xpmanaged.ExternalClient, def string) string {
+	if n, ok := c.(Noter); ok {
+		if msg := n.Note(); msg != "" {
+			return msg
+		}
+	}
+	return def
 }
 
 // delete acts on an observation of a resource being deleted whose

@@ -176,7 +176,8 @@ const (
 //   - an error marked with Stalled needs a human: Stalled=True with its
 //     reason (kstatus Failed), polled at the normal interval;
 //   - anything else is transient: Reconciling=True (kstatus InProgress),
-//     retried with per-resource backoff. Ready is False while creating or
+//     retried with per-resource backoff, with ReconcileError or the reason
+//     Progressing marked it with. Ready is False while creating or
 //     deleting (known not ready), else Unknown (we lost sight of it) unless
 //     it was already False.
 func (p *pass) failed(ph phase, err error) outcome {
@@ -199,6 +200,9 @@ func (p *pass) failed(ph phase, err error) outcome {
 		v.Status, v.Reason = corev1.ConditionFalse, xpv2.ReasonDeleting
 	case p.readyWasFalse:
 		v.Status = corev1.ConditionFalse
+	}
+	if reason, ok := ProgressingReason(err); ok && ph == phaseOther {
+		v.Reason = reason
 	}
 	return outcome{synced: &s, level: levelProgressing, verdict: v, wait: waitSoon}
 }

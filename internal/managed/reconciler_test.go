@@ -243,6 +243,17 @@ func TestReconcile(t *testing.T) {
 				calls: calls{Observes: 1},
 			},
 		},
+		"ObserveProgressingError": {
+			reason: "An error marked Progressing is transient like any other, with its own reason in Ready and Reconciling (kstatus InProgress).",
+			args:   args{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: Progressing("ResourceNotFound", errBoom)},
+			want: want{
+				result: reconcile.Result{RequeueAfter: time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionUnknown, Reason: "ResourceNotFound"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedError)},
+				ext:   map[string]extThing{testKey: {Value: "v1"}},
+				calls: calls{Observes: 1},
+			},
+		},
 		"ObserveTransientErrorKeepsReadyFalse": {
 			reason: "A transient error on a resource already known not ready keeps Ready=False rather than claiming Unknown.",
 			args:   args{thing: newThing(withConditions(xpv2.Creating())), ext: map[string]extThing{testKey: {Value: "v1"}}, observe: errBoom},

@@ -80,4 +80,12 @@ func (tc typedClient[T]) Delete(ctx context.Context, mg resource.Managed) (xpman
 	return tc.c.Delete(ctx, cr)
 }
 
+// Note forwards the typed client's note (Noter), if it has one.
+func (tc typedClient[T]) Note() string {
+	if n, ok := tc.c.(Noter); ok {
+		return n.Note()
+	}
+	return ""
+}
+
 func (tc typedClient[T]) Disconnect(ctx context.Context) error { return tc.c.Disconnect(ctx) }

@@ -77,11 +77,19 @@ var defaultMessages = map[Action]string{
 // cares about.
 func Message(f *v1alpha1.File, a Action) (string, error) {
 	p := f.Spec.ForProvider
-	def := defaultMessages[a] + p.Path
-	if p.CommitMessage == "" {
+	return Render(p.CommitMessage, defaultMessages[a]+p.Path,
+		MessageData{Action: a, Path: p.Path, Branch: p.Branch, Name: f.GetName(), Namespace: f.GetNamespace()})
+}
+
+// Render executes the commitMessage template tmpl on data, with the same
+// guards for every kind that takes one: no range, output capped at
+// MaxMessageBytes, a missing key an error. Errors are Stalled InvalidSpec.
+// An empty template, or one that renders only white space, gives def.
+func Render(tmpl, def string, data any) (string, error) {
+	if tmpl == "" {
 		return def, nil
 	}
-	t, err := template.New("commitMessage").Option("missingkey=error").Parse(p.CommitMessage)
+	t, err := template.New("commitMessage").Option("missingkey=error").Parse(tmpl)
 	if err != nil {
 		return "", spec.Invalid(errors.Wrap(err, errParseTemplate))
 	}
@@ -91,7 +99,6 @@ func Message(f *v1alpha1.File, a Action) (string, error) {
 		}
 	}
 	w := &cappedBuffer{max: MaxMessageBytes}
-	data := MessageData{Action: a, Path: p.Path, Branch: p.Branch, Name: f.GetName(), Namespace: f.GetNamespace()}
 	if err := t.Execute(w, data); err != nil {
 		if errors.Is(err, errTooLong) {
 			return "", spec.Invalid(errTooLong)

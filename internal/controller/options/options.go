@@ -25,6 +25,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
@@ -51,6 +52,9 @@ type Options struct {
 	// Claims finds two resources claiming one thing in Git. SetupGated in
 	// package controller makes one when it is nil.
 	Claims *claim.Index
+	// Mirrors are the shared watches Mirrors read live objects from.
+	// SetupGated in package controller makes them when nil.
+	Mirrors *mirror.Sources
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package watch
 
 import (
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -30,9 +31,47 @@ type Ref struct {
 
 // A Loc is where a resource lives in Git: a path on a branch of a
 // repository (Repository.ID). An empty Path stands for the branch head
-// itself (a Branch resource).
+// itself (a Branch resource). With Folder set, Path is a folder ("." for the
+// root) and the resource lives at every path under it (a Mirror).
 type Loc struct {
 	Repo, Branch, Path string
+	Folder             bool
+}
+
+// locations is repository → branch → path → resources.
+type locations map[string]map[string]map[string]map[Ref]struct{}
+
+func (m locations) add(r Ref, repo, branch, p string) {
+	branches, ok := m[repo]
+	if !ok {
+		branches = map[string]map[string]map[Ref]struct{}{}
+		m[repo] = branches
+	}
+	paths, ok := branches[branch]
+	if !ok {
+		paths = map[string]map[Ref]struct{}{}
+		branches[branch] = paths
+	}
+	refs, ok := paths[p]
+	if !ok {
+		refs = map[Ref]struct{}{}
+		paths[p] = refs
+	}
+	refs[r] = struct{}{}
+}
+
+func (m locations) remove(r Ref, repo, branch, p string) {
+	refs := m[repo][branch][p]
+	delete(refs, r)
+	if len(refs) == 0 {
+		delete(m[repo][branch], p)
+	}
+	if len(m[repo][branch]) == 0 {
+		delete(m[repo], branch)
+	}
+	if len(m[repo]) == 0 {
+		delete(m, repo)
+	}
 }
 
 // Index maps locations in Git to the resources at them, so a tree diff turns
@@ -40,14 +79,17 @@ type Loc struct {
 // tracking it again moves it. Safe for concurrent use.
 type Index struct {
 	mu sync.Mutex
-	// at is repository → branch → path → resources.
-	at map[string]map[string]map[string]map[Ref]struct{}
-	of map[Ref]Loc
+	// at holds the resources at one path, folders those under a folder:
+	// a changed path finds the first by lookup, the second by a scan of the
+	// branch's folders, which are few (one per Mirror).
+	at      locations
+	folders locations
+	of      map[Ref]Loc
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
-	return &Index{at: map[string]map[string]map[string]map[Ref]struct{}{}, of: map[Ref]Loc{}}
+	return &Index{at: locations{}, folders: locations{}, of: map[Ref]Loc{}}
 }
 
 // Track records that r lives at l, forgetting where it lived before.
@@ -61,22 +103,11 @@ func (x *Index) Track(r Ref, l Loc) {
 		x.removeLocked(r, was)
 	}
 	x.of[r] = l
-	branches, ok := x.at[l.Repo]
-	if !ok {
-		branches = map[string]map[string]map[Ref]struct{}{}
-		x.at[l.Repo] = branches
+	if l.Folder {
+		x.folders.add(r, l.Repo, l.Branch, l.Path)
+		return
 	}
-	paths, ok := branches[l.Branch]
-	if !ok {
-		paths = map[string]map[Ref]struct{}{}
-		branches[l.Branch] = paths
-	}
-	refs, ok := paths[l.Path]
-	if !ok {
-		refs = map[Ref]struct{}{}
-		paths[l.Path] = refs
-	}
-	refs[r] = struct{}{}
+	x.at.add(r, l.Repo, l.Branch, l.Path)
 }
 
 // Forget drops r.
@@ -90,34 +121,36 @@ func (x *Index) Forget(r Ref) {
 }
 
 func (x *Index) removeLocked(r Ref, l Loc) {
-	refs := x.at[l.Repo][l.Branch][l.Path]
-	delete(refs, r)
-	if len(refs) == 0 {
-		delete(x.at[l.Repo][l.Branch], l.Path)
+	if l.Folder {
+		x.folders.remove(r, l.Repo, l.Branch, l.Path)
+		return
 	}
-	if len(x.at[l.Repo][l.Branch]) == 0 {
-		delete(x.at[l.Repo], l.Branch)
-	}
-	if len(x.at[l.Repo]) == 0 {
-		delete(x.at, l.Repo)
-	}
+	x.at.remove(r, l.Repo, l.Branch, l.Path)
 }
 
 // Moved returns the resources a move of branch in repo touches: those at
-// one of paths and those tracking the head (Path ""), or, with all, every
-// resource on the branch.
+// one of paths or at a folder holding one, and those tracking the head
+// (Path ""), or, with all, every resource on the branch. Each is returned
+// once.
 func (x *Index) Moved(repo, branch string, paths []string, all bool) []Ref {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	byPath := x.at[repo][branch]
+	byPath, byFolder := x.at[repo][branch], x.folders[repo][branch]
+	seen := map[Ref]struct{}{}
 	var out []Ref
 	add := func(refs map[Ref]struct{}) {
 		for r := range refs {
-			out = append(out, r)
+			if _, ok := seen[r]; !ok {
+				seen[r] = struct{}{}
+				out = append(out, r)
+			}
 		}
 	}
 	if all {
 		for _, refs := range byPath {
+			add(refs)
+		}
+		for _, refs := range byFolder {
 			add(refs)
 		}
 		return out
@@ -128,15 +161,31 @@ func (x *Index) Moved(repo, branch string, paths []string, all bool) []Ref {
 			add(byPath[p])
 		}
 	}
+	for folder, refs := range byFolder {
+		for _, p := range paths {
+			if under(p, folder) {
+				add(refs)
+				break
+			}
+		}
+	}
 	return out
+}
+
+// under reports whether path p lies in folder ("." is the root).
+func under(p, folder string) bool {
+	return folder == "." || strings.HasPrefix(p, folder+"/")
 }
 
 // Repos returns the repositories any resource lives in.
 func (x *Index) Repos() map[string]struct{} {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	out := make(map[string]struct{}, len(x.at))
+	out := make(map[string]struct{}, len(x.at)+len(x.folders))
 	for r := range x.at {
+		out[r] = struct{}{}
+	}
+	for r := range x.folders {
 		out[r] = struct{}{}
 	}
 	return out

@@ -46,6 +46,9 @@ func TestIndexMoved(t *testing.T) {
 		ref("File", "c"):   {Repo: "r1", Branch: "dev", Path: "apps/a.yaml"},
 		ref("File", "d"):   {Repo: "r2", Branch: "main", Path: "apps/a.yaml"},
 		ref("Branch", "m"): {Repo: "r1", Branch: "main"},
+		ref("Mirror", "x"): {Repo: "r1", Branch: "main", Path: "apps", Folder: true},
+		ref("Mirror", "y"): {Repo: "r1", Branch: "main", Path: "ap", Folder: true},
+		ref("Mirror", "z"): {Repo: "r1", Branch: "dev", Path: ".", Folder: true},
 	}
 	cases := map[string]struct {
 		reason string
@@ -55,23 +58,44 @@ func TestIndexMoved(t *testing.T) {
 		"OnlyChangedPaths": {
 			reason: "A move wakes the Files at the changed paths of that branch of that repository, and the Branches tracking its head.",
 			args:   args{track: tracked, repo: "r1", branch: "main", paths: []string{"apps/a.yaml", "unmanaged.txt"}},
-			want:   []Ref{ref("File", "a"), ref("Branch", "m")},
+			want:   []Ref{ref("File", "a"), ref("Branch", "m"), ref("Mirror", "x")},
+		},
+		"FolderOnlyWhenUnder": {
+			reason: "A folder is woken by a path under it, once however many paths changed there, and not by a path that merely starts with its name.",
+			args:   args{track: tracked, repo: "r1", branch: "main", paths: []string{"apps/x/1.yaml", "apps/x/2.yaml", "apples.txt"}},
+			want:   []Ref{ref("Branch", "m"), ref("Mirror", "x")},
+		},
+		"RootFolder": {
+			reason: "The root folder holds every path of its branch.",
+			args:   args{track: tracked, repo: "r1", branch: "dev", paths: []string{"anything.txt"}},
+			want:   []Ref{ref("Mirror", "z")},
+		},
+		"FolderForgotten": {
+			reason: "A forgotten folder is not woken.",
+			args:   args{track: tracked, forget: []Ref{ref("Mirror", "x")}, repo: "r1", branch: "main", paths: []string{"apps/x/1.yaml"}},
+			want:   []Ref{ref("Branch", "m")},
+		},
+		"FolderMovedToPath": {
+			reason: "Tracking a resource at a path instead of a folder forgets the folder.",
+			args: args{track: map[Ref]Loc{ref("Mirror", "x"): {Repo: "r1", Branch: "main", Path: "other.yaml"}},
+				repo: "r1", branch: "main", paths: []string{"apps/x/1.yaml", "other.yaml"}},
+			want: []Ref{ref("Branch", "m"), ref("Mirror", "x")},
 		},
 		"All": {
 			reason: "A move that cannot be narrowed down wakes everything on the branch.",
 			args:   args{track: tracked, repo: "r1", branch: "main", all: true},
-			want:   []Ref{ref("File", "a"), ref("File", "b"), ref("Branch", "m")},
+			want:   []Ref{ref("File", "a"), ref("File", "b"), ref("Branch", "m"), ref("Mirror", "x"), ref("Mirror", "y")},
 		},
 		"Forgotten": {
 			reason: "A forgotten resource is not woken.",
 			args:   args{track: tracked, forget: []Ref{ref("File", "a")}, repo: "r1", branch: "main", paths: []string{"apps/a.yaml"}},
-			want:   []Ref{ref("Branch", "m")},
+			want:   []Ref{ref("Branch", "m"), ref("Mirror", "x")},
 		},
 		"Moved": {
 			reason: "Tracking a resource again at another path forgets the old one.",
 			args: args{track: map[Ref]Loc{ref("File", "a"): {Repo: "r1", Branch: "main", Path: "new.yaml"}},
 				repo: "r1", branch: "main", paths: []string{"apps/a.yaml"}},
-			want: []Ref{ref("Branch", "m")},
+			want: []Ref{ref("Branch", "m"), ref("Mirror", "x")},
 		},
 		"OtherRepository": {
 			reason: "Nothing in another repository is woken.",

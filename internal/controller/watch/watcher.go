@@ -98,6 +98,18 @@ func (w *Watcher) Track(repo Repository, r Ref, branch, path string) {
 	w.startLocked(id)
 }
 
+// TrackFolder records that r lives at every path under folder ("." for the
+// root) on branch of repo, so a poll that finds any of them changed wakes r
+// once, and starts polling repo.
+func (w *Watcher) TrackFolder(repo Repository, r Ref, branch, folder string) {
+	id := repo.ID()
+	w.idx.Track(r, Loc{Repo: id, Branch: branch, Path: folder, Folder: true})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.repos[id] = repo
+	w.startLocked(id)
+}
+
 // Forget stops waking r on drift (it is being deleted).
 func (w *Watcher) Forget(r Ref) { w.idx.Forget(r) }
 

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MirrorPrune says when a Mirror removes the file of an object that no longer
+// exists.
+// +kubebuilder:validation:Enum=OnDelete;Never
+type MirrorPrune string
+
+// Prune policies.
+const (
+	// MirrorPruneOnDelete removes an object's file when the object is
+	// deleted, and at start removes owned files whose object is gone.
+	MirrorPruneOnDelete MirrorPrune = "OnDelete"
+	// MirrorPruneNever only adds and updates files: Git keeps every object
+	// that ever existed.
+	MirrorPruneNever MirrorPrune = "Never"
+)
+
+// MirrorResource names one kind of object to mirror: apiVersion and kind, or
+// group and resource (resolved to the API server's preferred version).
+// +kubebuilder:validation:XValidation:rule="has(self.resource) ? !has(self.apiVersion) && !has(self.kind) : has(self.apiVersion) && has(self.kind) && !has(self.group)",message="set apiVersion and kind, or group and resource (group empty for the core group)"
+type MirrorResource struct {
+	// APIVersion of the kind: version for the core group (v1), else
+	// group/version (apps/v1).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=316
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?v[0-9]+((alpha|beta)[0-9]+)?$')",message="apiVersion must be version or group/version, e.g. v1 or apps/v1"
+	APIVersion string `json:"apiVersion,omitempty"`
+
+	// Kind of the objects, e.g. ConfigMap.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Z][A-Za-z0-9]*$')",message="kind must be a Kubernetes kind such as ConfigMap"
+	Kind string `json:"kind,omitempty"`
+
+	// Group of the resource; empty for the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$')",message="group must be a DNS subdomain such as apps, or empty for the core group"
+	Group *string `json:"group,omitempty"`
+
+	// Resource is the plural resource name, e.g. configmaps.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="resource must be a lower-case plural resource name such as configmaps"
+	Resource string `json:"resource,omitempty"`
+}
+
+// MirrorParameters are the desired state of a Mirror.
+type MirrorParameters struct {
+	// Branch the mirror writes to. The branch must exist, or the repository
+	// must be empty.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self != 'HEAD' && !self.startsWith('refs/') && self.matches('^[A-Za-z0-9._/+-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.-]') && !self.contains('..') && !self.contains('//') && !self.endsWith('/') && !self.endsWith('.') && !self.endsWith('.lock') && !self.contains('.lock/')",message="branch must be a valid Git branch name: letters, digits and . _ / + -, no '..' or '//', no component starting with '.' or '-', not ending in '/', '.' or '.lock', not HEAD, not starting with refs/"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="branch is immutable; create a new Mirror instead"
+	Branch string `json:"branch"`
+
+	// Path of the folder the mirror owns, relative to the repository root;
+	// "." for the root itself.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self == '.' || (!self.startsWith('/') && !self.endsWith('/') && !self.contains('//') && !self.matches('(^|/)[.][.]?(/|$)'))",message="path must be '.' or relative and clean: no leading or trailing '/', no '//', no '.' or '..' components"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(?i)(^|[/\\\\x5c])([\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*[.][\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*g[\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*i[\\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*t|git~1)[. \\\\x{200C}-\\\\x{200F}\\\\x{202A}-\\\\x{202E}\\\\x{206A}-\\\\x{206F}\\\\x{FEFF}]*(:[^/\\\\x5c]*)?([/\\\\x5c]|$)')",message="path must not be inside a .git directory (.git or git~1 in any spelling a file system treats as it)"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\x00-\\x1f\\x7f]')",message="path must not contain control characters"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="path is immutable; create a new Mirror instead"
+	Path string `json:"path"`
+
+	// Resources are the kinds of objects to mirror.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Resources []MirrorResource `json:"resources"`
+
+	// LabelSelector selects the objects to mirror; all when unset.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// SourceNamespaces are the namespaces objects are read from; the
+	// Mirror's own namespace when unset. Any other namespace needs a grant in
+	// the mirror policy of the ClusterProviderConfig the Mirror uses.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=set
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	SourceNamespaces []string `json:"sourceNamespaces,omitempty"`
+
+	// ClusterScoped allows cluster-scoped kinds (Namespaces, ClusterRoles,
+	// CustomResourceDefinitions...). It needs a grant in the mirror policy of
+	// the ClusterProviderConfig the Mirror uses.
+	// +optional
+	ClusterScoped bool `json:"clusterScoped,omitempty"`
+
+	// Prune says when the file of an object that no longer exists is removed.
+	// +optional
+	// +kubebuilder:default=OnDelete
+	Prune MirrorPrune `json:"prune,omitempty"`
+
+	// SkipControlled leaves out objects that have a controller owner
+	// reference (a Deployment's ReplicaSets and Pods): Git holds what people
+	// declared, not what controllers derived from it.
+	// +optional
+	// +kubebuilder:default=true
+	SkipControlled *bool `json:"skipControlled,omitempty"`
+
+	// CommitMessage is a Go template for the message of commits that write
+	// the folder. It may use .Path, .Branch, .Name, .Namespace and .Changed
+	// (how many files the commit adds, updates or removes).
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	CommitMessage string `json:"commitMessage,omitempty"`
+}
+
+// MirrorResourceStatus is one resolved kind and how many of its objects are
+// mirrored.
+type MirrorResourceStatus struct {
+	Group    string `json:"group,omitempty"`
+	Version  string `json:"version"`
+	Resource string `json:"resource"`
+	Count    int    `json:"count"`
+}
+
+// MirrorObservation is the observed state of a Mirror.
+type MirrorObservation struct {
+	// Objects is how many objects the folder holds.
+	Objects int `json:"objects,omitempty"`
+
+	// Pending is how many file changes wait for a push.
+	Pending int `json:"pending,omitempty"`
+
+	// Commit is the last commit that wrote the folder, as far as the
+	// provider knows.
+	Commit string `json:"commit,omitempty"`
+
+	// Resources are the resolved kinds with their counts.
+	// +optional
+	Resources []MirrorResourceStatus `json:"resources,omitempty"`
+}
+
+// MirrorSpec defines the desired state of a Mirror.
+type MirrorSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	ForProvider              MirrorParameters `json:"forProvider"`
+}
+
+// MirrorStatus represents the observed state of a Mirror.
+type MirrorStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 MirrorObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A Mirror keeps a folder of a branch an exact, readable copy of live
+// Kubernetes objects: what people change with kubectl, Helm or a UI lands in
+// Git as reviewable YAML. It reads its own namespace unless a
+// ClusterProviderConfig's mirror policy grants more, and never writes a
+// Secret in plain text.
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="REASON",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
+// +kubebuilder:printcolumn:name="BRANCH",type="string",JSONPath=".spec.forProvider.branch"
+// +kubebuilder:printcolumn:name="PATH",type="string",JSONPath=".spec.forProvider.path"
+// +kubebuilder:printcolumn:name="OBJECTS",type="integer",JSONPath=".status.atProvider.objects"
+// +kubebuilder:printcolumn:name="COMMIT",type="string",JSONPath=".status.atProvider.commit",priority=1
+// +kubebuilder:printcolumn:name="MESSAGE",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].message",priority=1
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,git}
+type Mirror struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   MirrorSpec   `json:"spec"`
+	Status MirrorStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// MirrorList contains a list of Mirror.
+type MirrorList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Mirror `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Mirror{}, &MirrorList{})
+}

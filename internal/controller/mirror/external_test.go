@@ -1,0 +1,400 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+const head = "0123456789abcdef0123456789abcdef01234567"
+
+// fakeSources answers Ensure with a fixed snapshot or error.
+type fakeSources struct {
+	snap     mirror.Snapshot
+	err      error
+	ensured  bool
+	released bool
+}
+
+func (f *fakeSources) Ensure(context.Context, mirror.Request) (mirror.Snapshot, error) {
+	f.ensured = true
+	return f.snap, f.err
+}
+
+func (f *fakeSources) Release(types.NamespacedName) { f.released = true }
+
+// fakeRepository holds one branch at head with files (path to content), or
+// no branch at all when files is nil.
+type fakeRepository struct {
+	files    map[string]string
+	empty    bool
+	queued   bool
+	inflight bool
+	enqueued *git.Change
+}
+
+func (f *fakeRepository) ID() string                                              { return "repo" }
+func (f *fakeRepository) Poll(context.Context) ([]git.Move, error)                { return nil, nil }
+func (f *fakeRepository) Refresh(context.Context, time.Duration, ...string) error { return nil }
+func (f *fakeRepository) Empty() bool                                             { return f.empty }
+func (f *fakeRepository) Queued(string, string, git.Change) bool                  { return f.queued }
+func (f *fakeRepository) InFlight(string, string) bool                            { return f.inflight }
+func (f *fakeRepository) TakeResult(string) (git.Result, bool)                    { return git.Result{}, false }
+
+func (f *fakeRepository) Head(string) (string, error) {
+	if f.files == nil {
+		return "", &git.Error{Kind: git.KindBranchNotFound, Err: errors.New("no branch")}
+	}
+	return head, nil
+}
+
+func (f *fakeRepository) ListFiles(_, prefix string) (map[string]string, error) {
+	out := map[string]string{}
+	for p, c := range f.files {
+		if prefix == "." || strings.HasPrefix(p, prefix+"/") {
+			out[p] = git.BlobSHA([]byte(c))
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeRepository) ReadFile(_, p string) (git.Blob, error) {
+	c, ok := f.files[p]
+	if !ok {
+		return git.Blob{}, git.ErrNotExist
+	}
+	return git.Blob{Content: []byte(c), SHA: git.BlobSHA([]byte(c))}, nil
+}
+
+func (f *fakeRepository) Enqueue(_, _ string, c git.Change, _ func(git.Result)) { f.enqueued = &c }
+
+type fakeTracker struct{}
+
+func (fakeTracker) TrackFolder(watch.Repository, watch.Ref, string, string) {}
+func (fakeTracker) Forget(watch.Ref)                                        {}
+func (fakeTracker) Waker(string, types.NamespacedName) func(git.Result)     { return func(git.Result) {} }
+
+var cmGVK = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+
+// object is a ConfigMap as the snapshot renders it.
+func object(name, data string) mirror.Object {
+	return mirror.Object{
+		Path: mirror.Path(cmGVK, "ns", name), GVK: cmGVK, Namespace: "ns", Name: name,
+		Content: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: ns\ndata:\n  k: " + data + "\n"),
+	}
+}
+
+func markerOf(owner string, files ...string) string {
+	ns, name, _ := strings.Cut(owner, "/")
+	return string(marker{Mirror: markerOwner{Namespace: ns, Name: name}, Files: files}.render())
+}
+
+func newMirror(mutate ...func(*v1alpha1.Mirror)) *v1alpha1.Mirror {
+	m := &v1alpha1.Mirror{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m"},
+		Spec: v1alpha1.MirrorSpec{ForProvider: v1alpha1.MirrorParameters{
+			Branch: "main", Path: "live", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}},
+		}},
+	}
+	m.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
+	for _, f := range mutate {
+		f(m)
+	}
+	return m
+}
+
+func kube(t *testing.T, objs ...client.Object) client.Client {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+}
+
+// outcome is what a case checks: the observation, how the error is
+// classified, what the change holds, and what the sources were asked.
+type outcome struct {
+	Obs      xpmanaged.ExternalObservation
+	Stalled  xpv2.ConditionReason
+	Waiting  xpv2.ConditionReason
+	Failed   bool // a plain (transient) error
+	Progress xpv2.ConditionReason
+	Puts     []string
+	Deletes  []string
+	Ensured  bool
+	Released bool
+	Note     bool
+}
+
+// classify records how err would be reported.
+func classify(got *outcome, err error) {
+	stalled, isStalled := managed.StalledReason(err)
+	waiting, isWaiting := managed.IsWaiting(err)
+	progress, isProgress := managed.ProgressingReason(err)
+	switch {
+	case isStalled:
+		got.Stalled = stalled
+	case isWaiting:
+		got.Waiting = waiting.Reason
+	case isProgress:
+		got.Progress = progress
+	case err != nil:
+		got.Failed = true
+	}
+}
+
+func TestObserve(t *testing.T) {
+	a, b := object("a", "1"), object("b", "2")
+	pa, pb := "live/"+a.Path, "live/"+b.Path
+	mk := "live/" + MarkerFile
+	synced := mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}
+	clean := map[string]string{pa: string(a.Content), pb: string(b.Content), mk: markerOf("ns/m", a.Path, b.Path), "live/notes.md": "mine\n"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		out := maps.Clone(base)
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				delete(out, kv[i])
+				continue
+			}
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	cpc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "shared"}, Spec: v1alpha1.ClusterProviderConfigSpec{
+		Mirror: &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{"ns"}, SourceNamespaces: []string{"granted"}},
+	}}
+	viaCPC := func(m *v1alpha1.Mirror) {
+		m.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: "shared"}
+	}
+	deleted := func(m *v1alpha1.Mirror) { m.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) }
+
+	cases := map[string]struct {
+		reason string
+		mg     *v1alpha1.Mirror
+		kube   []client.Object
+		src    *fakeSources
+		repo   *fakeRepository
+		want   outcome
+	}{
+		"InvalidSpec": {
+			reason: "A folder the CRD should have refused is InvalidSpec, and nothing is watched.",
+			mg:     newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Path = "../x" }),
+			src:    &fakeSources{}, repo: &fakeRepository{files: clean},
+			want: outcome{Stalled: spec.ReasonInvalidSpec, Released: true},
+		},
+		"OtherNamespaceWithoutGrant": {
+			reason: "Another namespace through a namespaced ProviderConfig is never granted; nothing is read.",
+			mg:     newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.SourceNamespaces = []string{"granted"} }),
+			src:    &fakeSources{}, repo: &fakeRepository{files: clean},
+			want: outcome{Stalled: ReasonNotAuthorized, Released: true},
+		},
+		"OtherNamespaceNotInGrant": {
+			reason: "A namespace the ClusterProviderConfig's policy does not list is not granted.",
+			mg:     newMirror(viaCPC, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.SourceNamespaces = []string{"granted", "other"} }),
+			kube:   []client.Object{cpc}, src: &fakeSources{}, repo: &fakeRepository{files: clean},
+			want: outcome{Stalled: ReasonNotAuthorized, Released: true},
+		},
+		"ClusterScopedNotGranted": {
+			reason: "Cluster-scoped kinds need the policy's clusterScoped.",
+			mg:     newMirror(viaCPC, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.ClusterScoped = true }),
+			kube:   []client.Object{cpc}, src: &fakeSources{}, repo: &fakeRepository{files: clean},
+			want: outcome{Stalled: ReasonNotAuthorized, Released: true},
+		},
+		"Granted": {
+			reason: "A namespace the policy lists is read.",
+			mg:     newMirror(viaCPC, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.SourceNamespaces = []string{"granted", "ns"} }),
+			kube:   []client.Object{cpc}, src: &fakeSources{snap: synced}, repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, Ensured: true},
+		},
+		"Syncing": {
+			reason: "An unsynced snapshot drives nothing, least of all a deletion.",
+			mg:     newMirror(), src: &fakeSources{snap: mirror.Snapshot{Objects: []mirror.Object{a}}}, repo: &fakeRepository{files: clean},
+			want: outcome{Waiting: ReasonSyncing, Ensured: true},
+		},
+		"KindNotFound": {
+			reason: "A kind not served yet is progressing: a CRD installed later resolves it.",
+			mg:     newMirror(), src: &fakeSources{err: &mirror.KindNotFoundError{}}, repo: &fakeRepository{files: clean},
+			want: outcome{Progress: ReasonResourceNotFound, Ensured: true},
+		},
+		"WatchNotPermitted": {
+			reason: "The provider's own RBAC must grow: a human acts.",
+			mg:     newMirror(), src: &fakeSources{err: &mirror.NotPermittedError{Verb: "watch"}}, repo: &fakeRepository{files: clean},
+			want: outcome{Stalled: ReasonWatchNotPermitted, Ensured: true},
+		},
+		"UpToDate": {
+			reason: "A folder that matches needs nothing; files the Mirror does not own are not its business.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, Ensured: true},
+		},
+		"UpToDateWithNote": {
+			reason: "What the snapshot left out is said in Ready's message.",
+			mg:     newMirror(), src: &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: synced.Objects, Skipped: []string{"Secrets are never mirrored"}}},
+			repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, Ensured: true, Note: true},
+		},
+		"NewFolder": {
+			reason: "A folder without this Mirror's marker does not exist yet: every file and the marker are created.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: map[string]string{"README.md": "x"}},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: false}, Puts: []string{mk, pa, pb}, Ensured: true},
+		},
+		"EmptyRepository": {
+			reason: "In an empty repository the Mirror's commit is the first.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{empty: true},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: false}, Puts: []string{mk, pa, pb}, Ensured: true},
+		},
+		"NoBranch": {
+			reason: "A missing branch in a repository with branches is a Branch's to create: transient.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{},
+			want: outcome{Failed: true, Ensured: true},
+		},
+		"DriftPutBack": {
+			reason: "An owned file edited in Git is written again.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n")},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true}, Puts: []string{pa}, Ensured: true},
+		},
+		"ObjectGone": {
+			reason: "An owned file whose object is gone is removed, and the marker no longer lists it.",
+			mg:     newMirror(), src: &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a}}}, repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true}, Puts: []string{mk}, Deletes: []string{pb}, Ensured: true},
+		},
+		"PruneNever": {
+			reason: "With prune Never the file stays, still owned.",
+			mg:     newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Prune = v1alpha1.MirrorPruneNever }),
+			src:    &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a}}}, repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, Ensured: true},
+		},
+		"AdoptSameObject": {
+			reason: "A file the Mirror does not own that holds the same object is adopted.",
+			mg:     newMirror(), src: &fakeSources{snap: synced},
+			repo: &fakeRepository{files: with(clean, mk, markerOf("ns/m", a.Path), pb, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: ns}\n")},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true}, Puts: []string{mk, pb}, Ensured: true},
+		},
+		"ForeignFileAtPath": {
+			reason: "A file the Mirror does not own that holds anything else is a path conflict; nothing is written.",
+			mg:     newMirror(), src: &fakeSources{snap: synced},
+			repo: &fakeRepository{files: with(clean, mk, markerOf("ns/m", a.Path), pb, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: ns}\n---\nkind: Other\n")},
+			want: outcome{Stalled: spec.ReasonPathConflict, Ensured: true},
+		},
+		"OtherMirrorsFolder": {
+			reason: "A folder whose marker names another Mirror that exists belongs to it.",
+			mg:     newMirror(), kube: []client.Object{newMirror(func(m *v1alpha1.Mirror) { m.Name = "first" })},
+			src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, mk, markerOf("ns/first", a.Path, b.Path))},
+			want: outcome{Stalled: spec.ReasonPathConflict, Ensured: true},
+		},
+		"OrphanedFolder": {
+			reason: "A marker naming a Mirror that is gone is taken over; its files are adopted only as the same objects.",
+			mg:     newMirror(), src: &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a}}},
+			repo: &fakeRepository{files: with(clean, mk, markerOf("ns/gone", a.Path, b.Path))},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: false}, Puts: []string{mk}, Ensured: true},
+		},
+		"Queued": {
+			reason: "A change already with the branch writer is not handed over twice.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n"), queued: true},
+			want: outcome{Waiting: ReasonCommitting, Ensured: true},
+		},
+		"InFlight": {
+			reason: "While its last change is being pushed the head does not show it: the Mirror waits for the push's wake instead of diffing a stale folder.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n"), inflight: true},
+			want: outcome{Waiting: ReasonCommitting},
+		},
+		"DeleteOwned": {
+			reason: "Deleting removes the owned files and the marker, nothing else, and lets go of the watches.",
+			mg:     newMirror(deleted), src: &fakeSources{}, repo: &fakeRepository{files: clean},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, Deletes: []string{mk, pa, pb}, Released: true},
+		},
+		"DeleteUnclaimed": {
+			reason: "A folder without this Mirror's marker has nothing of it to remove.",
+			mg:     newMirror(deleted), src: &fakeSources{}, repo: &fakeRepository{files: with(clean, mk, "")},
+			want: outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: false}, Released: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := &external{kube: kube(t, tc.kube...), repo: tc.repo, src: tc.src, watch: fakeTracker{}, maxAge: time.Minute}
+			obs, err := e.Observe(context.Background(), tc.mg)
+			got := outcome{Obs: obs, Ensured: tc.src.ensured, Released: tc.src.released, Note: e.Note() != ""}
+			classify(&got, err)
+			if e.change != nil {
+				got.Puts = slices.Sorted(maps.Keys(e.change.Puts))
+				got.Deletes = e.change.Deletes
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(xpmanaged.ExternalObservation{}, "Diff")); diff != "" {
+				t.Errorf("%s\nObserve(...): -want, +got:\n%s\nerror: %v", tc.reason, diff, err)
+			}
+		})
+	}
+}
+
+// The marker a plan writes lists exactly what the Mirror owns afterwards,
+// and Create hands exactly Observe's change to the branch writer.
+func TestPlanMarkerAndCreate(t *testing.T) {
+	a, b := object("a", "1"), object("b", "2")
+	repo := &fakeRepository{files: map[string]string{"live/keep.md": "x"}}
+	src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}}
+	e := &external{kube: kube(t), repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+	mg := newMirror()
+	if _, err := e.Observe(context.Background(), mg); err != nil {
+		t.Fatal(err)
+	}
+	m, ok := parseMarker(e.change.Puts["live/"+MarkerFile].Content)
+	if !ok {
+		t.Fatalf("the marker does not parse:\n%s", e.change.Puts["live/"+MarkerFile].Content)
+	}
+	want := marker{Mirror: markerOwner{Namespace: "ns", Name: "m"}, Files: []string{a.Path, b.Path}}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("marker: -want, +got:\n%s", diff)
+	}
+	_, err := e.Create(context.Background(), mg)
+	if w, ok := managed.IsWaiting(err); !ok || w.Reason != ReasonCommitting {
+		t.Errorf("Create: %v, want Waiting Committing", err)
+	}
+	if repo.enqueued == nil || len(repo.enqueued.Puts) != 3 || mg.Status.AtProvider.Pending != 3 {
+		t.Errorf("Create enqueued %+v with pending %d, want the 3 puts Observe found", repo.enqueued, mg.Status.AtProvider.Pending)
+	}
+	if repo.enqueued.Resource.Kind != v1alpha1.MirrorKind || !strings.HasPrefix(repo.enqueued.Message, "Mirror ns/m") {
+		t.Errorf("the change names %+v with message %q, want the Mirror", repo.enqueued.Resource, repo.enqueued.Message)
+	}
+}

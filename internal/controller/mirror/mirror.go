@@ -1,0 +1,431 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package mirror is the controller of Mirror: a folder of a branch kept an
+// exact, readable copy of live Kubernetes objects.
+//
+// Each reconcile computes the whole folder from the Mirror's Snapshot (the
+// rendered objects internal/mirror keeps from shared informers) and
+// compares it with the folder at the branch head by blob SHA, without
+// reading blobs back. What differs becomes one Change of puts and deletes,
+// handed to the branch writer under one key per Mirror: a newer Change
+// replaces a queued one, so computing the whole difference every time is
+// correct, and a burst of object edits becomes one commit per commit window.
+// A snapshot whose informers have not listed everything yet drives nothing:
+// an object missing from it may merely not be listed yet, and deleting its
+// file would be wrong. The same comparison is the mark-and-sweep after a
+// restart, a new Mirror or a lost watch: files of objects deleted while
+// nobody watched are removed, and objects edited meanwhile are rewritten.
+//
+// # Ownership
+//
+// A Mirror deletes only files it owns, and it records which in the folder
+// itself: a marker file, .mirror.yaml at the top of the folder, names the
+// Mirror (namespace and name) and lists its files. The marker is rewritten
+// in the same commit as the files it lists, so ownership and content never
+// disagree, whatever crashes when; a restarted provider reads it at the
+// head with one blob read, where commit trailers would need a walk through
+// history that a squash or a rewrite by someone else would lose; and a
+// person reviewing the folder sees who writes it. A file at an object's
+// path that the Mirror does not own is adopted only when it is a single
+// document of that very object; anything else is Stalled PathConflict
+// naming the path. A marker naming another Mirror that still exists is
+// PathConflict too; one naming a Mirror that is gone is taken over without
+// what it owned.
+//
+// # Scope
+//
+// A Mirror reads its own namespace. Other namespaces and cluster-scoped
+// kinds need the mirror policy of the ClusterProviderConfig it uses, which
+// only a cluster administrator can write (access.go); without it the Mirror
+// is Stalled NotAuthorized and reads nothing. Secrets are never read.
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+// Reasons a Mirror waits or needs a human, beside the Git reasons of
+// spec.GitError and ReasonNotAuthorized.
+const (
+	// ReasonSyncing: the informers the Mirror needs have not listed
+	// everything yet; they wake it when they have.
+	ReasonSyncing xpv2.ConditionReason = "Syncing"
+	// ReasonCommitting: the folder's change waits in its branch writer for
+	// the push that carries it.
+	ReasonCommitting xpv2.ConditionReason = "Committing"
+	// ReasonWatchNotPermitted: the provider's own identity may not list or
+	// watch a kind; its RBAC must grow.
+	ReasonWatchNotPermitted xpv2.ConditionReason = "WatchNotPermitted"
+	// ReasonResourceNotFound: a kind to mirror is not served (yet). It is
+	// progressing, not stalled: a CRD installed later resolves it without
+	// anyone touching the Mirror.
+	ReasonResourceNotFound xpv2.ConditionReason = "ResourceNotFound"
+)
+
+const (
+	msgSyncingFmt    = "Waiting for the watches of %d kind(s) to list their objects"
+	msgCommittingFmt = "Committing %d file change(s) to %q on branch %q; waiting for the push that carries them"
+	msgRemovingFmt   = "Removing %d file(s) from %q on branch %q; waiting for the push that carries them"
+
+	errRefresh      = "cannot fetch from the repository"
+	errHead         = "cannot read the branch head"
+	errNoBranchFmt  = "branch %q does not exist yet (a Branch resource may still be creating it)"
+	errWriteFmt     = "cannot commit folder %q to branch %q"
+	errRemoveFmt    = "cannot commit the removal of folder %q from branch %q"
+	errSources      = "cannot watch the objects to mirror"
+	errKindNotFound = "a kind to mirror is not served (yet): it is mirrored once its CRD is installed"
+	errNoChange     = "nothing to commit: Observe computed no change"
+)
+
+// sources is what a Mirror needs of the shared watches: the snapshot of
+// what its folder should hold, and to let go of them.
+type sources interface {
+	Ensure(ctx context.Context, r mirror.Request) (mirror.Snapshot, error)
+	Release(owner types.NamespacedName)
+}
+
+// repository is what a Mirror needs of the shared clone of its repository.
+type repository interface {
+	watch.Repository
+	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
+	Head(branch string) (string, error)
+	ListFiles(commit, prefix string) (map[string]string, error)
+	ReadFile(commit, path string) (git.Blob, error)
+	Empty() bool
+	Enqueue(branch, key string, c git.Change, done func(git.Result))
+	Queued(branch, key string, c git.Change) bool
+	InFlight(branch, key string) bool
+	TakeResult(key string) (git.Result, bool)
+}
+
+// tracker is what a Mirror needs of the watcher: to be woken when a path in
+// its folder changes in Git, or when its write landed.
+type tracker interface {
+	TrackFolder(repo watch.Repository, r watch.Ref, branch, folder string)
+	Forget(r watch.Ref)
+	Waker(kind string, nn types.NamespacedName) func(git.Result)
+}
+
+type external struct {
+	kube   client.Reader
+	repo   repository
+	src    sources
+	watch  tracker
+	author git.Signature
+	// window is the configuration's commit window, carried by every change.
+	window *time.Duration
+	maxAge time.Duration
+
+	// change is what this reconcile's Observe found the folder needs, for
+	// Create, Update or Delete to hand to the branch writer.
+	change *git.Change
+	// note is Ready's message when the folder is up to date but the
+	// snapshot left something out (Secrets).
+	note string
+}
+
+// Observe compares the folder with the Mirror's snapshot. See the package
+// doc for what it decides; its order is: spec, grant, the outcome of the
+// last write, the snapshot, the folder.
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalObservation, error) {
+	if meta.WasDeleted(mg) {
+		return e.observeDeletion(ctx, mg)
+	}
+	nn := nameOf(mg)
+	req, err := Request(mg)
+	if err == nil {
+		err = authorize(ctx, e.kube, mg)
+	}
+	if err == nil {
+		err = validMessage(mg)
+	}
+	if err != nil {
+		// Whatever it watched before, it may not (or cannot) now.
+		e.src.Release(nn)
+		return xpmanaged.ExternalObservation{}, err
+	}
+	p := mg.Spec.ForProvider
+	if err := e.collect(mg, errWriteFmt); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	e.watch.TrackFolder(e.repo, refOf(mg), p.Branch, p.Path)
+	if e.repo.InFlight(p.Branch, keyOf(mg)) {
+		// The head does not show the push under way yet: a change computed
+		// without it could drop from the marker a file it adds. Its result
+		// wakes the Mirror.
+		return xpmanaged.ExternalObservation{}, committing(mg, mg.Status.AtProvider.Pending)
+	}
+
+	snap, err := e.src.Ensure(ctx, req)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, sourceError(err)
+	}
+	if !snap.Synced {
+		return xpmanaged.ExternalObservation{}, managed.Waiting(ReasonSyncing, fmt.Sprintf(msgSyncingFmt, len(req.Kinds)))
+	}
+	head, err := e.head(ctx, p.Branch)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	f, err := e.read(ctx, mg, head)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	d, err := e.plan(mg, head, f, snap)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	observed(mg, snap, d)
+	if d.empty() {
+		e.note = noteOf(snap)
+		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
+	c, err := e.changeOf(mg, d)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	if e.repo.Queued(p.Branch, keyOf(mg), c) {
+		mg.Status.AtProvider.Pending = d.size()
+		return xpmanaged.ExternalObservation{}, committing(mg, d.size())
+	}
+	e.change = &c
+	return xpmanaged.ExternalObservation{ResourceExists: d.claimed, ResourceUpToDate: false, Diff: fmt.Sprintf("%d file(s) differ", d.size())}, nil
+}
+
+// observeDeletion reports whether the folder still holds files this Mirror
+// owns; Delete removes them. The Mirror's watches are released first: a
+// Mirror being deleted mirrors nothing more.
+func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalObservation, error) {
+	e.src.Release(nameOf(mg))
+	p := mg.Spec.ForProvider
+	gone := func() (xpmanaged.ExternalObservation, error) {
+		e.watch.Forget(refOf(mg))
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
+	if !written(p) {
+		return gone()
+	}
+	if err := e.collect(mg, errRemoveFmt); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	if e.repo.InFlight(p.Branch, keyOf(mg)) {
+		return xpmanaged.ExternalObservation{}, removing(mg, mg.Status.AtProvider.Pending)
+	}
+	head, err := e.head(ctx, p.Branch)
+	if git.KindOf(err) == git.KindBranchNotFound || (err == nil && head == "") {
+		// No branch, no folder.
+		return gone()
+	}
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	f, err := e.read(ctx, mg, head)
+	if reason, ok := managed.StalledReason(err); ok && reason == spec.ReasonPathConflict {
+		// Another Mirror's folder, or none at all: nothing here is ours.
+		return gone()
+	}
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	d := removal(mg, f)
+	if !f.claimed || d.empty() {
+		return gone()
+	}
+	c, err := e.changeOf(mg, d)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	if e.repo.Queued(p.Branch, keyOf(mg), c) {
+		return xpmanaged.ExternalObservation{}, removing(mg, d.size())
+	}
+	e.change = &c
+	return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+}
+
+// head refreshes the branch and returns its head: "" in an empty
+// repository, whose first commit the Mirror's write makes.
+func (e *external) head(ctx context.Context, branch string) (string, error) {
+	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
+		return "", errors.Wrap(spec.GitError(err), errRefresh)
+	}
+	head, err := e.repo.Head(branch)
+	if git.KindOf(err) == git.KindBranchNotFound {
+		if e.repo.Empty() {
+			return "", nil
+		}
+		return "", errors.Wrapf(err, errNoBranchFmt, branch)
+	}
+	if err != nil {
+		return "", errors.Wrap(spec.GitError(err), errHead)
+	}
+	return head, nil
+}
+
+// collect takes the outcome of the Mirror's last write, if one finished
+// since the last Observe: the commit that carried it, or its error.
+func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
+	res, ok := e.repo.TakeResult(keyOf(mg))
+	if !ok {
+		return nil
+	}
+	p := mg.Spec.ForProvider
+	if res.Err != nil {
+		err := spec.GitError(res.Err)
+		if git.KindOf(res.Err) == git.KindBranchNotFound {
+			err = errors.Wrapf(res.Err, errNoBranchFmt, p.Branch)
+		}
+		return errors.Wrapf(err, errFmt, p.Path, p.Branch)
+	}
+	if res.Commit != "" {
+		mg.Status.AtProvider.Commit = res.Commit
+	}
+	mg.Status.AtProvider.Pending = 0
+	return nil
+}
+
+// Create writes the folder for the first time: its files and its marker.
+func (e *external) Create(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalCreation, error) {
+	return xpmanaged.ExternalCreation{}, e.enqueue(mg, committing)
+}
+
+// Update writes what differs in the folder.
+func (e *external) Update(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalUpdate, error) {
+	return xpmanaged.ExternalUpdate{}, e.enqueue(mg, committing)
+}
+
+// Delete removes the owned files and the marker in one commit. A management
+// policy without Delete never gets here: the folder stays as it is.
+func (e *external) Delete(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalDelete, error) {
+	return xpmanaged.ExternalDelete{}, e.enqueue(mg, removing)
+}
+
+// enqueue hands Observe's change to the branch writer and returns at once
+// (Waiting); the writer wakes the Mirror when the push landed or failed.
+func (e *external) enqueue(mg *v1alpha1.Mirror, wait func(*v1alpha1.Mirror, int) error) error {
+	if e.change == nil {
+		return errors.New(errNoChange)
+	}
+	c := *e.change
+	n := len(c.Puts) + len(c.Deletes)
+	mg.Status.AtProvider.Pending = n
+	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
+	return wait(mg, n)
+}
+
+// Note is Ready's message when the folder is up to date and the snapshot
+// left something out, so a Mirror that selects Secrets says it does not
+// write them.
+func (e *external) Note() string { return e.note }
+
+// Disconnect keeps the clone and the watches: both are shared.
+func (e *external) Disconnect(_ context.Context) error { return nil }
+
+// changeOf is d as a change of mg's, with its commit message.
+func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
+	msg, err := Message(mg, d.size())
+	if err != nil {
+		return git.Change{}, err
+	}
+	return git.Change{
+		Puts: d.puts, Deletes: d.deletes, Message: msg, Author: e.author, Window: e.window,
+		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
+	}, nil
+}
+
+// observed records what a synced snapshot holds. The counts change only
+// when objects do, so a steady state writes no status.
+func observed(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff) {
+	at := &mg.Status.AtProvider
+	at.Objects = len(snap.Objects)
+	at.Resources = nil
+	for _, r := range snap.Resources {
+		at.Resources = append(at.Resources, v1alpha1.MirrorResourceStatus{
+			Group: r.GVR.Group, Version: r.GVR.Version, Resource: r.GVR.Resource, Count: r.Count,
+		})
+	}
+	if d.empty() {
+		at.Pending = 0
+	}
+}
+
+// sourceError classifies what the shared watches refused.
+func sourceError(err error) error {
+	var nf *mirror.KindNotFoundError
+	var np *mirror.NotPermittedError
+	var cs *mirror.ClusterScopedError
+	switch {
+	case errors.As(err, &nf):
+		// Progressing, not stalled: a CRD installed later resolves it,
+		// and the retry (backed off up to the poll interval) sees it.
+		return managed.Progressing(ReasonResourceNotFound, errors.Wrap(err, errKindNotFound))
+	case errors.As(err, &np):
+		return managed.Stalled(ReasonWatchNotPermitted, err)
+	case errors.As(err, &cs):
+		return managed.Stalled(ReasonNotAuthorized, err)
+	}
+	return errors.Wrap(err, errSources)
+}
+
+// noteOf says what the snapshot left out, for Ready's message.
+func noteOf(snap mirror.Snapshot) string {
+	if len(snap.Skipped) == 0 {
+		return ""
+	}
+	return "The folder is up to date; left out: " + strings.Join(snap.Skipped, "; ")
+}
+
+func committing(mg *v1alpha1.Mirror, n int) error {
+	p := mg.Spec.ForProvider
+	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgCommittingFmt, n, p.Path, p.Branch))
+}
+
+func removing(mg *v1alpha1.Mirror, n int) error {
+	p := mg.Spec.ForProvider
+	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgRemovingFmt, n, p.Path, p.Branch))
+}
+
+// keyOf names mg's changes in the branch writer.
+func keyOf(mg *v1alpha1.Mirror) string {
+	return v1alpha1.MirrorKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
+}
+
+// refOf names mg in the watcher.
+func refOf(mg *v1alpha1.Mirror) watch.Ref {
+	return watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: nameOf(mg)}
+}
+
+func nameOf(mg resource.Object) types.NamespacedName {
+	return types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}
+}

@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"context"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+const (
+	errListFmt       = "cannot list folder %q on branch %q"
+	errReadFmt       = "cannot read %q on branch %q"
+	errFolderFileFmt = "folder %q is a file on branch %q"
+	errOwnedByFmt    = "folder %q on branch %q belongs to Mirror %s (its %s names it); two Mirrors cannot share a folder"
+	errForeignFmt    = "%q on branch %q is not this Mirror's and is not a single document of %s %s: move or remove it, or choose another folder"
+	errGetOwner      = "cannot check whether the Mirror named in the folder's marker still exists"
+)
+
+// folder is what a Mirror's folder holds at a commit: its files and blob
+// SHAs, and the marker's ownership record when it names this Mirror.
+type folder struct {
+	files map[string]string
+	// owned are the files (relative) the marker says this Mirror owns.
+	owned map[string]bool
+	// claimed is set when the marker names this Mirror.
+	claimed bool
+}
+
+// read lists mg's folder at head ("" for an empty repository) and checks
+// whom its marker names. A marker naming another Mirror that still exists is
+// Stalled PathConflict; one naming a Mirror that is gone is taken over, but
+// not what it owned: those files stay, unowned, unless they are objects this
+// Mirror mirrors (sameObject).
+func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (folder, error) {
+	p := mg.Spec.ForProvider
+	f := folder{files: map[string]string{}, owned: map[string]bool{}}
+	if head == "" {
+		return f, nil
+	}
+	files, err := e.repo.ListFiles(head, p.Path)
+	if git.KindOf(err) == git.KindPathConflict {
+		return folder{}, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(err, errFolderFileFmt, p.Path, p.Branch))
+	}
+	if err != nil {
+		return folder{}, errors.Wrapf(spec.GitError(err), errListFmt, p.Path, p.Branch)
+	}
+	f.files = files
+	mp := join(p.Path, MarkerFile)
+	if _, ok := files[mp]; !ok {
+		return f, nil
+	}
+	b, err := e.repo.ReadFile(head, mp)
+	if err != nil {
+		return folder{}, errors.Wrapf(spec.GitError(err), errReadFmt, mp, p.Branch)
+	}
+	m, ok := parseMarker(b.Content)
+	if !ok {
+		// Overwritten by hand: what it recorded is lost. This Mirror
+		// rewrites it with what it writes and adopts.
+		return f, nil
+	}
+	self := types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}
+	if owner := m.owner(); owner != self {
+		exists, err := e.mirrorExists(ctx, owner)
+		if err != nil {
+			return folder{}, err
+		}
+		if exists {
+			return folder{}, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errOwnedByFmt, p.Path, p.Branch, owner, MarkerFile))
+		}
+		return f, nil
+	}
+	f.claimed = true
+	for _, rel := range m.Files {
+		f.owned[rel] = true
+	}
+	return f, nil
+}
+
+func (e *external) mirrorExists(ctx context.Context, nn types.NamespacedName) (bool, error) {
+	err := e.kube.Get(ctx, nn, &v1alpha1.Mirror{})
+	switch {
+	case kerrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, errors.Wrap(err, errGetOwner)
+	}
+	return true, nil
+}
+
+// plan compares the folder at head with a synced snapshot and returns the
+// one change that makes them equal: every object's file written where it
+// differs, owned files of objects gone removed (unless prune is Never), and
+// the marker rewritten to list what the Mirror owns afterwards. Nothing
+// outside the folder, and nothing in it the Mirror does not own, is
+// touched; a file at an object's path that the Mirror does not own is
+// adopted only when it already holds that object.
+func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot) (diff, error) {
+	p := mg.Spec.ForProvider
+	d := diff{puts: map[string]git.File{}, claimed: f.claimed}
+	var owned []string
+	want := map[string]bool{}
+	for _, o := range snap.Objects {
+		full := join(p.Path, o.Path)
+		if validate.Path(full) != nil {
+			// A name some kind allows that Git refuses (or that would
+			// reach into .git): left out rather than failing the rest.
+			continue
+		}
+		want[o.Path] = true
+		owned = append(owned, o.Path)
+		have, present := f.files[full]
+		switch {
+		case present && have == git.BlobSHA(o.Content):
+		case !present, f.owned[o.Path]:
+			d.puts[full] = git.File{Content: o.Content}
+		default:
+			b, err := e.repo.ReadFile(head, full)
+			if err != nil {
+				return diff{}, errors.Wrapf(spec.GitError(err), errReadFmt, full, p.Branch)
+			}
+			if !sameObject(b.Content, o) {
+				return diff{}, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))
+			}
+			d.puts[full] = git.File{Content: o.Content}
+		}
+	}
+	for rel := range f.owned {
+		full := join(p.Path, rel)
+		if want[rel] || rel == MarkerFile {
+			continue
+		}
+		if _, present := f.files[full]; !present {
+			continue
+		}
+		if p.Prune == v1alpha1.MirrorPruneNever {
+			owned = append(owned, rel)
+			continue
+		}
+		d.deletes = append(d.deletes, full)
+	}
+	slices.Sort(d.deletes)
+	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned}
+	mc := m.render()
+	mp := join(p.Path, MarkerFile)
+	if f.files[mp] != git.BlobSHA(mc) {
+		d.puts[mp] = git.File{Content: mc}
+	}
+	return d, nil
+}
+
+// removal is the change that takes a Mirror's owned files and its marker
+// out of the folder.
+func removal(mg *v1alpha1.Mirror, f folder) diff {
+	p := mg.Spec.ForProvider
+	d := diff{claimed: f.claimed}
+	for rel := range f.owned {
+		if full := join(p.Path, rel); f.files[full] != "" {
+			d.deletes = append(d.deletes, full)
+		}
+	}
+	if mp := join(p.Path, MarkerFile); f.files[mp] != "" {
+		d.deletes = append(d.deletes, mp)
+	}
+	slices.Sort(d.deletes)
+	return d
+}
+
+func objectName(o mirror.Object) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}

@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	kcache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+const (
+	errNoSources   = "the Mirror controller needs options.Mirrors (package controller makes them)"
+	errAddReleaser = "cannot add the Mirror releaser to the manager"
+	errGetInformer = "cannot get the Mirror informer"
+	errAddHandler  = "cannot watch Mirror deletions"
+	errDynamic     = "cannot create the dynamic client Mirrors read objects with"
+	errClientset   = "cannot create the client Mirrors check their access with"
+)
+
+// Setup adds the Mirror controller to mgr. The shared watches (o.Mirrors)
+// wake a Mirror when what its folder should hold changed; o.Watcher wakes
+// it when a push it waits for landed, or when someone else changed its
+// folder in Git. A converged Mirror is never polled on its own.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	if o.Mirrors == nil {
+		return errors.New(errNoSources)
+	}
+	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors}); err != nil {
+		return errors.Wrap(err, errAddReleaser)
+	}
+	return o.SetupManaged(mgr, v1alpha1.MirrorGroupVersionKind,
+		managed.WithTypedExternalConnector[*v1alpha1.Mirror](&connector{
+			kube:   mgr.GetClient(),
+			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			src:    o.Mirrors,
+			watch:  o.Watcher,
+			maxAge: o.PollInterval,
+		}),
+		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
+			m, _ := mg.(*v1alpha1.Mirror)
+			return m.Spec.ForProvider.Path
+		})),
+		managed.WithDeterministicExternalName(true),
+		managed.WithEventSource(o.Watcher.Source(v1alpha1.MirrorKind)),
+	)
+}
+
+// SetupGated adds the Mirror controller once its CRD is established.
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	return o.SetupGated(mgr, Setup, v1alpha1.MirrorGroupVersionKind)
+}
+
+// NewSources returns the shared watches Mirrors read through, reading as
+// the identity cfg names (the provider's own) and waking Mirrors through w.
+func NewSources(cfg *rest.Config, w *watch.Watcher, log logging.Logger, o ...mirror.Option) (*mirror.Sources, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, errDynamic)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, errClientset)
+	}
+	wake := w.Source(v1alpha1.MirrorKind).Wake
+	return mirror.NewSources(dyn, cs.Discovery(), cs.AuthorizationV1().SelfSubjectAccessReviews(), wake,
+		log.WithValues("component", "mirror-sources"), o...), nil
+}
+
+type connector struct {
+	kube   client.Reader
+	git    *config.Connector
+	src    sources
+	watch  tracker
+	maxAge time.Duration
+}
+
+// Connect opens the shared clone of the Mirror's repository; it does not
+// touch the network.
+func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.TypedExternalClient[*v1alpha1.Mirror], error) {
+	repo, conn, err := c.git.Connect(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	return &external{kube: c.kube, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+}
+
+// releaser lets go of a Mirror's watches when the Mirror is gone, however
+// it went: a management policy without Delete orphans the folder without
+// an Observe, so Observe alone would leave its watches running.
+type releaser struct {
+	cache cache.Informers
+	src   sources
+}
+
+// Start watches Mirror deletions until ctx ends.
+func (r *releaser) Start(ctx context.Context) error {
+	inf, err := r.cache.GetInformer(ctx, &v1alpha1.Mirror{})
+	if err != nil {
+		return errors.Wrap(err, errGetInformer)
+	}
+	if _, err := inf.AddEventHandler(kcache.ResourceEventHandlerFuncs{DeleteFunc: r.deleted}); err != nil {
+		return errors.Wrap(err, errAddHandler)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (r *releaser) deleted(obj any) {
+	if d, ok := obj.(kcache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if m, ok := obj.(*v1alpha1.Mirror); ok {
+		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
+	}
+}

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"fmt"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+// Limits, the same as the CRD's.
+const (
+	maxResources        = 32
+	maxSourceNamespaces = 64
+	maxMessageTemplate  = 4096
+)
+
+const (
+	errResourcesCount = "spec.forProvider.resources must list between 1 and 32 kinds"
+	errResourceFmt    = "spec.forProvider.resources[%d]"
+	errSourcesCount   = "spec.forProvider.sourceNamespaces must list at most 64 namespaces"
+	errSourceFmt      = "spec.forProvider.sourceNamespaces[%d] %q"
+	errSelector       = "spec.forProvider.labelSelector is invalid"
+	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
+	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
+)
+
+// Request is what mg asks the shared watches for. It checks the spec with
+// the CRD's rules again (internal/validate), so a Mirror stored before a CRD
+// change cannot reach Git with a folder that escapes the repository; a spec
+// it refuses is Stalled InvalidSpec.
+func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
+	p := mg.Spec.ForProvider
+	if err := validate.BranchName(p.Branch); err != nil {
+		return mirror.Request{}, spec.Invalid(err)
+	}
+	if err := validate.Folder(p.Path); err != nil {
+		return mirror.Request{}, spec.Invalid(err)
+	}
+	if len(p.Resources) == 0 || len(p.Resources) > maxResources {
+		return mirror.Request{}, spec.Invalid(errors.New(errResourcesCount))
+	}
+	if len(p.SourceNamespaces) > maxSourceNamespaces {
+		return mirror.Request{}, spec.Invalid(errors.New(errSourcesCount))
+	}
+	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
+		return mirror.Request{}, spec.Invalid(errors.New(errPrune))
+	}
+	if len(p.CommitMessage) > maxMessageTemplate {
+		return mirror.Request{}, spec.Invalid(errors.New(errTemplateLong))
+	}
+	r := mirror.Request{
+		Owner:          nameOf(mg),
+		Namespaces:     []string{mg.GetNamespace()},
+		ClusterScoped:  p.ClusterScoped,
+		SkipControlled: ptr.Deref(p.SkipControlled, true),
+	}
+	for i, res := range p.Resources {
+		if err := validate.MirrorResource(res.APIVersion, res.Kind, res.Group, res.Resource); err != nil {
+			return mirror.Request{}, spec.Invalid(errors.Wrapf(err, errResourceFmt, i))
+		}
+		r.Kinds = append(r.Kinds, mirror.Kind{APIVersion: res.APIVersion, Kind: res.Kind, Group: ptr.Deref(res.Group, ""), Resource: res.Resource})
+	}
+	if len(p.SourceNamespaces) > 0 {
+		r.Namespaces = nil
+		for i, ns := range p.SourceNamespaces {
+			if err := validate.Namespace(ns); err != nil {
+				return mirror.Request{}, spec.Invalid(errors.Wrapf(err, errSourceFmt, i, ns))
+			}
+			r.Namespaces = append(r.Namespaces, ns)
+		}
+	}
+	if p.LabelSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(p.LabelSelector)
+		if err != nil {
+			return mirror.Request{}, spec.Invalid(errors.Wrap(err, errSelector))
+		}
+		r.Selector = sel
+	}
+	return r, nil
+}
+
+// written reports whether the provider can have written p's folder: a
+// branch or folder it refuses never reached Git.
+func written(p v1alpha1.MirrorParameters) bool {
+	return validate.BranchName(p.Branch) == nil && validate.Folder(p.Path) == nil
+}
+
+// MessageData is what a Mirror's commitMessage template sees.
+type MessageData struct {
+	// Path and Branch are the Mirror's folder and branch.
+	Path   string
+	Branch string
+	// Name and Namespace are the Mirror resource's.
+	Name      string
+	Namespace string
+	// Changed is how many files the commit adds, updates or removes.
+	Changed int
+}
+
+// Message renders mg's commit message for a change of n files, through the
+// same guarded template execution as File's. The default names the Mirror
+// and the folder; trailers name the Mirror for machines.
+func Message(mg *v1alpha1.Mirror, n int) (string, error) {
+	p := mg.Spec.ForProvider
+	def := fmt.Sprintf("Mirror %s/%s: %d file(s) in %s", mg.GetNamespace(), mg.GetName(), n, p.Path)
+	return file.Render(p.CommitMessage, def, MessageData{
+		Path: p.Path, Branch: p.Branch, Name: mg.GetName(), Namespace: mg.GetNamespace(), Changed: n,
+	})
+}
+
+// validMessage reports a template that cannot render now, while the
+// folder is still up to date, not at its next change.
+func validMessage(mg *v1alpha1.Mirror) error {
+	_, err := Message(mg, 1)
+	return err
+}

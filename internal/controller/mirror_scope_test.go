@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+// Mirror e2e: what a Mirror may read (grants, RBAC, kinds not served yet).
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
+)
+
+func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	src := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-src-", Labels: map[string]string{"mirror": "ok"}}}
+	create(t, src)
+	cm := configMap(src.Name, "x", nil, map[string]string{"k": "1"})
+	create(t, cm)
+
+	cpc := &v1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: f.ns},
+		Spec: v1alpha1.ClusterProviderConfigSpec{
+			URL: httpGit.RepoURL(f.ns + ".git"),
+			Credentials: v1alpha1.ClusterProviderCredentials{Source: xpv2.CredentialsSourceSecret,
+				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: f.ns, Name: "git-credentials"}},
+		},
+	}
+	create(t, cpc)
+	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), cpc) })
+	cpcRef := &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
+	head := f.repo.Head(t, "main")
+
+	// With a namespaced ProviderConfig no grant is possible.
+	viaPC := newMirror(f.ns, "via-pc", v1alpha1.MirrorParameters{
+		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}, SourceNamespaces: []string{src.Name},
+	}, pcRef())
+	create(t, viaPC)
+	waitFor(t, time.Minute, viaPC, stalledWith(t, viaPC, mirrorcontroller.ReasonNotAuthorized))
+
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{
+		Path: "other", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}, SourceNamespaces: []string{src.Name},
+	}, cpcRef)
+	create(t, m)
+	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonNotAuthorized))
+	// Cluster-scoped kinds: asked for without the grant, and named without
+	// asking (the kind's scope, not the spec, decides).
+	cluster := newMirror(f.ns, "cluster", v1alpha1.MirrorParameters{
+		Path: "cluster", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}}, ClusterScoped: true,
+	}, cpcRef)
+	unflagged := newMirror(f.ns, "unflagged", v1alpha1.MirrorParameters{
+		Path: "unflagged", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}},
+	}, pcRef())
+	create(t, cluster)
+	create(t, unflagged)
+	waitFor(t, time.Minute, cluster, stalledWith(t, cluster, mirrorcontroller.ReasonNotAuthorized))
+	waitFor(t, time.Minute, unflagged, stalledWith(t, unflagged, mirrorcontroller.ReasonNotAuthorized))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "mirror policy") {
+		t.Errorf("NotAuthorized does not say what is missing: %q", msg)
+	}
+	if err := kstatusIs(t, m, "Failed"); err != nil {
+		t.Error(err)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a Mirror without a grant wrote to the repository")
+	}
+
+	// The grant, by the source namespace's labels.
+	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cpc), cpc); err != nil {
+		t.Fatal(err)
+	}
+	cpc.Spec.Mirror = &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{f.ns}, ClusterScoped: true,
+		SourceNamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mirror": "ok"}}}
+	if err := cp.Client.Update(ctx, cpc); err != nil {
+		t.Fatal(err)
+	}
+	// A grant is read at the next reconcile: ask for one, as a user would.
+	reconciledAgain(t, 1, true, m, cluster)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	waitFor(t, time.Minute, cluster, readyAndCurrent(t, cluster))
+	eventually(t, 30*time.Second, func() error {
+		got := f.files(t, "main")["cluster/_cluster/core/namespace/"+src.Name+".yaml"]
+		if got != rendered(t, src) {
+			return fmt.Errorf("the granted cluster-scoped Namespace is not mirrored: %q", got)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, func() error {
+		got := f.files(t, "main")[fmt.Sprintf("other/%s/core/configmap/x.yaml", src.Name)]
+		if got != rendered(t, cm) {
+			return fmt.Errorf("the granted namespace's ConfigMap is not mirrored: %q", got)
+		}
+		return nil
+	})
+	// The namespaced ProviderConfig still grants nothing.
+	reconciledAgain(t, 1, true, viaPC, unflagged)
+	for _, o := range []*v1alpha1.Mirror{viaPC, unflagged} {
+		if err := stalledWith(t, o, mirrorcontroller.ReasonNotAuthorized)(); err != nil {
+			t.Errorf("%s: %v", o.Name, err)
+		}
+	}
+}
+
+func kstatusIs(t *testing.T, obj client.Object, want string) error {
+	if got := kstatusOf(t, obj); string(got) != want {
+		return fmt.Errorf("kstatus is %s, want %s", got, want)
+	}
+	return nil
+}
+
+// TestMirrorWatchNotPermitted runs Mirrors as an identity that may read
+// ConfigMaps but not Deployments, as a provider whose ServiceAccount nobody
+// granted them: the Mirror is Stalled WatchNotPermitted naming the kind and
+// the verb, writes nothing, and recovers once RBAC grants the kind.
+func TestMirrorWatchNotPermitted(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	user := "mirror-limited-" + f.ns
+	rule := func(group, resource string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "list", "watch"}}
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"}, Rules: []rbacv1.PolicyRule{rule("", "configmaps")}}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	create(t, role)
+	create(t, binding)
+	cfg, err := cp.UserConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startProvider(t, "", withMirrorIdentity(cfg))
+	head := f.repo.Head(t, "main")
+
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{
+		{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "apps/v1", Kind: "Deployment"},
+	}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonWatchNotPermitted))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "deployments.apps") || !strings.Contains(msg, "list") {
+		t.Errorf("WatchNotPermitted does not name the kind and the verb: %q", msg)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a Mirror that may not watch a kind wrote to the branch")
+	}
+
+	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = append(role.Rules, rule("apps", "deployments"))
+	if err := cp.Client.Update(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	// The grant is seen at the Mirror's next poll, once the denial's
+	// recheck interval has passed.
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+}
+
+// TestMirrorKindServedLater names a kind whose CRD is not installed yet: the
+// Mirror is progressing (ResourceNotFound, kstatus InProgress), not stalled,
+// and mirrors the kind once the CRD is installed, with nobody touching it.
+func TestMirrorKindServedLater(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	group := strings.ReplaceAll(f.ns, "-", "") + ".example.org"
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: group + "/v1", Kind: "Widget"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, func() error {
+		if err := conditionIs(m, xpv2.TypeReady, corev1.ConditionUnknown, mirrorcontroller.ReasonResourceNotFound); err != nil {
+			return err
+		}
+		return kstatusIs(t, m, "InProgress")
+	})
+
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	}}
+	create(t, crd)
+	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), crd) })
+	w := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group + "/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "namespace": f.ns},
+		"spec":     map[string]any{"size": int64(3)},
+	}}
+	eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	eventually(t, 30*time.Second, func() error {
+		if got := f.files(t, "main")[fmt.Sprintf("%s/%s/%s/widget/w.yaml", mirrorFolder, f.ns, group)]; !strings.Contains(got, "size: 3") {
+			return fmt.Errorf("the Widget is not mirrored: %q", got)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+// Mirror e2e: a branch or folder shared with others (an external pusher, a
+// File, a Mirror orphaned without Delete).
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+func TestMirrorOrphanedKeepsFilesAndReleasesWatches(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	p := startProvider(t, "")
+	cm := configMap(f.ns, "kept", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	m.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	create(t, m)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	want := map[string]string{objPath(f.ns, "core", "configmap", "kept"): rendered(t, cm)}
+	f.waitMirrored(t, want)
+	if n := p.mirrors.Informers(); n != 1 {
+		t.Fatalf("%d informers run for one Mirror of one kind in one namespace, want 1", n)
+	}
+	if err := cp.Client.Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, m)
+	eventually(t, 30*time.Second, func() error {
+		if n := p.mirrors.Informers(); n != 0 {
+			return fmt.Errorf("%d informers still run for a Mirror that is gone", n)
+		}
+		return nil
+	})
+	if diff := cmp.Diff(want, f.mirrored(t)); diff != "" {
+		t.Errorf("without Delete in managementPolicies the files stay: -want, +got:\n%s", diff)
+	}
+}
+
+// TestMirrorRacesAnExternalPusher churns objects while someone else pushes
+// to the same branch: every object's last state lands, every foreign commit
+// stays, and the branch only ever moves forward (no force push).
+func TestMirrorRacesAnExternalPusher(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	const objects, rounds = 5, 20
+	cms := make([]*corev1.ConfigMap, objects)
+	for i := range cms {
+		cms[i] = configMap(f.ns, fmt.Sprintf("cm-%d", i), nil, map[string]string{"round": "0"})
+		create(t, cms[i])
+	}
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+
+	foreign := map[string]string{}
+	for r := 1; r <= rounds; r++ {
+		cm := cms[r%objects]
+		cm.Data = map[string]string{"round": fmt.Sprint(r)}
+		if err := cp.Client.Update(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		p := fmt.Sprintf("other/ext-%02d.txt", r)
+		foreign[p] = fmt.Sprintf("round %d\n", r)
+		// The external pusher loses races to the provider too, and does
+		// what a person does: fetch and push again.
+		var err error
+		for try := 0; try < 10; try++ {
+			if _, err = f.repo.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: foreign[p]}}); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{}
+	for _, cm := range cms {
+		want[objPath(f.ns, "core", "configmap", cm.Name)] = rendered(t, cm)
+	}
+	f.waitMirrored(t, want)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	files := f.files(t, "main")
+	for p, c := range foreign {
+		if files[p] != c {
+			t.Errorf("the external pusher's %s is %q, want %q", p, files[p], c)
+		}
+	}
+	for _, u := range f.repo.Reflog(t, "main") {
+		if u.Old != "" && strings.Trim(u.Old, "0") != "" && !f.repo.IsAncestor(t, u.Old, u.New) {
+			t.Errorf("main moved from %s to %s, not a fast-forward", u.Old, u.New)
+		}
+	}
+}
+
+// TestMirrorMeetsAFile: a File that already holds a path where a Mirror
+// wants an object's file is not the Mirror's to overwrite: the Mirror is
+// Stalled PathConflict naming that path and writes nothing, the File stays
+// Ready; once the File is gone the Mirror writes the folder.
+func TestMirrorMeetsAFile(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	p := objPath(f.ns, "core", "configmap", "app")
+	fl := newFile(f, "notes", p, "written by a File\n")
+	create(t, fl)
+	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+	head := f.repo.Head(t, "main")
+
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, p) {
+		t.Errorf("PathConflict does not name the path: %q", msg)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a Mirror in conflict with a File wrote to the branch")
+	}
+	if err := readyAndCurrent(t, fl)(); err != nil {
+		t.Errorf("the File: %v", err)
+	}
+
+	if err := cp.Client.Delete(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, fl)
+	// The File's removal is a change in the folder: the poll wakes the
+	// Mirror.
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+}

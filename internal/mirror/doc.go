@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package mirror selects, sanitizes and lays out the live Kubernetes objects
+// a Mirror keeps in a folder of a Git branch. It knows nothing of Git: it
+// hands the Mirror controller a Snapshot (the files the folder should hold)
+// and wakes it when that changes.
+//
+// # Watches
+//
+// Sources keeps exactly one informer per (resource, namespace) - or per
+// resource for cluster-scoped kinds - shared by every Mirror that needs it:
+// started by the first, stopped when the last releases it. Informers never
+// resync and never relist on a timer, so in steady state the API server sees
+// only the open watches. Each informer's handler renders every object once
+// when it arrives (internal/manifest: stable YAML without status and server
+// noise) and keeps the bytes, so a Snapshot costs no rendering, and an update
+// whose rendering is unchanged - a status-only write, a no-op apply - wakes
+// nobody.
+//
+// # Layout
+//
+// An object lives at
+//
+//	{namespace}/{group}/{kind}/{name}.yaml
+//
+// relative to the Mirror's folder, with group "core" for the core group, the
+// kind lower-cased, and "_cluster" in place of the namespace for
+// cluster-scoped objects ("_" cannot start a namespace name, so it never
+// collides with one). The namespace comes first because that is how people
+// own and review a cluster: one folder per team, which CODEOWNERS and a
+// reviewer read directly. The version is left out so that a change of the
+// served or preferred version does not move every file; the kind rather than
+// the plural resource name is what a person reads in the file itself. The
+// layout is part of the Mirror's contract with the repository: changing it
+// would move every mirrored file, so it does not change.
+//
+// # What is never mirrored
+//
+// Core Secrets are never read, let alone written: their data would land in
+// Git in plain text. Objects a controller owns (a ReplicaSet of a
+// Deployment, a Pod of a ReplicaSet) are skipped when the request says so,
+// because their owner is the thing a person changes.
+package mirror

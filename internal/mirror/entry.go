@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"bytes"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-git/internal/manifest"
+	"github.com/crossplane-contrib/provider-git/internal/validate"
+)
+
+// Why an object is in the cache but cannot be a file.
+const (
+	problemPath   = "objects whose name cannot be a path"
+	problemRender = "objects that cannot be rendered"
+	problemSecret = "Secrets are never mirrored in plain text"
+)
+
+// entry is one cached object, rendered once when it arrived.
+type entry struct {
+	gvk             schema.GroupVersionKind
+	namespace, name string
+	rv              string
+	labels          labels.Set
+	controlled      bool
+	path            string
+	content         []byte
+	// problem says why the object cannot be mirrored (one of the problem
+	// constants); content is empty then.
+	problem string
+}
+
+// newEntry renders u. It never fails: an object that cannot be a file is
+// kept with its problem, so a Snapshot can say what it left out.
+func newEntry(u *unstructured.Unstructured) *entry {
+	e := &entry{
+		gvk:        u.GroupVersionKind(),
+		namespace:  u.GetNamespace(),
+		name:       u.GetName(),
+		rv:         u.GetResourceVersion(),
+		labels:     u.GetLabels(),
+		controlled: metav1.GetControllerOfNoCopy(u) != nil,
+	}
+	e.path = Path(e.gvk, e.namespace, e.name)
+	if validate.Path(e.path) != nil {
+		e.problem = problemPath
+		return e
+	}
+	j, err := u.MarshalJSON()
+	if err == nil {
+		e.content, err = manifest.Render(j)
+	}
+	switch {
+	case errors.Is(err, manifest.ErrSecret):
+		e.problem = problemSecret
+	case err != nil:
+		e.problem = problemRender
+	}
+	return e
+}
+
+// same reports whether e and o give the same file and the same selection.
+// Status and server-side noise are not in the rendering, so a status-only
+// update or a no-op apply is the same.
+func (e *entry) same(o *entry) bool {
+	return e.problem == o.problem && e.path == o.path && e.controlled == o.controlled &&
+		labels.Equals(e.labels, o.labels) && bytes.Equal(e.content, o.content)
+}
+
+// view is how one owner looks at a watch.
+type view struct {
+	selector       labels.Selector // never nil
+	skipControlled bool
+}
+
+// sees reports whether the owner selects e (nil: no object).
+func (v view) sees(e *entry) bool {
+	if e == nil || (v.skipControlled && e.controlled) {
+		return false
+	}
+	return v.selector.Matches(e.labels)
+}
