@@ -231,8 +231,9 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 }
 
 // TestNewFileAmongManyIsPrompt: a File created while many converged ones
-// exist is Ready within about a commit window: nothing queues it behind
-// polls.
+// exist is not queued behind them: none of them is reconciled while it goes
+// from created to Ready. (How long that takes is a figure of make bench:
+// BenchmarkSteadyStateOf10000Files.)
 func TestNewFileAmongManyIsPrompt(t *testing.T) {
 	const n = 200
 	startProvider(t, "")
@@ -246,14 +247,21 @@ func TestNewFileAmongManyIsPrompt(t *testing.T) {
 		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
 	}
 	writesLanded(t)
+	before := 0
+	for _, fl := range files {
+		before += reconcilesOf(fl)
+	}
 	start := time.Now()
 	fl := newFile(f, "late", "apps/late.yaml", "late\n")
 	create(t, fl)
 	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-	took := time.Since(start)
-	t.Logf("a new File among %d converged ones was Ready after %s (commit window %s)", n, took.Round(10*time.Millisecond), window)
-	if took > 2*time.Second+window {
-		t.Errorf("a new File among %d took %s to be Ready, want < 2s + the commit window", n, took)
+	t.Logf("a new File among %d converged ones was Ready after %s (commit window %s)", n, time.Since(start).Round(10*time.Millisecond), window)
+	after := 0
+	for _, o := range files {
+		after += reconcilesOf(o)
+	}
+	if after != before {
+		t.Errorf("%d reconciles of the %d converged Files while a new one became Ready, want none: nothing moved for them", after-before, n)
 	}
 }
 
