@@ -248,6 +248,7 @@ func (p *pass) writeMetadata(ctx context.Context, write func(ctx context.Context
 	p.mg.SetFinalizers(cp.GetFinalizers())
 	p.mg.SetResourceVersion(cp.GetResourceVersion())
 	p.s.MetadataWritten()
+	p.s.StoredSeen(cp)
 	return cp.GetGeneration() != p.mg.GetGeneration(), nil
 }
 
