@@ -130,6 +130,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer httpGit.Close()
+	defer removeProviderBinary()
 	return m.Run()
 }
 

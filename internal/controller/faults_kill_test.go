@@ -67,6 +67,14 @@ func buildProvider(t *testing.T) string {
 	return providerBinary.path
 }
 
+// removeProviderBinary removes the binary's directory at the end of the
+// test process (TestMain).
+func removeProviderBinary() {
+	if providerBinary.path != "" {
+		_ = os.RemoveAll(filepath.Dir(providerBinary.path))
+	}
+}
+
 // binaryProvider is one run of the provider binary.
 type binaryProvider struct {
 	cmd *exec.Cmd

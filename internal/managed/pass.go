@@ -296,6 +296,7 @@ func (p *pass) writeMetadata(ctx context.Context, write func(ctx context.Context
 	p.mg.SetResourceVersion(cp.GetResourceVersion())
 	p.s.MetadataWritten()
 	p.unsaved = false
+	p.s.StoredSeen(cp)
 	return cp.GetGeneration() != p.mg.GetGeneration(), nil
 }
 

@@ -199,6 +199,24 @@ func (s *Session) set(c xpv2.Condition) {
 	*conds = upsert(*conds, c, s.now())
 }
 
+// StoredSeen tells the session what the API server holds now, as a write
+// of the object's metadata returned it (MetadataWritten's write): its
+// conditions replace the ones read at Begin, which a lagging cache may have
+// served, as the base a Ready transition is told against. Without it a
+// transition the previous reconcile stored and announced is announced again
+// when this one read the object from before it; and a transition stored by
+// a write whose reply was lost (WithUnheard) is settled here, seen stored,
+// or never.
+func (s *Session) StoredSeen(stored Object) {
+	conds := *stored.StatusConditions()
+	if s.unheard != nil {
+		if ready, ok := s.unheard.settle(stored.GetUID(), stored.GetResourceVersion(), conds); ok {
+			s.announce(ready, conds)
+		}
+	}
+	s.persistedConds = slices.Clone(conds)
+}
+
 // AfterPersist registers fn to run, in registration order and at most once,
 // when this reconcile's computed status is what the object holds: after a
 // successful patch, or when there was nothing to write. It does not run when

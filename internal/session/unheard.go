@@ -21,6 +21,7 @@ import (
 
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -86,12 +87,15 @@ func (u *Unheard) forget(uid types.UID) {
 // settle looks at an object as a reconcile read it. When it is newer than
 // the one an unheard write was computed from, the outcome is known: settle
 // forgets the write and returns its Ready when that is what the object
-// holds (the write was stored, and is to be announced now).
+// holds (the write was stored, and is to be announced now). Any newer
+// object tells: the write carried the optimistic lock, so it was either the
+// first write after the one it was computed from, or refused. An older one,
+// as a lagging cache serves it, tells nothing.
 func (u *Unheard) settle(uid types.UID, resourceVersion string, conds []xpv2.Condition) (xpv2.Condition, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	w, ok := u.m[uid]
-	if !ok || w.resourceVersion == resourceVersion {
+	if !ok || !newer(resourceVersion, w.resourceVersion) {
 		return xpv2.Condition{}, false
 	}
 	delete(u.m, uid)
@@ -100,4 +104,12 @@ func (u *Unheard) settle(uid types.UID, resourceVersion string, conds []xpv2.Con
 		return xpv2.Condition{}, false
 	}
 	return *now, true
+}
+
+// newer reports whether resource version a is later than b. Versions the
+// API server does not give as comparable integers are never newer: the
+// write stays unheard until a write of the session's own settles it.
+func newer(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c > 0
 }
