@@ -52,13 +52,13 @@ type Sealer struct {
 	order [][sha256.Size]byte
 }
 
-// NewSealer returns a Sealer remembering up to max documents (DefaultMemo
-// when max <= 0).
-func NewSealer(max int) *Sealer {
-	if max <= 0 {
-		max = DefaultMemo
+// NewSealer returns a Sealer remembering up to size documents (DefaultMemo
+// when size <= 0).
+func NewSealer(size int) *Sealer {
+	if size <= 0 {
+		size = DefaultMemo
 	}
-	return &Sealer{max: max, memo: map[[sha256.Size]byte][]byte{}}
+	return &Sealer{max: size, memo: map[[sha256.Size]byte][]byte{}}
 }
 
 // Seal returns the bytes a file must hold for plain, a YAML manifest,
@@ -146,5 +146,6 @@ func decoded(b []byte) (any, error) {
 		return nil, errors.Wrap(err, errCompare)
 	}
 	var v any
-	return v, errors.Wrap(json.Unmarshal(j, &v), errCompare)
+	err = json.Unmarshal(j, &v)
+	return v, errors.Wrap(err, errCompare)
 }

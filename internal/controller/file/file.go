@@ -246,10 +246,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			// In a repository with no branch at all the file's commit is
 			// the first one, and creates its branch; elsewhere a missing
 			// branch is a Branch's to create, from the start point it names.
-			if want, err = e.sealed(mg, want, nil); err != nil {
-				return xpmanaged.ExternalObservation{}, err
-			}
-			return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
+			return e.missing(mg, want)
 		}
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
 	}
@@ -264,10 +261,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 			e.watch.Forget(ref)
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
-		if want, err = e.sealed(mg, want, nil); err != nil {
-			return xpmanaged.ExternalObservation{}, err
-		}
-		return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
+		return e.missing(mg, want)
 	}
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, errors.Wrapf(spec.GitError(err), errReadFmt, p.Path, p.Branch)
@@ -294,6 +288,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return obs, e.queued(mg, ActionUpdate, want)
 	}
 	return obs, nil
+}
+
+// missing observes a file that does not exist: it is to be created, unless
+// its creation is already with the branch writer.
+func (e *external) missing(mg *v1alpha1.File, want git.File) (xpmanaged.ExternalObservation, error) {
+	want, err := e.sealed(mg, want, nil)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	return xpmanaged.ExternalObservation{ResourceExists: false}, e.queued(mg, ActionCreate, want)
 }
 
 // collect takes the outcome of the File's last write, if one finished since
