@@ -175,8 +175,12 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| status writes over the same polls, steady state | %d |",
 		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyReconciles, steadyWrites)
 
-	if pushes > 10 {
-		t.Errorf("%.0f pushes for %d Files created at once, want a handful (<= 10)", pushes, n)
+	// A push carries what arrived within its window, so pushes follow how
+	// long the burst took to arrive, not how many Files it holds: a handful
+	// on an idle machine, a few more when a loaded one stretches the burst
+	// over more windows; never anywhere near one per File.
+	if limit := max(10, float64(converge/(4*time.Second))+2); pushes > limit {
+		t.Errorf("%.0f pushes for %d Files created at once over %s, want at most %.0f (one per 4s commit window)", pushes, n, converge.Round(time.Second), limit)
 	}
 	if fetchesPerPoll > 2 {
 		t.Errorf("%.1f fetches per poll interval in steady state, want about one", fetchesPerPoll)
