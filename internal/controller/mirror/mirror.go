@@ -69,6 +69,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -138,8 +139,15 @@ type tracker interface {
 	Waker(kind string, nn types.NamespacedName) func(git.Result)
 }
 
+// claims is what a Mirror needs of the claim index: whether a File or
+// Mirror created first claims (part of) its folder.
+type claims interface {
+	Check(ctx context.Context, k claim.Kind, o claim.Object) (letGo bool, err error)
+}
+
 type external struct {
 	kube   client.Reader
+	claims claims
 	repo   repository
 	src    sources
 	watch  tracker
@@ -174,6 +182,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if err != nil {
 		// Whatever it watched before, it may not (or cannot) now.
 		e.src.Release(nn)
+		return xpmanaged.ExternalObservation{}, err
+	}
+	if _, err := e.claims.Check(ctx, claim.Mirror(), mg); err != nil {
+		// A File or Mirror created first claims (part of) the folder:
+		// Conflict, nothing read or written until it goes, which wakes
+		// this Mirror.
+		e.src.Release(nn)
+		e.watch.Forget(refOf(mg))
 		return xpmanaged.ExternalObservation{}, err
 	}
 	p := mg.Spec.ForProvider
@@ -236,6 +252,15 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 	}
 	if !written(p) {
 		return gone()
+	}
+	if letGo, err := e.claims.Check(ctx, claim.Mirror(), mg); err != nil || letGo {
+		// Another File or Mirror still claims (part of) the folder: the
+		// folder stays as it is, as a File deleted while another keeps
+		// its path leaves the file. Only the last claimant deletes.
+		if err == nil {
+			return gone()
+		}
+		return xpmanaged.ExternalObservation{}, err
 	}
 	if err := e.collect(mg, errRemoveFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err
