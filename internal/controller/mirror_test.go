@@ -257,9 +257,9 @@ func TestMirrorLifecycle(t *testing.T) {
 		head := f.repo.Head(t, "main")
 		second := newMirror(ns, "second", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
 		create(t, second)
-		waitFor(t, time.Minute, second, stalledWith(t, second, "PathConflict"))
-		if msg := second.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, ns+"/m") {
-			t.Errorf("PathConflict does not name the Mirror that owns the folder: %q", msg)
+		waitFor(t, time.Minute, second, stalledWith(t, second, "Conflict"))
+		if msg := second.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+ns+"/m,") {
+			t.Errorf("Conflict does not name the Mirror created first: %q", msg)
 		}
 		writesLanded(t)
 		if got := f.repo.Head(t, "main"); got != head {

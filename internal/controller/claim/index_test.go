@@ -287,9 +287,16 @@ func TestCheck(t *testing.T) {
 			self: mirrorAt("a", "second", later(1), local, "main", "live"),
 		},
 		"MirrorDeletingWhileAFileWaits": {
-			reason: "A Mirror being deleted while a later File in its folder lives lets go: the File takes over.",
+			reason: "A Mirror being deleted while a later File in its folder lives removes its own files: the File then writes its own.",
 			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
 				fileAt("a", "notes", later(1), local, "main", "live/x.yaml")},
+			kind: Mirror(),
+			self: deleting(mirrorAt("a", "m", t0, local, "main", "live")),
+		},
+		"MirrorDeletingWhileAnotherKeepsTheFolder": {
+			reason: "A Mirror being deleted while a later Mirror claims the same folder lets go: the folder stays for it.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), pcAt("b", "git", "https://h/org/r.git"),
+				mirrorAt("b", "second", later(1), local, "main", "live")},
 			kind: Mirror(),
 			self: deleting(mirrorAt("a", "m", t0, local, "main", "live")),
 			want: want{letGo: true},

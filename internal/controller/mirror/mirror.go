@@ -46,6 +46,13 @@ limitations under the License.
 // PathConflict too; one naming a Mirror that is gone is taken over without
 // what it owned.
 //
+// Before any of that, the Mirror claims its whole folder in the claim index
+// (claim.Mirror): a File or Mirror created first anywhere in or around the
+// folder holds it off (Stalled Conflict, nothing written), so two resources
+// never fight over a folder whose content is computed from live objects
+// alone. The marker checks remain for what Git holds without a resource
+// behind it.
+//
 // # Scope
 //
 // A Mirror reads its own namespace. Other namespaces and cluster-scoped
