@@ -156,7 +156,7 @@ func startBenchProvider(b *testing.B, f benchFlags) *benchProvider {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: s, NewClient: countReconciles,
-		Cache: ctrlcache.Options{DefaultTransform: ctrlcache.TransformStripManagedFields()},
+		Cache:   ctrlcache.Options{DefaultTransform: ctrlcache.TransformStripManagedFields()},
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
