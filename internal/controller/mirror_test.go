@@ -321,3 +321,25 @@ func TestMirrorSelectsAndNeverWritesSecrets(t *testing.T) {
 		t.Errorf("a Secret's value is in the repository's history")
 	}
 }
+
+// TestMirrorCommittingIsInProgress: while a Mirror's change waits in its
+// branch writer (a long commit window), the live object says Committing and
+// kstatus reads it as InProgress, never Failed or Current; once the push
+// lands it is Ready and Current.
+func TestMirrorCommittingIsInProgress(t *testing.T) {
+	f := newFixture(t)
+	setWindow(t, f, 15*time.Second)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, func() error {
+		if err := conditionIs(m, xpv2.TypeReady, corev1.ConditionFalse, mirrorcontroller.ReasonCommitting); err != nil {
+			return err
+		}
+		return kstatusIs(t, m, "InProgress")
+	})
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	f.waitMirrored(t, map[string]string{objPath(f.ns, "core", "configmap", "app"): rendered(t, cm)})
+}

@@ -425,3 +425,28 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 		t.Errorf("the change names %+v with message %q, want the Mirror", repo.enqueued.Resource, repo.enqueued.Message)
 	}
 }
+
+// An object whose path inside this folder Git refuses (here: too long) is
+// left out of the plan, not failing the rest, and Ready's note names it
+// beside what the snapshot left out.
+func TestPlanSaysWhatItLeavesOut(t *testing.T) {
+	ok := object("a", "1")
+	long := object("long", "2")
+	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
+	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
+	e := &external{kube: kube(t), claims: unclaimed, repo: &fakeRepository{files: map[string]string{}}, src: &fakeSources{}, watch: fakeTracker{}, maxAge: time.Minute}
+	d, err := e.plan(newMirror(), head, folder{files: map[string]string{}, owned: map[string]bool{}}, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"live/" + MarkerFile, "live/" + ok.Path}, slices.Sorted(maps.Keys(d.puts))); diff != "" {
+		t.Errorf("puts: -want, +got:\n%s", diff)
+	}
+	want := "The folder is up to date; left out: Secrets (1 skipped): ns/s; objects whose path in this folder Git refuses (1 skipped): ns/long"
+	if diff := cmp.Diff(want, noteOf(snap, d.skipped)); diff != "" {
+		t.Errorf("note: -want, +got:\n%s", diff)
+	}
+	if got := noteOf(mirror.Snapshot{}, nil); got != "" {
+		t.Errorf("nothing left out, yet the note is %q", got)
+	}
+}

@@ -64,6 +64,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -232,7 +233,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	}
 	observed(mg, snap, d)
 	if d.empty() {
-		e.note = noteOf(snap)
+		e.note = noteOf(snap, d.skipped)
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
 	c, err := e.changeOf(mg, d)
@@ -430,12 +431,26 @@ func sourceError(err error) error {
 	return errors.Wrap(err, errSources)
 }
 
-// noteOf says what the snapshot left out, for Ready's message.
-func noteOf(snap mirror.Snapshot) string {
-	if len(snap.Skipped) == 0 {
+// maxNamesInNote caps the objects a note names: Ready's message stays short
+// however many are left out.
+const maxNamesInNote = 5
+
+// noteOf says what the snapshot, and the plan (objects whose path in this
+// folder Git refuses), left out, for Ready's message.
+func noteOf(snap mirror.Snapshot, skipped []string) string {
+	notes := slices.Clone(snap.Skipped)
+	if n := len(skipped); n > 0 {
+		names := slices.Sorted(slices.Values(skipped))
+		more := ""
+		if n > maxNamesInNote {
+			names, more = names[:maxNamesInNote], ", …"
+		}
+		notes = append(notes, fmt.Sprintf("objects whose path in this folder Git refuses (%d skipped): %s%s", n, strings.Join(names, ", "), more))
+	}
+	if len(notes) == 0 {
 		return ""
 	}
-	return "The folder is up to date; left out: " + strings.Join(snap.Skipped, "; ")
+	return "The folder is up to date; left out: " + strings.Join(notes, "; ")
 }
 
 func committing(mg *v1alpha1.Mirror, n int) error {
