@@ -29,8 +29,11 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -121,10 +124,11 @@ func TestMirrorRacesAnExternalPusher(t *testing.T) {
 	}
 }
 
-// TestMirrorMeetsAFile: a File that already holds a path where a Mirror
-// wants an object's file is not the Mirror's to overwrite: the Mirror is
-// Stalled PathConflict naming that path and writes nothing, the File stays
-// Ready; once the File is gone the Mirror writes the folder.
+// TestMirrorMeetsAFile: a File created before a Mirror whose folder holds
+// its path keeps it: the Mirror is Stalled Conflict naming the File and
+// writes nothing, the File stays Ready; once the File is gone (it removes
+// its file: the Mirror keeps something else there) the Mirror writes the
+// folder.
 func TestMirrorMeetsAFile(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
@@ -139,9 +143,9 @@ func TestMirrorMeetsAFile(t *testing.T) {
 
 	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
 	create(t, m)
-	waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
-	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, p) {
-		t.Errorf("PathConflict does not name the path: %q", msg)
+	waitFor(t, time.Minute, m, stalledWith(t, m, claim.ReasonConflict))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "File "+f.ns+"/notes,") {
+		t.Errorf("Conflict does not name the File created first: %q", msg)
 	}
 	writesLanded(t)
 	if got := f.repo.Head(t, "main"); got != head {
@@ -155,8 +159,137 @@ func TestMirrorMeetsAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, fl)
-	// The File's removal is a change in the folder: the poll wakes the
-	// Mirror.
+	// The File going wakes the Mirror.
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+}
+
+// TestMirrorHoldsItsFolder: a File created in a Mirror's folder after the
+// Mirror is Stalled Conflict naming the Mirror and changes nothing, and
+// deleting it leaves the Mirror's file; once the Mirror is gone, a waiting
+// File takes over its path.
+func TestMirrorHoldsItsFolder(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	p := objPath(f.ns, "core", "configmap", "app")
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+	head := f.repo.Head(t, "main")
+
+	// Created at least a second later: the Mirror is first.
+	waitNextSecond(t, m)
+	overwrite := newFile(f, "overwrite", p, "written by a File\n")
+	beside := newFile(f, "beside", mirrorFolder+"/README.md", "about this folder\n")
+	create(t, overwrite)
+	create(t, beside)
+	for _, fl := range []*v1alpha1.File{overwrite, beside} {
+		waitFor(t, time.Minute, fl, stalledWith(t, fl, claim.ReasonConflict))
+		if msg := fl.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.ns+"/m,") {
+			t.Errorf("Conflict of File %s does not name the Mirror created first: %q", fl.Name, msg)
+		}
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a File in conflict with a Mirror wrote to the branch")
+	}
+	if err := readyAndCurrent(t, m)(); err != nil {
+		t.Errorf("the Mirror: %v", err)
+	}
+
+	// A File held off never wrote: deleting it removes nothing.
+	if err := cp.Client.Delete(ctx, beside); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, beside)
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("deleting a File held off by a Mirror changed the branch")
+	}
+
+	// The Mirror going (it removes its files) lets the File write its own.
+	if err := cp.Client.Delete(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, m)
+	waitFor(t, time.Minute, overwrite, readyAndCurrent(t, overwrite))
+	eventually(t, time.Minute, func() error {
+		files := f.files(t, "main")
+		if files[p] != "written by a File\n" {
+			return fmt.Errorf("%s holds %q, want the File's content", p, files[p])
+		}
+		if _, ok := files[mirrorFolder+"/"+mirrorcontroller.MarkerFile]; ok {
+			return fmt.Errorf("the Mirror's marker is still there")
+		}
+		return nil
+	})
+}
+
+// TestNestedMirrors: a Mirror whose folder lies inside an earlier Mirror's
+// folder on the same branch is Stalled Conflict naming it and writes
+// nothing; once the first is gone, the second writes its folder.
+func TestNestedMirrors(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	cms := []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}
+	outer := newMirror(f.ns, "outer", v1alpha1.MirrorParameters{Resources: cms}, pcRef())
+	create(t, outer)
+	waitFor(t, time.Minute, outer, readyAndCurrent(t, outer))
+	head := f.repo.Head(t, "main")
+
+	waitNextSecond(t, outer)
+	innerFolder := mirrorFolder + "/inner"
+	inner := newMirror(f.ns, "inner", v1alpha1.MirrorParameters{Path: innerFolder, Resources: cms}, pcRef())
+	create(t, inner)
+	waitFor(t, time.Minute, inner, stalledWith(t, inner, claim.ReasonConflict))
+	if msg := inner.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.ns+"/outer,") {
+		t.Errorf("Conflict does not name the Mirror created first: %q", msg)
+	}
+	writesLanded(t)
+	if got := f.repo.Head(t, "main"); got != head {
+		t.Fatalf("a nested Mirror in conflict wrote to the branch")
+	}
+
+	if err := cp.Client.Delete(ctx, outer); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, outer)
+	waitFor(t, time.Minute, inner, readyAndCurrent(t, inner))
+	want := fmt.Sprintf("%s/%s/core/configmap/app.yaml", innerFolder, f.ns)
+	eventually(t, time.Minute, func() error {
+		files := f.files(t, "main")
+		if files[want] != rendered(t, cm) {
+			return fmt.Errorf("%s holds %q, want the ConfigMap", want, files[want])
+		}
+		if _, ok := files[objPath(f.ns, "core", "configmap", "app")]; ok {
+			return fmt.Errorf("the outer Mirror's file is still there")
+		}
+		return nil
+	})
+}
+
+// waitNextSecond returns once the API server's clock, which stamps
+// creationTimestamp in whole seconds, has passed o's: what is created
+// afterwards is later than o, not tied with it.
+func waitNextSecond(t *testing.T, o interface{ GetCreationTimestamp() metav1.Time }) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() error {
+		probe := configMap("default", "", nil, nil)
+		probe.GenerateName = "clock-"
+		if err := cp.Client.Create(context.Background(), probe); err != nil {
+			return err
+		}
+		defer func() { _ = cp.Client.Delete(context.Background(), probe) }()
+		if !probe.CreationTimestamp.After(o.GetCreationTimestamp().Time) {
+			return fmt.Errorf("the API server's clock is still at %s", probe.CreationTimestamp)
+		}
+		return nil
+	})
 }

@@ -257,9 +257,9 @@ func TestMirrorLifecycle(t *testing.T) {
 		head := f.repo.Head(t, "main")
 		second := newMirror(ns, "second", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
 		create(t, second)
-		waitFor(t, time.Minute, second, stalledWith(t, second, "PathConflict"))
-		if msg := second.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, ns+"/m") {
-			t.Errorf("PathConflict does not name the Mirror that owns the folder: %q", msg)
+		waitFor(t, time.Minute, second, stalledWith(t, second, "Conflict"))
+		if msg := second.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+ns+"/m,") {
+			t.Errorf("Conflict does not name the Mirror created first: %q", msg)
 		}
 		writesLanded(t)
 		if got := f.repo.Head(t, "main"); got != head {
@@ -320,4 +320,26 @@ func TestMirrorSelectsAndNeverWritesSecrets(t *testing.T) {
 	if out := f.gitOut(t, "log", "-p", "--all"); strings.Contains(out, secretValue) || strings.Contains(out, "aHVudGVyMi") {
 		t.Errorf("a Secret's value is in the repository's history")
 	}
+}
+
+// TestMirrorCommittingIsInProgress: while a Mirror's change waits in its
+// branch writer (a long commit window), the live object says Committing and
+// kstatus reads it as InProgress, never Failed or Current; once the push
+// lands it is Ready and Current.
+func TestMirrorCommittingIsInProgress(t *testing.T) {
+	f := newFixture(t)
+	setWindow(t, f, 15*time.Second)
+	startProvider(t, "")
+	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
+	create(t, cm)
+	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	waitFor(t, time.Minute, m, func() error {
+		if err := conditionIs(m, xpv2.TypeReady, corev1.ConditionFalse, mirrorcontroller.ReasonCommitting); err != nil {
+			return err
+		}
+		return kstatusIs(t, m, "InProgress")
+	})
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	f.waitMirrored(t, map[string]string{objPath(f.ns, "core", "configmap", "app"): rendered(t, cm)})
 }

@@ -32,10 +32,11 @@ limitations under the License.
 // namespaces' ProviderConfigs, a ClusterProviderConfig) is one repository:
 // configurations are matched by git.RepositoryKey of their URL.
 //
-// Adding a kind that claims folders (a Mirror): describe it with a Kind whose
-// Loc returns Prefix locations and whose Folders is true, list it among the
-// Rivals of File and of itself, Register it, and add its wake Sources to the
-// controllers of its rivals (see Index.Source).
+// A kind that claims folders (Mirror) has a Kind whose Loc returns Prefix
+// locations and whose Folders is true; it is among the Rivals of File and of
+// itself. Rivals are woken when a claimant goes: through Index.Source when
+// the woken controller can watch the other kind, through Index.Waker when
+// the other kind's CRD may be established only after it started.
 package claim
 
 import (
@@ -196,9 +197,14 @@ func (c Claimant) before(o Claimant) bool {
 //   - for a live self, the first live, exclusive (not Shared) claimant
 //     overlapping self that comes before it: self is the later claimant and
 //     must write nothing. A Shared self is never held off;
-//   - for a self being deleted, the first live claimant overlapping self,
-//     Shared or not: it keeps or relies on what self claimed, so self lets
-//     go instead of deleting it.
+//   - for a self being deleted, the first live claimant that either holds
+//     self off (self, the later, never wrote, so it has nothing to remove),
+//     or claims exactly what self does with self's kind, Shared or not (it
+//     keeps or relies on what self wrote). Self then lets go instead of
+//     deleting. A later claimant of another kind, or of a location that
+//     merely overlaps (a File in a Mirror's folder, a Mirror's folder
+//     inside another's), keeps something else there: self removes what it
+//     wrote, and the other then writes its own.
 //
 // Claimants being deleted never hold anything against a live one, so a live
 // later claimant takes over as soon as the first starts to go (the first
@@ -211,6 +217,10 @@ func Holder(self Claimant, others []Claimant) (Claimant, bool) {
 	found := false
 	for _, o := range others {
 		if o.same(self) || o.Deleting || !Overlaps(self.Loc, o.Loc) {
+			continue
+		}
+		heldOff := !o.Shared && !self.Shared && o.before(self)
+		if self.Deleting && !heldOff && (o.Kind != self.Kind || o.Loc != self.Loc) {
 			continue
 		}
 		if !self.Deleting && (o.Shared || !o.before(self)) {

@@ -220,6 +220,30 @@ func TestHolder(t *testing.T) {
 			}},
 			want: want{holder: Claimant{Kind: "Mirror", Namespace: "a", Name: "m", Created: t0, Loc: Loc{Branch: "main", Prefix: true}}, held: true},
 		},
+		"DeletingUnderAFolder": {
+			reason: "A File being deleted under a live Mirror's folder removes its file: the Mirror keeps something else there, not the File's content.",
+			args: args{self: c("a", "f", t0, true), others: []Claimant{
+				{Kind: "Mirror", Namespace: "a", Name: "m", Created: t0.Add(time.Second), Loc: Loc{Branch: "main", Prefix: true}},
+			}},
+		},
+		"DeletingAroundANestedFolder": {
+			reason: "A Mirror being deleted around a live Mirror's nested folder removes what it wrote: the other writes its own folder.",
+			args: args{self: Claimant{Kind: "Mirror", Namespace: "a", Name: "outer", Created: t0, Deleting: true, Loc: Loc{Branch: "main", Path: "x", Prefix: true}},
+				others: []Claimant{{Kind: "Mirror", Namespace: "a", Name: "inner", Created: t0.Add(time.Second), Loc: Loc{Branch: "main", Path: "x/y", Prefix: true}}}},
+		},
+		"DeletingWhileHeldOff": {
+			reason: "A later File being deleted under an earlier Mirror's folder never wrote: it lets go, leaving the Mirror's file.",
+			args: args{self: c("a", "f", t0.Add(time.Second), true), others: []Claimant{
+				{Kind: "Mirror", Namespace: "a", Name: "m", Created: t0, Loc: Loc{Branch: "main", Prefix: true}},
+			}},
+			want: want{holder: Claimant{Kind: "Mirror", Namespace: "a", Name: "m", Created: t0, Loc: Loc{Branch: "main", Prefix: true}}, held: true},
+		},
+		"DeletingSameFolder": {
+			reason: "A Mirror being deleted while a live Mirror claims the very same folder lets go: the other keeps it.",
+			args: args{self: Claimant{Kind: "Mirror", Namespace: "a", Name: "first", Created: t0, Deleting: true, Loc: Loc{Branch: "main", Path: "x", Prefix: true}},
+				others: []Claimant{{Kind: "Mirror", Namespace: "b", Name: "second", Created: t0.Add(time.Second), Loc: Loc{Branch: "main", Path: "x", Prefix: true}}}},
+			want: want{holder: Claimant{Kind: "Mirror", Namespace: "b", Name: "second", Created: t0.Add(time.Second), Loc: Loc{Branch: "main", Path: "x", Prefix: true}}, held: true},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

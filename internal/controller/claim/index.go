@@ -225,28 +225,8 @@ func describe(l Loc) string {
 // name that sorts first), without waiting for a poll.
 func (x *Index) Source(c cache.Cache, watched, woken Kind) source.Source {
 	wake := func(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		o, ok := obj.(Object)
-		if !ok {
-			return
-		}
-		l, ok := watched.Loc(o)
-		if !ok {
-			return
-		}
-		scopes, _, err := x.scopes(ctx, o.GetNamespace(), o.GetProviderConfigReference())
-		if err != nil {
-			// Best effort: a Stalled claimant is still polled.
-			return
-		}
-		others, err := x.claimants(ctx, []string{woken.Name}, scopes, l)
-		if err != nil {
-			return
-		}
-		self := claimantOf(watched, o, l)
-		for _, c := range others {
-			if !c.same(self) && Overlaps(l, c.Loc) {
-				q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}})
-			}
+		for _, nn := range x.overlapping(ctx, watched, woken, obj) {
+			q.Add(reconcile.Request{NamespacedName: nn})
 		}
 	}
 	h := handler.TypedFuncs[client.Object, reconcile.Request]{

@@ -73,6 +73,16 @@ func branchAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigRefe
 	return b
 }
 
+func mirrorAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigReference, branch, folder string) *v1alpha1.Mirror {
+	m := &v1alpha1.Mirror{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created},
+		Spec: v1alpha1.MirrorSpec{ForProvider: v1alpha1.MirrorParameters{Branch: branch, Path: folder,
+			Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}},
+	}
+	m.Spec.ProviderConfigReference = ref
+	return m
+}
+
 func deleting[T client.Object](o T) T {
 	o.SetDeletionTimestamp(ptr.To(later(100)))
 	o.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
@@ -222,6 +232,75 @@ func TestCheck(t *testing.T) {
 			kind: Branch(),
 			self: branchAt("a", "second", later(1), local, "env/prod"),
 		},
+		"FileInAnEarlierMirrorsFolder": {
+			reason: "A File created after a Mirror, anywhere in its folder, is held off naming the Mirror.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "live", t0, local, "main", "clusters/prod")},
+			kind: File(),
+			self: fileAt("a", "notes", later(1), local, "main", "clusters/prod/a/core/configmap/x.yaml"),
+			want: want{reason: ReasonConflict, msg: `path "clusters/prod/a/core/configmap/x.yaml" on branch "main" of repository h/org/r is claimed by Mirror a/live, created first`},
+		},
+		"FileNextToAMirrorsFolder": {
+			reason: "A File beside a Mirror's folder (a name that merely starts the same) is no conflict.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "live", t0, local, "main", "clusters/prod")},
+			kind: File(),
+			self: fileAt("a", "notes", later(1), local, "main", "clusters/prod2/x.yaml"),
+		},
+		"MirrorOverAnEarlierFile": {
+			reason: "A Mirror created after a File in its folder is held off naming the File.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "notes", t0, local, "main", "clusters/prod/README.md")},
+			kind: Mirror(),
+			self: mirrorAt("a", "live", later(1), local, "main", "clusters/prod"),
+			want: want{reason: ReasonConflict, msg: `folder "clusters/prod" on branch "main" of repository h/org/r is claimed by File a/notes, created first: this Mirror changes nothing there while that one exists (delete one of them, or point one elsewhere; an Observe-only Mirror shares it)`},
+		},
+		"NestedMirrors": {
+			reason: "A Mirror whose folder lies inside an earlier Mirror's folder is held off.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "outer", t0, local, "main", "clusters")},
+			kind: Mirror(),
+			self: mirrorAt("a", "inner", later(1), local, "main", "clusters/prod"),
+			want: want{reason: ReasonConflict, msg: "Mirror a/outer"},
+		},
+		"MirrorAroundAnEarlierMirror": {
+			reason: "A Mirror whose folder holds an earlier Mirror's folder is held off too.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "inner", t0, local, "main", "clusters/prod")},
+			kind: Mirror(),
+			self: mirrorAt("a", "root", later(1), local, "main", "."),
+			want: want{reason: ReasonConflict, msg: `the whole tree of branch "main" of repository h/org/r is claimed by Mirror a/inner`},
+		},
+		"TwoMirrorsOneSecond": {
+			reason: "Two Mirrors on one folder created in one second: the name that sorts first holds it, whichever is checked.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "alpha", t0, local, "main", "live")},
+			kind: Mirror(),
+			self: mirrorAt("a", "beta", t0, local, "main", "live"),
+			want: want{reason: ReasonConflict, msg: "Mirror a/alpha"},
+		},
+		"MirrorsOnTwoBranches": {
+			reason: "The same folder on another branch is another folder.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				mirrorAt("a", "first", t0, local, "dev", "live")},
+			kind: Mirror(),
+			self: mirrorAt("a", "second", later(1), local, "main", "live"),
+		},
+		"MirrorDeletingWhileAFileWaits": {
+			reason: "A Mirror being deleted while a later File in its folder lives removes its own files: the File then writes its own.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "notes", later(1), local, "main", "live/x.yaml")},
+			kind: Mirror(),
+			self: deleting(mirrorAt("a", "m", t0, local, "main", "live")),
+		},
+		"MirrorDeletingWhileAnotherKeepsTheFolder": {
+			reason: "A Mirror being deleted while a later Mirror claims the same folder lets go: the folder stays for it.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), pcAt("b", "git", "https://h/org/r.git"),
+				mirrorAt("b", "second", later(1), local, "main", "live")},
+			kind: Mirror(),
+			self: deleting(mirrorAt("a", "m", t0, local, "main", "live")),
+			want: want{letGo: true},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -231,7 +310,7 @@ func TestCheck(t *testing.T) {
 			}
 			b := fake.NewClientBuilder().WithScheme(s).WithObjects(append(tc.objects, tc.self)...)
 			x := NewIndex(nil, builderIndexer{b})
-			for _, k := range []Kind{File(), Branch()} {
+			for _, k := range []Kind{File(), Branch(), Mirror()} {
 				if err := x.Register(context.Background(), k); err != nil {
 					t.Fatal(err)
 				}

@@ -51,7 +51,43 @@ func File() Kind {
 			return !may(o, xpv2.ManagementActionCreate) && !may(o, xpv2.ManagementActionUpdate) && !may(o, xpv2.ManagementActionDelete)
 		},
 		Share:  "an Observe-only File shares it",
-		Rivals: []string{v1alpha1.FileKind},
+		Rivals: []string{v1alpha1.FileKind, v1alpha1.MirrorKind},
+	}
+}
+
+// Mirror is the claim of a Mirror: its whole folder ("." the whole tree),
+// where it writes one file per object and its marker. A File anywhere in
+// it, or a Mirror's folder inside it or around it, is a rival: the folder's
+// content is computed from live objects alone, so whatever else writes
+// there would be undone at every poll.
+func Mirror() Kind {
+	return Kind{
+		Name:    v1alpha1.MirrorKind,
+		New:     func() Object { return &v1alpha1.Mirror{} },
+		NewList: func() client.ObjectList { return &v1alpha1.MirrorList{} },
+		Loc: func(o Object) (Loc, bool) {
+			m, ok := o.(*v1alpha1.Mirror)
+			if !ok {
+				return Loc{}, false
+			}
+			p := m.Spec.ForProvider
+			if validate.BranchName(p.Branch) != nil || validate.Folder(p.Path) != nil {
+				return Loc{}, false
+			}
+			folder := p.Path
+			if folder == "." {
+				folder = ""
+			}
+			return Loc{Branch: p.Branch, Path: folder, Prefix: true}, true
+		},
+		// A Mirror that may neither create, update nor delete only
+		// compares.
+		Shared: func(o Object) bool {
+			return !may(o, xpv2.ManagementActionCreate) && !may(o, xpv2.ManagementActionUpdate) && !may(o, xpv2.ManagementActionDelete)
+		},
+		Share:   "an Observe-only Mirror shares it",
+		Rivals:  []string{v1alpha1.FileKind, v1alpha1.MirrorKind},
+		Folders: true,
 	}
 }
 

@@ -44,8 +44,9 @@ import (
 )
 
 const (
-	errRefresh = "cannot fetch from the repository"
-	errHead    = "cannot read the branch head"
+	errRefresh  = "cannot fetch from the repository"
+	errAddWaker = "cannot add the waker of Mirrors whose folder holds a File to the manager"
+	errHead     = "cannot read the branch head"
 	// The File's own path and branch are named, so a conflict with what the
 	// branch holds points at the File, not at its repository.
 	errReadFmt   = "cannot read %q on branch %q"
@@ -82,6 +83,12 @@ const (
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := o.Claims.Register(context.Background(), claim.File()); err != nil {
 		return err
+	}
+	// A Mirror whose folder holds this File, waiting for it, is woken when
+	// the File goes (the Mirror controller may start after this one).
+	mirrors := o.Watcher.Source(v1alpha1.MirrorKind).Wake
+	if err := mgr.Add(o.Claims.Waker(mgr.GetCache(), claim.File(), claim.Mirror(), mirrors)); err != nil {
+		return errors.Wrap(err, errAddWaker)
 	}
 	return o.SetupManaged(mgr, v1alpha1.FileGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{

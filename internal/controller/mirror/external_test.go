@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -106,6 +107,14 @@ func (f *fakeRepository) ReadFile(_, p string) (git.Blob, error) {
 }
 
 func (f *fakeRepository) Enqueue(_, _ string, c git.Change, _ func(git.Result)) { f.enqueued = &c }
+
+var (
+	unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
+	letGo     = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return true, nil })
+	held      = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) {
+		return false, managed.Stalled(claim.ReasonConflict, errors.New("held by File ns/first"))
+	})
+)
 
 type fakeTracker struct{}
 
@@ -217,8 +226,22 @@ func TestObserve(t *testing.T) {
 		kube   []client.Object
 		src    *fakeSources
 		repo   *fakeRepository
+		// claims answers the claim check; nil: nobody else claims.
+		claims claim.CheckFn
 		want   outcome
 	}{
+		"HeldByAnEarlierClaimant": {
+			reason: "A File or Mirror created first claims (part of) the folder: Conflict, nothing read, watched or written.",
+			mg:     newMirror(), src: &fakeSources{snap: synced}, repo: &fakeRepository{files: with(clean, pa, "edited\n")},
+			claims: held,
+			want:   outcome{Stalled: claim.ReasonConflict, Released: true},
+		},
+		"DeletingWhileAnotherClaims": {
+			reason: "Being deleted while another resource still claims (part of) the folder: the folder stays as it is.",
+			mg:     newMirror(deleted), src: &fakeSources{}, repo: &fakeRepository{files: clean},
+			claims: letGo,
+			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: false}, Released: true},
+		},
 		"InvalidSpec": {
 			reason: "A folder the CRD should have refused is InvalidSpec, and nothing is watched.",
 			mg:     newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Path = "../x" }),
@@ -353,7 +376,11 @@ func TestObserve(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e := &external{kube: kube(t, tc.kube...), repo: tc.repo, src: tc.src, watch: fakeTracker{}, maxAge: time.Minute}
+			claims := tc.claims
+			if claims == nil {
+				claims = unclaimed
+			}
+			e := &external{kube: kube(t, tc.kube...), claims: claims, repo: tc.repo, src: tc.src, watch: fakeTracker{}, maxAge: time.Minute}
 			obs, err := e.Observe(context.Background(), tc.mg)
 			got := outcome{Obs: obs, Ensured: tc.src.ensured, Released: tc.src.released, Note: e.Note() != ""}
 			classify(&got, err)
@@ -374,7 +401,7 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 	a, b := object("a", "1"), object("b", "2")
 	repo := &fakeRepository{files: map[string]string{"live/keep.md": "x"}}
 	src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}}
-	e := &external{kube: kube(t), repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+	e := &external{kube: kube(t), claims: unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
 	mg := newMirror()
 	if _, err := e.Observe(context.Background(), mg); err != nil {
 		t.Fatal(err)
@@ -396,5 +423,30 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 	}
 	if repo.enqueued.Resource.Kind != v1alpha1.MirrorKind || !strings.HasPrefix(repo.enqueued.Message, "Mirror ns/m") {
 		t.Errorf("the change names %+v with message %q, want the Mirror", repo.enqueued.Resource, repo.enqueued.Message)
+	}
+}
+
+// An object whose path inside this folder Git refuses (here: too long) is
+// left out of the plan, not failing the rest, and Ready's note names it
+// beside what the snapshot left out.
+func TestPlanSaysWhatItLeavesOut(t *testing.T) {
+	ok := object("a", "1")
+	long := object("long", "2")
+	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
+	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
+	e := &external{kube: kube(t), claims: unclaimed, repo: &fakeRepository{files: map[string]string{}}, src: &fakeSources{}, watch: fakeTracker{}, maxAge: time.Minute}
+	d, err := e.plan(newMirror(), head, folder{files: map[string]string{}, owned: map[string]bool{}}, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"live/" + MarkerFile, "live/" + ok.Path}, slices.Sorted(maps.Keys(d.puts))); diff != "" {
+		t.Errorf("puts: -want, +got:\n%s", diff)
+	}
+	want := "The folder is up to date; left out: Secrets (1 skipped): ns/s; objects whose path in this folder Git refuses (1 skipped): ns/long"
+	if diff := cmp.Diff(want, noteOf(snap, d.skipped)); diff != "" {
+		t.Errorf("note: -want, +got:\n%s", diff)
+	}
+	if got := noteOf(mirror.Snapshot{}, nil); got != "" {
+		t.Errorf("nothing left out, yet the note is %q", got)
 	}
 }

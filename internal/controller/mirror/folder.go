@@ -113,6 +113,8 @@ type diff struct {
 	deletes []string
 	// claimed is set when the folder already carries this Mirror's marker.
 	claimed bool
+	// skipped names the objects whose path in this folder Git refuses.
+	skipped []string
 }
 
 func (d diff) empty() bool { return len(d.puts) == 0 && len(d.deletes) == 0 }

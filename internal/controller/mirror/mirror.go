@@ -46,6 +46,13 @@ limitations under the License.
 // PathConflict too; one naming a Mirror that is gone is taken over without
 // what it owned.
 //
+// Before any of that, the Mirror claims its whole folder in the claim index
+// (claim.Mirror): a File or Mirror created first anywhere in or around the
+// folder holds it off (Stalled Conflict, nothing written), so two resources
+// never fight over a folder whose content is computed from live objects
+// alone. The marker checks remain for what Git holds without a resource
+// behind it.
+//
 // # Scope
 //
 // A Mirror reads its own namespace. Other namespaces and cluster-scoped
@@ -57,7 +64,6 @@ package mirror
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -69,6 +75,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -138,8 +145,15 @@ type tracker interface {
 	Waker(kind string, nn types.NamespacedName) func(git.Result)
 }
 
+// claims is what a Mirror needs of the claim index: whether a File or
+// Mirror created first claims (part of) its folder.
+type claims interface {
+	Check(ctx context.Context, k claim.Kind, o claim.Object) (letGo bool, err error)
+}
+
 type external struct {
 	kube   client.Reader
+	claims claims
 	repo   repository
 	src    sources
 	watch  tracker
@@ -176,6 +190,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		e.src.Release(nn)
 		return xpmanaged.ExternalObservation{}, err
 	}
+	if _, err := e.claims.Check(ctx, claim.Mirror(), mg); err != nil {
+		// A File or Mirror created first claims (part of) the folder:
+		// Conflict, nothing read or written until it goes, which wakes
+		// this Mirror.
+		e.src.Release(nn)
+		e.watch.Forget(refOf(mg))
+		return xpmanaged.ExternalObservation{}, err
+	}
 	p := mg.Spec.ForProvider
 	if err := e.collect(mg, errWriteFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err
@@ -209,7 +231,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	}
 	observed(mg, snap, d)
 	if d.empty() {
-		e.note = noteOf(snap)
+		e.note = noteOf(snap, d.skipped)
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
 	c, err := e.changeOf(mg, d)
@@ -236,6 +258,15 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 	}
 	if !written(p) {
 		return gone()
+	}
+	if letGo, err := e.claims.Check(ctx, claim.Mirror(), mg); err != nil || letGo {
+		// Another File or Mirror still claims (part of) the folder: the
+		// folder stays as it is, as a File deleted while another keeps
+		// its path leaves the file. Only the last claimant deletes.
+		if err == nil {
+			return gone()
+		}
+		return xpmanaged.ExternalObservation{}, err
 	}
 	if err := e.collect(mg, errRemoveFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err
@@ -362,58 +393,6 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		Puts: d.puts, Deletes: d.deletes, Message: msg, Author: e.author, Window: e.window,
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
 	}, nil
-}
-
-// observed records what a synced snapshot holds. The counts change only
-// when objects do, so a steady state writes no status.
-func observed(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff) {
-	at := &mg.Status.AtProvider
-	at.Objects = len(snap.Objects)
-	at.Resources = nil
-	for _, r := range snap.Resources {
-		at.Resources = append(at.Resources, v1alpha1.MirrorResourceStatus{
-			Group: r.GVR.Group, Version: r.GVR.Version, Resource: r.GVR.Resource, Count: r.Count,
-		})
-	}
-	if d.empty() {
-		at.Pending = 0
-	}
-}
-
-// sourceError classifies what the shared watches refused.
-func sourceError(err error) error {
-	var nf *mirror.KindNotFoundError
-	var np *mirror.NotPermittedError
-	var cs *mirror.ClusterScopedError
-	switch {
-	case errors.As(err, &nf):
-		// Progressing, not stalled: a CRD installed later resolves it,
-		// and the retry (backed off up to the poll interval) sees it.
-		return managed.Progressing(ReasonResourceNotFound, errors.Wrap(err, errKindNotFound))
-	case errors.As(err, &np):
-		return managed.Stalled(ReasonWatchNotPermitted, err)
-	case errors.As(err, &cs):
-		return managed.Stalled(ReasonNotAuthorized, err)
-	}
-	return errors.Wrap(err, errSources)
-}
-
-// noteOf says what the snapshot left out, for Ready's message.
-func noteOf(snap mirror.Snapshot) string {
-	if len(snap.Skipped) == 0 {
-		return ""
-	}
-	return "The folder is up to date; left out: " + strings.Join(snap.Skipped, "; ")
-}
-
-func committing(mg *v1alpha1.Mirror, n int) error {
-	p := mg.Spec.ForProvider
-	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgCommittingFmt, n, p.Path, p.Branch))
-}
-
-func removing(mg *v1alpha1.Mirror, n int) error {
-	p := mg.Spec.ForProvider
-	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgRemovingFmt, n, p.Path, p.Branch))
 }
 
 // keyOf names mg's changes in the branch writer.

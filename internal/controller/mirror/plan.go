@@ -129,7 +129,9 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		full := join(p.Path, o.Path)
 		if validate.Path(full) != nil {
 			// A name some kind allows that Git refuses (or that would
-			// reach into .git): left out rather than failing the rest.
+			// reach into .git, or is too long inside this folder): left
+			// out rather than failing the rest, and said in Ready.
+			d.skipped = append(d.skipped, objectName(o))
 			continue
 		}
 		want[o.Path] = true

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
@@ -44,6 +45,7 @@ import (
 const (
 	errNoSources   = "the Mirror controller needs options.Mirrors (package controller makes them)"
 	errAddReleaser = "cannot add the Mirror releaser to the manager"
+	errAddWaker    = "cannot add the waker of Files claiming a Mirror's folder to the manager"
 	errGetInformer = "cannot get the Mirror informer"
 	errAddHandler  = "cannot watch Mirror deletions"
 	errDynamic     = "cannot create the dynamic client Mirrors read objects with"
@@ -61,9 +63,20 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
+	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
+		return err
+	}
+	// A File in the folder that waits for this Mirror is woken when the
+	// Mirror goes; the File controller cannot watch Mirrors itself (their
+	// CRD may be established after it starts).
+	files := o.Watcher.Source(v1alpha1.FileKind).Wake
+	if err := mgr.Add(o.Claims.Waker(mgr.GetCache(), claim.Mirror(), claim.File(), files)); err != nil {
+		return errors.Wrap(err, errAddWaker)
+	}
 	return o.SetupManaged(mgr, v1alpha1.MirrorGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.Mirror](&connector{
 			kube:   mgr.GetClient(),
+			claims: o.Claims,
 			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
 			src:    o.Mirrors,
 			watch:  o.Watcher,
@@ -75,6 +88,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		})),
 		managed.WithDeterministicExternalName(true),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.MirrorKind)),
+		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Mirror(), claim.Mirror())),
 	)
 }
 
@@ -101,6 +115,7 @@ func NewSources(cfg *rest.Config, w *watch.Watcher, log logging.Logger, o ...mir
 
 type connector struct {
 	kube   client.Reader
+	claims claims
 	git    *config.Connector
 	src    sources
 	watch  tracker
@@ -114,7 +129,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{kube: c.kube, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however
