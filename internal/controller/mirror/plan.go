@@ -132,9 +132,23 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			// reach into .git): left out rather than failing the rest.
 			continue
 		}
+		if o.Secret && e.keys == nil {
+			// Never in plain text (the request opts in only with keys).
+			continue
+		}
 		want[o.Path] = true
 		owned = append(owned, o.Path)
 		have, present := f.files[full]
+		if o.Secret {
+			put, changed, err := e.sealSecret(mg, head, full, o, present, f.owned[o.Path])
+			if err != nil {
+				return diff{}, err
+			}
+			if changed {
+				d.puts[full] = put
+			}
+			continue
+		}
 		switch {
 		case present && have == git.BlobSHA(o.Content):
 		case !present, f.owned[o.Path]:
