@@ -99,8 +99,12 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 			return fmt.Errorf("%s is not in the folder yet", secretPath)
 		}
 		got := sopsDecrypt(t, doc, identity)
-		if same, err := encrypt.SameManifest(want, []byte(got)); err != nil || !same {
-			return fmt.Errorf("decrypted, %s is not the live Secret (err %v):\n%s", secretPath, err, got)
+		same, err := encrypt.SameManifest(want, []byte(got))
+		if err != nil {
+			return err
+		}
+		if !same {
+			return fmt.Errorf("decrypted, %s is not the live Secret:\n%s", secretPath, got)
 		}
 		return nil
 	}

@@ -53,6 +53,9 @@ func TestSecretsOnlyWhenOptedIn(t *testing.T) {
 	sealed := Request{Owner: types.NamespacedName{Namespace: ns, Name: "sealed"}, Kinds: []Kind{secrets, configMaps}, Secrets: true}
 
 	snap := ensureSynced(t, h.s, plain)
+	if diff := cmp.Diff([]string{ns + "/core/configmap/c.yaml"}, paths(snap)); diff != "" {
+		t.Errorf("objects without the opt-in: -want, +got:\n%s", diff)
+	}
 	if got := h.s.Informers(); got != 1 {
 		t.Fatalf("informers without the opt-in: %d, want 1 (none for Secrets)", got)
 	}
