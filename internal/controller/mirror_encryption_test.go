@@ -26,6 +26,7 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -149,6 +150,25 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		if strings.Contains(all, v) {
 			t.Errorf("the repository's objects hold the new secret value %q", v)
 		}
+	}
+
+	// Encryption removed: the Secret is no longer read, its file goes (the
+	// default prune), and Ready says Secrets are left out. A configuration
+	// change does not wake its Mirrors: a poke does.
+	setEncryption(t, f, nil)
+	eventually(t, 30*time.Second, func() error {
+		reconciledAgain(t, 1, true, m)
+		if _, ok := f.mirrored(t)[secretPath]; ok {
+			return fmt.Errorf("%s is still in the folder", secretPath)
+		}
+		return nil
+	})
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Secret") {
+		t.Errorf("without encryption, Ready's message does not say Secrets were left out: %q", msg)
+	}
+	if diff := cmp.Diff(map[string]string{objPath(ns, "core", "configmap", "demo"): rendered(t, demo)}, f.mirrored(t)); diff != "" {
+		t.Errorf("without encryption the folder holds: -want, +got:\n%s", diff)
 	}
 }
 
