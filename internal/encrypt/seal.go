@@ -44,12 +44,18 @@ const errCompare = "cannot read the manifest to compare"
 // again is asked for with the same bytes (the branch writer then sees the
 // same change, not a second one).
 //
-// mu guards memo and order; it is never held while encrypting.
+// It also remembers which file contents it found, or made, to hold a
+// plaintext for a recipient set, so observing an unchanged file again costs
+// a hash, not a decryption: a Mirror compares every Secret of its folder at
+// each observation.
+//
+// mu guards memo and held; it is never held while encrypting or decrypting.
 type Sealer struct {
-	mu    sync.Mutex
-	max   int
-	memo  map[[sha256.Size]byte][]byte
-	order [][sha256.Size]byte
+	mu   sync.Mutex
+	memo *bounded[[]byte]
+	held *bounded[struct{}]
+	// decrypt is Decrypt; tests count its calls.
+	decrypt func(k *Keys, doc []byte) ([]byte, []string, error)
 }
 
 // NewSealer returns a Sealer remembering up to size documents (DefaultMemo
@@ -58,7 +64,7 @@ func NewSealer(size int) *Sealer {
 	if size <= 0 {
 		size = DefaultMemo
 	}
-	return &Sealer{max: size, memo: map[[sha256.Size]byte][]byte{}}
+	return &Sealer{memo: newBounded[[]byte](size), held: newBounded[struct{}](size), decrypt: Decrypt}
 }
 
 // Seal returns the bytes a file must hold for plain, a YAML manifest,
@@ -75,7 +81,7 @@ func (s *Sealer) Seal(k *Keys, plain, existing []byte) (out []byte, changed bool
 	}
 	d := digest(k, plain)
 	s.mu.Lock()
-	out, ok := s.memo[d]
+	out, ok := s.memo.get(d)
 	s.mu.Unlock()
 	if ok {
 		return out, true, nil
@@ -83,7 +89,10 @@ func (s *Sealer) Seal(k *Keys, plain, existing []byte) (out []byte, changed bool
 	if out, err = Encrypt(k, plain); err != nil {
 		return nil, false, err
 	}
-	s.remember(d, out)
+	s.mu.Lock()
+	s.memo.put(d, out)
+	s.held.put(heldKey(d, out), struct{}{})
+	s.mu.Unlock()
 	return out, true, nil
 }
 
@@ -92,26 +101,63 @@ func (s *Sealer) holds(k *Keys, plain, existing []byte) bool {
 	if !IsEncrypted(existing) {
 		return false
 	}
-	got, recipients, err := Decrypt(k, existing)
+	hk := heldKey(digest(k, plain), existing)
+	s.mu.Lock()
+	_, known := s.held.get(hk)
+	s.mu.Unlock()
+	if known {
+		return true
+	}
+	got, recipients, err := s.decrypt(k, existing)
 	if err != nil || !slices.Equal(recipients, k.recipients) {
 		return false
 	}
-	same, err := SameManifest(plain, got)
-	return err == nil && same
+	if same, err := SameManifest(plain, got); err != nil || !same {
+		return false
+	}
+	s.mu.Lock()
+	s.held.put(hk, struct{}{})
+	s.mu.Unlock()
+	return true
 }
 
-func (s *Sealer) remember(d [sha256.Size]byte, out []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.memo[d]; ok {
+// heldKey names a file's content holding the plaintext of digest d.
+func heldKey(d [sha256.Size]byte, content []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(d[:])
+	h.Write(content)
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// bounded is a map of at most max entries; the oldest goes first. Its
+// caller locks.
+type bounded[V any] struct {
+	max   int
+	m     map[[sha256.Size]byte]V
+	order [][sha256.Size]byte
+}
+
+func newBounded[V any](size int) *bounded[V] {
+	return &bounded[V]{max: size, m: map[[sha256.Size]byte]V{}}
+}
+
+func (b *bounded[V]) get(k [sha256.Size]byte) (V, bool) {
+	v, ok := b.m[k]
+	return v, ok
+}
+
+func (b *bounded[V]) put(k [sha256.Size]byte, v V) {
+	if _, ok := b.m[k]; ok {
 		return
 	}
-	if len(s.order) >= s.max {
-		delete(s.memo, s.order[0])
-		s.order = s.order[1:]
+	if len(b.order) >= b.max {
+		delete(b.m, b.order[0])
+		b.order = b.order[1:]
 	}
-	s.memo[d] = out
-	s.order = append(s.order, d)
+	b.m[k] = v
+	b.order = append(b.order, k)
 }
 
 // digest names a plaintext encrypted to a recipient set. It stays in memory.

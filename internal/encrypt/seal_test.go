@@ -146,3 +146,49 @@ func TestSealRemembers(t *testing.T) {
 		t.Error("Seal(...) after eviction: want a fresh encryption, got the evicted bytes")
 	}
 }
+
+// TestSealRemembersWhatHolds checks that a file found, or made, to hold a
+// plaintext is not decrypted again when it is observed again, and that the
+// memory never hides a change of the plaintext or of the file.
+func TestSealRemembersWhatHolds(t *testing.T) {
+	k, _ := mustKeys(t)
+	s := NewSealer(0)
+	decrypts := 0
+	s.decrypt = func(k *Keys, doc []byte) ([]byte, []string, error) {
+		decrypts++
+		return Decrypt(k, doc)
+	}
+	byHand, err := Encrypt(k, secretYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changedPlain := bytes.Replace(secretYAML, []byte("type: Opaque"), []byte("type: kubernetes.io/basic-auth"), 1)
+
+	steps := []struct {
+		reason       string
+		plain        []byte
+		existing     func(made []byte) []byte
+		wantChanged  bool
+		wantDecrypts int
+	}{
+		{reason: "A missing file is encrypted.", plain: secretYAML, existing: func([]byte) []byte { return nil }, wantChanged: true},
+		{reason: "The file the Sealer made is known to hold its plaintext.", plain: secretYAML, existing: func(made []byte) []byte { return made }},
+		{reason: "Another encryption of the same plaintext is decrypted once.", plain: secretYAML, existing: func([]byte) []byte { return byHand }, wantDecrypts: 1},
+		{reason: "and then known.", plain: secretYAML, existing: func([]byte) []byte { return byHand }},
+		{reason: "A changed plaintext is not held by a file known to hold the old one.", plain: changedPlain, existing: func([]byte) []byte { return byHand }, wantChanged: true, wantDecrypts: 1},
+	}
+	var made []byte
+	for i, st := range steps {
+		before := decrypts
+		out, changed, err := s.Seal(k, st.plain, st.existing(made))
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if changed != st.wantChanged || decrypts-before != st.wantDecrypts {
+			t.Errorf("step %d: %s\nSeal: changed %t, %d decryptions; want changed %t, %d decryptions", i, st.reason, changed, decrypts-before, st.wantChanged, st.wantDecrypts)
+		}
+		if changed && made == nil {
+			made = out
+		}
+	}
+}

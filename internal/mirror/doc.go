@@ -48,10 +48,19 @@ limitations under the License.
 // layout is part of the Mirror's contract with the repository: changing it
 // would move every mirrored file, so it does not change.
 //
+// A core Secret, mirrored only encrypted, lives at {name}.sops.yaml instead:
+// the file is a SOPS document, and its name says so to a reviewer and to
+// tools that select encrypted files by name (a .sops.yaml creation rule, a
+// pre-commit check). Flux decrypts it whatever its name.
+//
 // # What is never mirrored
 //
-// Core Secrets are never read, let alone written: their data would land in
-// Git in plain text. Objects a controller owns (a ReplicaSet of a
+// Core Secrets are never read unless the request opts in (Request.Secrets),
+// which its caller does only when it encrypts them: without it no Secret
+// informer starts, and the Snapshot says the Secrets were left out. With it
+// a Secret is rendered for encryption and handed over marked
+// (Object.Secret); this package holds no encryption code and never writes
+// anything. Objects a controller owns (a ReplicaSet of a
 // Deployment, a Pod of a ReplicaSet) are skipped when the request says so,
 // because their owner is the thing a person changes.
 package mirror

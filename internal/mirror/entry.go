@@ -24,8 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
@@ -34,7 +32,6 @@ import (
 const (
 	problemPath   = "objects whose name cannot be a path"
 	problemRender = "objects that cannot be rendered"
-	problemSecret = "Secrets are never mirrored in plain text"
 )
 
 // entry is one cached object, rendered once when it arrived.
@@ -44,8 +41,11 @@ type entry struct {
 	rv              string
 	labels          labels.Set
 	controlled      bool
-	path            string
-	content         []byte
+	// secret marks a core Secret: content is plaintext, for the caller to
+	// encrypt. Only a request with Secrets starts a watch that holds one.
+	secret  bool
+	path    string
+	content []byte
 	// problem says why the object cannot be mirrored (one of the problem
 	// constants); content is empty then.
 	problem string
@@ -67,14 +67,18 @@ func newEntry(u *unstructured.Unstructured) *entry {
 		e.problem = problemPath
 		return e
 	}
+	render := manifest.Render
+	if e.gvk.Group == "" && e.gvk.Kind == "Secret" {
+		// Rendered for encryption: a Secret informer runs only for
+		// requests that encrypt (Request.Secrets).
+		e.secret = true
+		render = manifest.RenderForEncryption
+	}
 	j, err := u.MarshalJSON()
 	if err == nil {
-		e.content, err = manifest.Render(j)
+		e.content, err = render(j)
 	}
-	switch {
-	case errors.Is(err, manifest.ErrSecret):
-		e.problem = problemSecret
-	case err != nil:
+	if err != nil {
 		e.problem = problemRender
 	}
 	return e
@@ -84,7 +88,7 @@ func newEntry(u *unstructured.Unstructured) *entry {
 // Status and server-side noise are not in the rendering, so a status-only
 // update or a no-op apply is the same.
 func (e *entry) same(o *entry) bool {
-	return e.problem == o.problem && e.path == o.path && e.controlled == o.controlled &&
+	return e.problem == o.problem && e.secret == o.secret && e.path == o.path && e.controlled == o.controlled &&
 		labels.Equals(e.labels, o.labels) && bytes.Equal(e.content, o.content)
 }
 

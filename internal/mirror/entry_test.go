@@ -67,7 +67,7 @@ func controlledBy(kind string) func(*unstructured.Unstructured) {
 func TestNewEntry(t *testing.T) {
 	type want struct {
 		path, content, problem string
-		controlled             bool
+		controlled, secret     bool
 	}
 	cases := map[string]struct {
 		reason string
@@ -107,15 +107,19 @@ func TestNewEntry(t *testing.T) {
 			want:   want{path: "_cluster/rbac.authorization.k8s.io/clusterrole/bad\x01name.yaml", problem: problemPath},
 		},
 		"Secret": {
-			reason: "A Secret that reaches the cache anyway is never rendered.",
+			reason: "A Secret reaches the cache only for a request that encrypts: it is rendered for encryption, at its .sops.yaml path, and marked.",
 			obj:    object("v1", "Secret", "a", "creds"),
-			want:   want{path: "a/core/secret/creds.yaml", problem: problemSecret},
+			want: want{
+				path:    "a/core/secret/creds.sops.yaml",
+				content: "apiVersion: v1\ndata:\n  k: v\nkind: Secret\nmetadata:\n  name: creds\n  namespace: a\n",
+				secret:  true,
+			},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e := newEntry(tc.obj)
-			got := want{path: e.path, content: string(e.content), problem: e.problem, controlled: e.controlled}
+			got := want{path: e.path, content: string(e.content), problem: e.problem, controlled: e.controlled, secret: e.secret}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nnewEntry(...): -want, +got:\n%s", tc.reason, diff)
 			}

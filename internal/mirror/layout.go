@@ -30,13 +30,24 @@ const (
 	ClusterFolder = "_cluster"
 	// CoreGroup stands in for the core API group, whose name is empty.
 	CoreGroup = "core"
-	// Extension ends every mirrored file's name.
+	// Extension ends every mirrored file's name but a Secret's.
 	Extension = ".yaml"
+	// SecretExtension ends a core Secret's file name: the file is a SOPS
+	// document, and the name says so to a person and to tools that pick
+	// encrypted files by name.
+	SecretExtension = ".sops.yaml"
 )
+
+// isSecret reports whether group and kind (lower-cased, as in a path) name
+// a core Secret.
+func isSecret(group, kind string) bool {
+	return group == "" && kind == "secret"
+}
 
 // Path is where the object of kind gvk named name in namespace (empty for a
 // cluster-scoped object) lives, relative to the Mirror's folder:
-// {namespace}/{group}/{kind}/{name}.yaml. The result is not validated: a name
+// {namespace}/{group}/{kind}/{name}.yaml, or {name}.sops.yaml for a core
+// Secret. The result is not validated: a name
 // some kinds allow may still not make a path (see validate.Path).
 func Path(gvk schema.GroupVersionKind, namespace, name string) string {
 	ns := namespace
@@ -47,7 +58,12 @@ func Path(gvk schema.GroupVersionKind, namespace, name string) string {
 	if g == "" {
 		g = CoreGroup
 	}
-	return ns + "/" + g + "/" + strings.ToLower(gvk.Kind) + "/" + name + Extension
+	kind := strings.ToLower(gvk.Kind)
+	ext := Extension
+	if isSecret(gvk.Group, kind) {
+		ext = SecretExtension
+	}
+	return ns + "/" + g + "/" + kind + "/" + name + ext
 }
 
 // Location is what a layout path says about the object it holds.
@@ -64,7 +80,7 @@ type Location struct {
 // Parse reads a path relative to a Mirror's folder. ok is false for a path
 // that Path cannot have produced: another shape, a namespace that is not a
 // DNS label, a group that is not a DNS subdomain, a kind with upper-case
-// letters. The controller uses it to tell files in the layout apart from
+// letters, a core Secret whose name does not end in SecretExtension. The controller uses it to tell files in the layout apart from
 // anything else a person keeps in the folder.
 func Parse(path string) (l Location, ok bool) {
 	parts := strings.Split(path, "/")
@@ -72,7 +88,11 @@ func Parse(path string) (l Location, ok bool) {
 		return Location{}, false
 	}
 	ns, group, kind, file := parts[0], parts[1], parts[2], parts[3]
-	name, found := strings.CutSuffix(file, Extension)
+	ext := Extension
+	if group == CoreGroup && isSecret("", kind) {
+		ext = SecretExtension
+	}
+	name, found := strings.CutSuffix(file, ext)
 	if !found || name == "" || kind == "" || kind != strings.ToLower(kind) {
 		return Location{}, false
 	}

@@ -56,6 +56,16 @@ func TestPath(t *testing.T) {
 			args:   args{gvk: schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"}, name: "system:view"},
 			want:   "_cluster/rbac.authorization.k8s.io/clusterrole/system:view.yaml",
 		},
+		"Secret": {
+			reason: "A core Secret's file is a SOPS document, and its name says so.",
+			args:   args{gvk: schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, namespace: "team-a", name: "db"},
+			want:   "team-a/core/secret/db.sops.yaml",
+		},
+		"SecretKindOfAnotherGroup": {
+			reason: "Only the core group's Secret is encrypted; a Secret kind of another group is an ordinary object.",
+			args:   args{gvk: schema.GroupVersionKind{Group: "example.test", Version: "v1", Kind: "Secret"}, namespace: "team-a", name: "db"},
+			want:   "team-a/example.test/secret/db.yaml",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -94,6 +104,20 @@ func TestParse(t *testing.T) {
 			reason: "A name may hold dots; only the last .yaml is the extension.",
 			path:   "ns/apps/deployment/web.v2.yaml",
 			want:   want{l: Location{Group: "apps", Kind: "deployment", Namespace: "ns", Name: "web.v2"}, ok: true},
+		},
+		"Secret": {
+			reason: "A core Secret's .sops.yaml is the extension, not part of its name.",
+			path:   "ns/core/secret/db.sops.yaml",
+			want:   want{l: Location{Kind: "secret", Namespace: "ns", Name: "db"}, ok: true},
+		},
+		"SecretInPlainYAML": {
+			reason: "Path never writes a core Secret to a plain .yaml file: such a file is someone else's.",
+			path:   "ns/core/secret/db.yaml",
+		},
+		"SecretKindOfAnotherGroup": {
+			reason: "Another group's Secret kind keeps the plain extension.",
+			path:   "ns/example.test/secret/db.yaml",
+			want:   want{l: Location{Group: "example.test", Kind: "secret", Namespace: "ns", Name: "db"}, ok: true},
 		},
 		"TooShallow": {
 			reason: "A file beside the layout (a README) is not a mirrored object.",
@@ -139,6 +163,8 @@ func TestParseReadsPath(t *testing.T) {
 		{Version: "v1", Kind: "ConfigMap"},
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "example.test", Version: "v1alpha1", Kind: "Widget"},
+		{Version: "v1", Kind: "Secret"},
+		{Group: "example.test", Version: "v1", Kind: "Secret"},
 	}
 	for _, gvk := range gvks {
 		for _, ns := range []string{"", "a", "team-b"} {

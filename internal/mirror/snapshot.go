@@ -30,8 +30,9 @@ import (
 
 const errNoNamespace = "a namespace to read must be named: the empty namespace would read every namespace"
 
-// noteSecretsNotRead is the note for a request that names core Secrets.
-const noteSecretsNotRead = "Secrets are never mirrored in plain text: Secrets (v1) are not read"
+// noteSecretsNotRead is the note for a request that names core Secrets
+// without opting in to them.
+const noteSecretsNotRead = "Secrets are never mirrored in plain text: Secrets (v1) are not read (configure encryption to mirror them encrypted)"
 
 // maxNamesInNote bounds the names a note lists, so that a thousand broken
 // objects make a readable message, not a wall.
@@ -58,7 +59,7 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 		rs, err := s.resolver.resolve(ctx, k)
 		switch {
 		case err != nil:
-		case rs.gvr.GroupResource() == secretsGVR.GroupResource():
+		case rs.gvr.GroupResource() == secretsGVR.GroupResource() && !r.Secrets:
 			// Not even watched: a Secret informer would hold every
 			// Secret of the namespace in the provider's memory.
 			if !slices.Contains(skipped, noteSecretsNotRead) {
@@ -127,7 +128,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 					continue
 				}
 				snap.Objects = append(snap.Objects, Object{
-					Path: e.path, Content: e.content, GVK: e.gvk,
+					Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk,
 					Namespace: e.namespace, Name: e.name,
 				})
 				counts[w.key.gvr]++
@@ -139,7 +140,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 	for _, r := range res {
 		snap.Resources = append(snap.Resources, ResourceCount{GVR: r.gvr, Count: counts[r.gvr]})
 	}
-	for _, p := range []string{problemSecret, problemPath, problemRender} {
+	for _, p := range []string{problemPath, problemRender} {
 		if names := problems[p]; len(names) > 0 {
 			snap.Skipped = append(snap.Skipped, note(p, names))
 		}

@@ -61,15 +61,24 @@ type Request struct {
 	// SkipControlled leaves out objects with a controller ownerReference: the
 	// controller writes them, so their owner is what a person changes.
 	SkipControlled bool
+	// Secrets opts in to core Secrets: the caller encrypts them before they
+	// leave memory (Object.Secret). Without it a Secret kind is not even
+	// watched, and the Snapshot says so in Skipped.
+	Secrets bool
 }
 
 // Object is one file of the folder.
 type Object struct {
 	// Path is slash-separated, relative to the Mirror's folder (see Path).
 	Path string
-	// Content is manifest.Render's output. It is shared with the cache and
+	// Content is manifest.Render's output, or for a Secret
+	// manifest.RenderForEncryption's: its values in plain text, which the
+	// caller must encrypt before writing. It is shared with the cache and
 	// must not be modified.
-	Content   []byte
+	Content []byte
+	// Secret marks a core Secret (only with Request.Secrets): Content is
+	// plaintext and Path ends in SecretExtension.
+	Secret    bool
 	GVK       schema.GroupVersionKind
 	Namespace string
 	Name      string

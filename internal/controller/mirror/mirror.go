@@ -58,7 +58,18 @@ limitations under the License.
 // A Mirror reads its own namespace. Other namespaces and cluster-scoped
 // kinds need the mirror policy of the ClusterProviderConfig it uses, which
 // only a cluster administrator can write (access.go); without it the Mirror
-// is Stalled NotAuthorized and reads nothing. Secrets are never read.
+// is Stalled NotAuthorized and reads nothing.
+//
+// # Secrets
+//
+// Secrets are read only when the Mirror's configuration encrypts
+// (spec.encryption): the request then opts in to them, and each Secret is
+// written as a SOPS document encrypted to the configuration's age
+// recipients, with the same Sealer as File (secret.go). SOPS output is
+// randomized, so a Secret's file is compared by what it decrypts to, not by
+// blob SHA: an unchanged Secret is never committed again. Without
+// encryption no Secret is read, and Ready's message says they were left
+// out.
 package mirror
 
 import (
@@ -78,6 +89,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -161,6 +173,11 @@ type external struct {
 	// window is the configuration's commit window, carried by every change.
 	window *time.Duration
 	maxAge time.Duration
+	// keys encrypt Secrets; nil: the configuration has no encryption and
+	// Secrets are not read.
+	keys *encrypt.Keys
+	// sealer is shared by every reconcile (see secret.go).
+	sealer *encrypt.Sealer
 
 	// change is what this reconcile's Observe found the folder needs, for
 	// Create, Update or Delete to hand to the branch writer.
@@ -198,6 +215,8 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		e.watch.Forget(refOf(mg))
 		return xpmanaged.ExternalObservation{}, err
 	}
+	// Secrets only where they are encrypted before they are written.
+	req.Secrets = e.keys != nil
 	p := mg.Spec.ForProvider
 	if err := e.collect(mg, errWriteFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err

@@ -134,22 +134,18 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			d.skipped = append(d.skipped, objectName(o))
 			continue
 		}
+		if o.Secret && e.keys == nil {
+			// Never in plain text (the request opts in only with keys).
+			continue
+		}
 		want[o.Path] = true
 		owned = append(owned, o.Path)
-		have, present := f.files[full]
-		switch {
-		case present && have == git.BlobSHA(o.Content):
-		case !present, f.owned[o.Path]:
-			d.puts[full] = git.File{Content: o.Content}
-		default:
-			b, err := e.repo.ReadFile(head, full)
-			if err != nil {
-				return diff{}, errors.Wrapf(spec.GitError(err), errReadFmt, full, p.Branch)
-			}
-			if !sameObject(b.Content, o) {
-				return diff{}, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))
-			}
-			d.puts[full] = git.File{Content: o.Content}
+		put, changed, err := e.file(mg, head, f, full, o)
+		if err != nil {
+			return diff{}, err
+		}
+		if changed {
+			d.puts[full] = put
 		}
 	}
 	for rel := range f.owned {
@@ -174,6 +170,33 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		d.puts[mp] = git.File{Content: mc}
 	}
 	return d, nil
+}
+
+// file returns what o's file at full must hold, and whether the folder at
+// head differs. An object's rendering is compared by blob SHA, without
+// reading the file; a Secret's by what it decrypts to (sealSecret). A file
+// at o's path that the Mirror does not own is adopted only when it already
+// holds that object.
+func (e *external) file(mg *v1alpha1.Mirror, head string, f folder, full string, o mirror.Object) (git.File, bool, error) {
+	have, present := f.files[full]
+	if o.Secret {
+		return e.sealSecret(mg, head, full, o, present, f.owned[o.Path])
+	}
+	switch {
+	case present && have == git.BlobSHA(o.Content):
+		return git.File{}, false, nil
+	case !present, f.owned[o.Path]:
+		return git.File{Content: o.Content}, true, nil
+	}
+	p := mg.Spec.ForProvider
+	b, err := e.repo.ReadFile(head, full)
+	if err != nil {
+		return git.File{}, false, errors.Wrapf(spec.GitError(err), errReadFmt, full, p.Branch)
+	}
+	if !sameObject(b.Content, o) {
+		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))
+	}
+	return git.File{Content: o.Content}, true, nil
 }
 
 // removal is the change that takes a Mirror's owned files and its marker

@@ -38,6 +38,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
@@ -81,6 +82,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			src:    o.Mirrors,
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
+			sealer: encrypt.NewSealer(0),
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			m, _ := mg.(*v1alpha1.Mirror)
@@ -120,6 +122,9 @@ type connector struct {
 	src    sources
 	watch  tracker
 	maxAge time.Duration
+	// sealer outlives reconciles: a Secret whose write is still queued is
+	// asked for with the same encrypted bytes at every observation.
+	sealer *encrypt.Sealer
 }
 
 // Connect opens the shared clone of the Mirror's repository; it does not
@@ -129,7 +134,8 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
+		keys: conn.Keys, sealer: c.sealer}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however

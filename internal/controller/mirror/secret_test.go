@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+const secretValue = "c3VwZXJzZWNyZXQ=" // base64 of a value that must never reach Git
+
+var secretGVK = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+
+func secretObject() mirror.Object {
+	return mirror.Object{
+		Path: mirror.Path(secretGVK, "ns", "db"), GVK: secretGVK, Namespace: "ns", Name: "db", Secret: true,
+		Content: []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ns\ndata:\n  password: " + secretValue + "\n"),
+	}
+}
+
+// TestPlanSecrets checks how plan writes a Secret: encrypted, compared by
+// what the file decrypts to, adopted only when the file is that Secret, and
+// never at all without keys.
+func TestPlanSecrets(t *testing.T) {
+	k, _, err := encrypt.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := encrypt.NewKeys(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := secretObject()
+	full := "live/" + s.Path
+	earlier, err := encrypt.Encrypt(keys, s.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := markerOf("ns/m", s.Path)
+	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{s}}
+
+	type want struct {
+		stalled   bool
+		sealedPut bool // the Secret's file is written, encrypted
+		owned     bool // the marker lists it
+	}
+	cases := map[string]struct {
+		reason string
+		keys   *encrypt.Keys
+		files  map[string]string
+		want   want
+	}{
+		"Missing": {
+			reason: "A Secret with no file is written encrypted.",
+			keys:   keys, files: map[string]string{},
+			want: want{sealedPut: true, owned: true},
+		},
+		"Unchanged": {
+			reason: "A file that decrypts to the Secret is not written again, though another encryption's bytes differ.",
+			keys:   keys, files: map[string]string{full: string(earlier), "live/" + MarkerFile: owned},
+			want: want{owned: true},
+		},
+		"AdoptEncryptedSameSecret": {
+			reason: "A file the Mirror does not own that is that very Secret, encrypted, is adopted as it is.",
+			keys:   keys, files: map[string]string{full: string(earlier)},
+			want: want{owned: true},
+		},
+		"ForeignFile": {
+			reason: "A file the Mirror does not own that is not that Secret is someone else's.",
+			keys:   keys, files: map[string]string{full: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n  namespace: ns\n"},
+			want: want{stalled: true},
+		},
+		"NoKeys": {
+			reason: "Without keys a Secret is never written, even if a snapshot held one.",
+			files:  map[string]string{},
+			want:   want{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			repo := &fakeRepository{files: tc.files}
+			e := &external{repo: repo, keys: tc.keys, sealer: encrypt.NewSealer(0)}
+			mg := newMirror()
+			f, err := e.read(t.Context(), mg, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := e.plan(mg, head, f, snap)
+			reason, stalled := managed.StalledReason(err)
+			if stalled && reason != spec.ReasonPathConflict {
+				t.Errorf("%s\nplan: stalled %s, want PathConflict", tc.reason, reason)
+			}
+			if !stalled && err != nil {
+				t.Fatal(err)
+			}
+			put, ok := d.puts[full]
+			got := want{stalled: stalled, sealedPut: ok && encrypt.IsEncrypted(put.Content)}
+			if m, ok := d.puts["live/"+MarkerFile]; ok {
+				got.owned = bytes.Contains(m.Content, []byte(s.Path))
+			} else if !stalled {
+				got.owned = bytes.Contains([]byte(tc.files["live/"+MarkerFile]), []byte(s.Path))
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nplan: -want, +got:\n%s", tc.reason, diff)
+			}
+			for p, fl := range d.puts {
+				if bytes.Contains(fl.Content, []byte(secretValue)) {
+					t.Errorf("%s\n%s holds the Secret's value in plain text", tc.reason, p)
+				}
+			}
+			if _, ok := d.puts[full]; ok && !encrypt.IsEncrypted(d.puts[full].Content) {
+				t.Errorf("%s\nthe Secret's file is not a SOPS document", tc.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/encrypt"
+	"github.com/crossplane-contrib/provider-git/internal/manifest"
+)
+
+// renderedSecret is the plaintext manifest a live Secret is encrypted from.
+func renderedSecret(t *testing.T, s *corev1.Secret) []byte {
+	t.Helper()
+	if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil {
+		t.Fatal(err)
+	}
+	s.APIVersion, s.Kind = "v1", "Secret"
+	j, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := manifest.RenderForEncryption(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMirrorEncryptsSecrets: with encryption configured, a Mirror that
+// selects Secrets writes each as a SOPS document at {name}.sops.yaml that
+// SOPS decrypts, with the provider's identity, to the live Secret; no object
+// of the repository holds a secret value; an unchanged Secret makes no
+// commit over several observations, and a changed one makes exactly one.
+func TestMirrorEncryptsSecrets(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	ns := f.ns
+	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
+		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
+		GenerateWhenMissing: true,
+	}})
+	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
+	idSecret := &corev1.Secret{}
+	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sops-age"}, idSecret); err != nil {
+		t.Fatal(err)
+	}
+	identity := strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
+
+	demo := configMap(ns, "demo", map[string]string{"app": "demo"}, map[string]string{"k": "1"})
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db", Labels: map[string]string{"app": "demo"}},
+		Data:       map[string][]byte{"password": []byte(secretPassword)},
+		StringData: map[string]string{"token": secretToken},
+	}
+	for _, o := range []client.Object{demo, secret} {
+		create(t, o)
+	}
+	// The selector keeps the identity Secret, which lives in the same
+	// namespace, out of the folder.
+	m := newMirror(ns, "m", v1alpha1.MirrorParameters{
+		Resources:     []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "v1", Kind: "Secret"}},
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "demo"}},
+	}, pcRef())
+	create(t, m)
+	secretPath := fmt.Sprintf("%s/%s/core/secret/db.sops.yaml", mirrorFolder, ns)
+	decrypted := func(want []byte) error {
+		doc, ok := f.mirrored(t)[secretPath]
+		if !ok {
+			return fmt.Errorf("%s is not in the folder yet", secretPath)
+		}
+		got := sopsDecrypt(t, doc, identity)
+		same, err := encrypt.SameManifest(want, []byte(got))
+		if err != nil {
+			return err
+		}
+		if !same {
+			return fmt.Errorf("decrypted, %s is not the live Secret:\n%s", secretPath, got)
+		}
+		return nil
+	}
+	eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	writesLanded(t)
+	files := f.mirrored(t)
+	if len(files) != 2 || files[objPath(ns, "core", "configmap", "demo")] != rendered(t, demo) {
+		t.Errorf("the folder holds %d files, want the ConfigMap and the Secret: %v", len(files), keys(files))
+	}
+	if msg := m.GetCondition(xpv2.TypeReady).Message; strings.Contains(msg, "Secret") {
+		t.Errorf("Ready's message says Secrets were left out, but they are mirrored encrypted: %q", msg)
+	}
+	noPlaintextInHistory(t, f)
+
+	// Steady state: Git events and user pokes find the same Secret.
+	head := f.repo.Head(t, "main")
+	f.stays(t, m, false, "main", head, "an unchanged Secret must not be committed again")
+	f.stays(t, m, true, "main", head, "an unchanged Secret must not be committed again")
+
+	// A changed Secret: one commit.
+	const newToken = "tok-rotated-0a1b2c3d"
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
+			return err
+		}
+		secret.Data["token"] = []byte(newToken)
+		return cp.Client.Update(ctx, secret)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
+	writesLanded(t)
+	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
+		t.Errorf("a changed Secret took %d commits, want 1", n)
+	}
+	f.stays(t, m, false, "main", f.repo.Head(t, "main"), "the changed Secret, once committed, must not be committed again")
+	noPlaintextInHistory(t, f)
+	all := f.gitOut(t, "cat-file", "--batch-all-objects", "--batch")
+	for _, v := range []string{newToken, base64.StdEncoding.EncodeToString([]byte(newToken))} {
+		if strings.Contains(all, v) {
+			t.Errorf("the repository's objects hold the new secret value %q", v)
+		}
+	}
+
+	// Encryption removed: the Secret is no longer read, its file goes (the
+	// default prune), and Ready says Secrets are left out. A configuration
+	// change does not wake its Mirrors: a poke does.
+	setEncryption(t, f, nil)
+	eventually(t, 30*time.Second, func() error {
+		reconciledAgain(t, 1, true, m)
+		if _, ok := f.mirrored(t)[secretPath]; ok {
+			return fmt.Errorf("%s is still in the folder", secretPath)
+		}
+		return nil
+	})
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Secret") {
+		t.Errorf("without encryption, Ready's message does not say Secrets were left out: %q", msg)
+	}
+	if diff := cmp.Diff(map[string]string{objPath(ns, "core", "configmap", "demo"): rendered(t, demo)}, f.mirrored(t)); diff != "" {
+		t.Errorf("without encryption the folder holds: -want, +got:\n%s", diff)
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
