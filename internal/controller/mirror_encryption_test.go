@@ -179,3 +179,60 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestMirrorNeverMirrorsConfigurationSecrets: a Mirror with encryption that
+// selects every Secret of its namespace mirrors an application's Secret but
+// never the age identity Secret its ProviderConfig decrypts with, nor any
+// other Secret a configuration reads, even encrypted, and says so in Ready.
+func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	startProvider(t, "")
+	ns := f.ns
+	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
+		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
+		GenerateWhenMissing: true,
+	}})
+	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
+	idSecret := &corev1.Secret{}
+	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sops-age"}, idSecret); err != nil {
+		t.Fatal(err)
+	}
+	identity := strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
+	app := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+		Data:       map[string][]byte{"password": []byte(secretPassword)},
+	}
+	create(t, app)
+
+	// No selector: every Secret of the namespace is a candidate.
+	m := newMirror(ns, "m", v1alpha1.MirrorParameters{
+		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}},
+	}, pcRef())
+	create(t, m)
+	appPath := fmt.Sprintf("%s/%s/core/secret/app.sops.yaml", mirrorFolder, ns)
+	eventually(t, 30*time.Second, func() error {
+		if _, ok := f.mirrored(t)[appPath]; !ok {
+			return fmt.Errorf("%s is not in the folder yet", appPath)
+		}
+		return nil
+	})
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	writesLanded(t)
+	files := f.mirrored(t)
+	for p := range files {
+		if strings.Contains(p, "sops-age") {
+			t.Errorf("the age identity Secret is in the folder at %s", p)
+		}
+	}
+	if got := sopsDecrypt(t, files[appPath], identity); !strings.Contains(got, base64.StdEncoding.EncodeToString([]byte(secretPassword))) {
+		t.Errorf("the application's Secret does not decrypt to its data:\n%s", got)
+	}
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Secrets a ProviderConfig reads") || !strings.Contains(msg, "sops-age") {
+		t.Errorf("Ready's message does not say the identity Secret was left out: %q", msg)
+	}
+	// The identity itself is nowhere in the repository, encrypted or not.
+	if strings.Contains(f.gitOut(t, "cat-file", "--batch-all-objects", "--batch"), identity) {
+		t.Error("the age identity is in the repository")
+	}
+}

@@ -175,3 +175,22 @@ func transportOf(url string) transport {
 	}
 	return transportHTTPS
 }
+
+// ReadsSecret reports whether any ProviderConfig or ClusterProviderConfig
+// reads the Secret key: its credentials, signing key, age identity or
+// recipients. A Mirror never writes such a Secret to Git, even encrypted:
+// a key that protects the repository does not belong in it.
+func ReadsSecret(ctx context.Context, c client.Reader, key types.NamespacedName) (bool, error) {
+	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
+		configs, err := k.list(ctx, c, key.Namespace)
+		if err != nil {
+			return false, errors.Wrap(err, k.errGet)
+		}
+		for _, pc := range configs {
+			if v, err := viewOf(pc); err == nil && v.reads(key) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}

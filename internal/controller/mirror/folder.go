@@ -115,6 +115,9 @@ type diff struct {
 	claimed bool
 	// skipped names the objects whose path in this folder Git refuses.
 	skipped []string
+	// guarded names the Secrets left out because a configuration reads
+	// them (see guardedSecrets).
+	guarded []string
 }
 
 func (d diff) empty() bool { return len(d.puts) == 0 && len(d.deletes) == 0 }

@@ -185,6 +185,9 @@ type external struct {
 	// note is Ready's message when the folder is up to date but the
 	// snapshot left something out (Secrets).
 	note string
+	// guarded holds the snapshot paths of Secrets a configuration reads,
+	// found by this reconcile's Observe.
+	guarded map[string]bool
 }
 
 // Observe compares the folder with the Mirror's snapshot. See the package
@@ -244,6 +247,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	if e.guarded, err = e.guardedSecrets(ctx, snap); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
 	d, err := e.plan(mg, head, f, snap)
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
@@ -251,6 +257,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	observed(mg, snap, d)
 	if d.empty() {
 		e.note = noteOf(snap, d.skipped)
+		if n := len(d.guarded); n > 0 {
+			e.note = keysNote(e.note, d.guarded)
+		}
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
 	c, err := e.changeOf(mg, d)

@@ -138,6 +138,12 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			// Never in plain text (the request opts in only with keys).
 			continue
 		}
+		if o.Secret && e.guarded[o.Path] {
+			// A key that protects the repository stays out of it, even
+			// encrypted; an owned file of it written before is removed.
+			d.guarded = append(d.guarded, objectName(o))
+			continue
+		}
 		want[o.Path] = true
 		owned = append(owned, o.Path)
 		put, changed, err := e.file(mg, head, f, full, o)

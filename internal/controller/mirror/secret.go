@@ -17,16 +17,67 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
-const errEncryptFmt = "cannot encrypt Secret %s"
+const (
+	errEncryptFmt = "cannot encrypt Secret %s"
+	errGuarded    = "cannot tell which Secrets a ProviderConfig reads"
+)
+
+// guardedSecrets returns the snapshot paths of the Secrets any
+// ProviderConfig or ClusterProviderConfig reads (credentials, signing key,
+// age identity or recipients): those are never mirrored, even encrypted,
+// since a key that protects the repository does not belong in it, and an
+// identity encrypted to itself protects nothing. Without encryption no
+// Secret is in the snapshot, and nothing is looked up.
+func (e *external) guardedSecrets(ctx context.Context, snap mirror.Snapshot) (map[string]bool, error) {
+	var out map[string]bool
+	for _, o := range snap.Objects {
+		if !o.Secret {
+			continue
+		}
+		reads, err := config.ReadsSecret(ctx, e.kube, types.NamespacedName{Namespace: o.Namespace, Name: o.Name})
+		if err != nil {
+			return nil, errors.Wrap(err, errGuarded)
+		}
+		if reads {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[o.Path] = true
+		}
+	}
+	return out, nil
+}
+
+// keysNote adds the guarded Secrets to Ready's message.
+func keysNote(note string, guarded []string) string {
+	names := slices.Sorted(slices.Values(guarded))
+	more := ""
+	if len(names) > maxNamesInNote {
+		names, more = names[:maxNamesInNote], ", …"
+	}
+	add := fmt.Sprintf("Secrets a ProviderConfig reads, never mirrored (%d): %s%s", len(guarded), strings.Join(names, ", "), more)
+	if note == "" {
+		return "The folder is up to date; left out: " + add
+	}
+	return note + "; " + add
+}
 
 // sealSecret returns what the file of o, a Secret in plain text, must hold
 // at full, and whether that differs from what it holds: the file is read and compared
