@@ -201,6 +201,16 @@ func TestEncryptedSecretFile(t *testing.T) {
 	if n := rec.count() - before; n != 0 {
 		t.Errorf("steady state wrote status %d times, want 0: %v", n, rec.seen[before:])
 	}
+	// The usage count is written a few seconds after its last change
+	// (debounced): let it land before the restart, or the restarted
+	// provider writes it, rightly.
+	pcNow := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+	waitFor(t, 30*time.Second, pcNow, func() error {
+		if pcNow.Status.Users != 1 {
+			return fmt.Errorf("ProviderConfig counts %d users, want 1", pcNow.Status.Users)
+		}
+		return nil
+	})
 	p.stop()
 	rec2 := &statusWrites{ns: f.ns}
 	startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper { rec2.next = rt; return rec2 }))
