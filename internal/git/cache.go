@@ -135,6 +135,13 @@ type Cache struct {
 	mu     sync.Mutex
 	repos  map[string]*Repository
 	closed bool
+	// apps holds one token source per GitHub App installation (by its
+	// identity): an installation token serves every repository the
+	// installation reaches, so clones of several repositories, or a clone
+	// reopened after its URL changed, share one token instead of each
+	// minting its own.
+	appsMu sync.Mutex
+	apps   map[string]*appTokens
 
 	// pending counts enqueued changes whose done is still to come.
 	pending atomic.Int64

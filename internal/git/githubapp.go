@@ -113,6 +113,27 @@ type appTokenCall struct {
 	err   error
 }
 
+// appTokens returns the token source of a's installation, made on first use.
+// Its own mutex, never held across the network: openRepository may run
+// under c.mu.
+func (c *Cache) appTokens(a *AppInstallationAuth) (*appTokens, error) {
+	id := Remote{Auth: a}.identity(c.key)
+	c.appsMu.Lock()
+	defer c.appsMu.Unlock()
+	if t, ok := c.apps[id]; ok {
+		return t, nil
+	}
+	t, err := newAppTokens(a)
+	if err != nil {
+		return nil, err
+	}
+	if c.apps == nil {
+		c.apps = map[string]*appTokens{}
+	}
+	c.apps[id] = t
+	return t, nil
+}
+
 func newAppTokens(a *AppInstallationAuth) (*appTokens, error) {
 	if a.AppID == "" || a.InstallationID == "" {
 		return nil, newError(KindInvalid, errAppIDs)
@@ -146,6 +167,17 @@ func parseRSAKey(b []byte) (*rsa.PrivateKey, error) {
 		return rk, nil
 	}
 	return nil, newError(KindInvalid, errAppKey)
+}
+
+// use sets the client that reaches the token endpoint and the clock, once:
+// the first clone of an installation's repositories to connect decides
+// them, and every later one shares its tokens.
+func (s *appTokens) use(hc *http.Client, now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil {
+		s.client, s.now = hc, now
+	}
 }
 
 // token returns a valid installation token, minting one when none is held

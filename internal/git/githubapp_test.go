@@ -138,7 +138,7 @@ func TestGitHubAppTokens(t *testing.T) {
 	git := testenv.NewHTTPServer(t, root, appTokenUser, testAppToken)
 	remote := Remote{URL: git.RepoURL(repo.Name), Auth: &AppInstallationAuth{
 		AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}}
-	r, _ := newRepo(t, remote, withClock(clock), WithIdleTimeout(0))
+	r, cache := newRepo(t, remote, withClock(clock), WithIdleTimeout(0))
 
 	minted := func(want int32, why string) {
 		t.Helper()
@@ -159,6 +159,18 @@ func TestGitHubAppTokens(t *testing.T) {
 		}
 	}
 	minted(1, "pushes and fetches within the token's hour")
+
+	// Another repository of the same installation: its clone shares the
+	// installation's token.
+	other := testenv.NewBareRepo(t, root, "other.git", seed())
+	r2, err := cache.Repository(Remote{URL: git.RepoURL(other.Name), Auth: remote.Auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.Check(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	minted(1, "a second repository of the installation")
 
 	clock.advance(54 * time.Minute)
 	if _, err := r.Check(ctx(t)); err != nil {

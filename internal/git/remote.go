@@ -162,8 +162,9 @@ func Protocol(url string) (string, error) {
 }
 
 // connect resolves a Remote into an endpoint and an auth method. tmpDir holds
-// known_hosts for the moment it takes to parse it.
-func connect(r Remote, tmpDir string) (*connection, error) {
+// known_hosts for the moment it takes to parse it; apps returns the token
+// source of a GitHub App installation, shared by every clone it reaches.
+func connect(r Remote, tmpDir string, apps func(*AppInstallationAuth) (*appTokens, error)) (*connection, error) {
 	ep, err := transport.NewEndpoint(r.URL)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
@@ -190,7 +191,7 @@ func connect(r Remote, tmpDir string) (*connection, error) {
 		if ep.Protocol != "http" && ep.Protocol != "https" {
 			return nil, newError(KindInvalid, errAuthScheme)
 		}
-		if c.app, err = newAppTokens(a); err != nil {
+		if c.app, err = apps(a); err != nil {
 			return nil, err
 		}
 	case *SSHAuth:

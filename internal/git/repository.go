@@ -144,7 +144,7 @@ func (r *Repository) commitWindow() time.Duration {
 const objectCacheSize = 16 * cache.MiByte
 
 func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
-	conn, err := connect(r, c.dir)
+	conn, err := connect(r, c.dir, c.appTokens)
 	if err != nil {
 		return nil, err
 	}
