@@ -171,8 +171,12 @@ func TestFaultProviderKilled(t *testing.T) {
 	setWindow(t, f, window)
 	cache := t.TempDir()
 
-	// The burst is created while the first lives run, so kills land
-	// during creation too.
+	// The burst arrives in one wave per life, created while the provider
+	// runs, and the kill comes after a random number of the wave's
+	// creations: the provider is always killed at work (earlier Files of
+	// the wave queued, committing or pushed but not yet recorded), however
+	// fast it is, and what the wave did not create yet is created while it
+	// is down.
 	files := make([]*v1alpha1.File, nFiles)
 	crs := make([]*v1alpha1.CommitRequest, nCRs)
 	for i := range files {
@@ -182,39 +186,51 @@ func TestFaultProviderKilled(t *testing.T) {
 		crs[i] = newCommitRequest(f, fmt.Sprintf("cr-%02d", i), fmt.Sprintf("Release %d", i),
 			v1alpha1.CommitFile{Path: fmt.Sprintf("releases/%02d.txt", i), Content: ptr.To(fmt.Sprintf("%d\n", i))})
 	}
-	created := make(chan error, 1)
-	go func() {
-		for i := range files {
-			if err := cp.Client.Create(context.Background(), files[i]); err != nil {
-				created <- err
-				return
-			}
-			if i%(nFiles/nCRs) == 0 {
-				if err := cp.Client.Create(context.Background(), crs[i/(nFiles/nCRs)]); err != nil {
-					created <- err
-					return
-				}
-			}
-		}
-		created <- nil
-	}()
+	perLife, crsPerLife := nFiles/kills, nCRs/kills
 
 	posts0 := httpGit.Counts().ReceivePackPosts
-	midBurst := 0
+	midBurst, pushedFirst := 0, 0
 	for k := range kills {
+		wave := make([]client.Object, 0, perLife+crsPerLife)
+		for _, o := range crs[k*crsPerLife : (k+1)*crsPerLife] {
+			wave = append(wave, o)
+		}
+		for _, o := range files[k*perLife : (k+1)*perLife] {
+			wave = append(wave, o)
+		}
 		dir := cache
 		if k%2 == 1 {
 			dir = t.TempDir() // without its cache: a new pod, say
 		}
+		before := httpGit.Counts().ReceivePackPosts
 		p := startBinary(t, kubeconfig, dir)
-		<-time.After(time.Duration(500+rnd.IntN(2000)) * time.Millisecond)
-		p.kill()
-		if pending := notReady(t, f.ns); pending > 0 {
-			midBurst++
+		if k > 0 {
+			// What the last wave left is waiting: let this life push some
+			// of it first, so the kill finds it at work, not starting up.
+			deadline := time.Now().Add(10 * time.Second)
+			for httpGit.Counts().ReceivePackPosts == before && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if httpGit.Counts().ReceivePackPosts > before {
+				pushedFirst++
+			}
 		}
-	}
-	if err := <-created; err != nil {
-		t.Fatal(err)
+		killAfter := 1 + rnd.IntN(len(wave))
+		for i, o := range wave {
+			if i == killAfter {
+				p.kill()
+				if pending := notReady(t, f.ns); pending > 0 {
+					midBurst++
+				}
+			}
+			create(t, o)
+		}
+		if killAfter == len(wave) {
+			p.kill()
+			if pending := notReady(t, f.ns); pending > 0 {
+				midBurst++
+			}
+		}
 	}
 
 	start := time.Now()
@@ -249,9 +265,12 @@ func TestFaultProviderKilled(t *testing.T) {
 		check("CommitRequest", cr.Name, string(cr.UID), tree[fc.Path] == *fc.Content)
 	}
 	figure(t, "provider-sigkill", httpGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
-		fmt.Sprintf(" kills=%d kills-mid-burst=%d files=%d commitrequests=%d commits=%d", kills, midBurst, nFiles, nCRs, len(f.repo.Log(t, "main"))))
+		fmt.Sprintf(" kills=%d kills-mid-burst=%d lives-that-pushed-before-their-kill=%d files=%d commitrequests=%d commits=%d", kills, midBurst, pushedFirst, nFiles, nCRs, len(f.repo.Log(t, "main"))))
 	if midBurst < kills/2 {
 		t.Errorf("only %d of %d kills came while resources were still converging: the burst is too small to test anything", midBurst, kills)
+	}
+	if pushedFirst < (kills-1)/2 {
+		t.Errorf("only %d of %d lives pushed before their kill: the kills came while the provider was starting, not at work", pushedFirst, kills-1)
 	}
 }
 
