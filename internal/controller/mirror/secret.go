@@ -19,8 +19,6 @@ package mirror
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -67,12 +65,7 @@ func (e *external) guardedSecrets(ctx context.Context, snap mirror.Snapshot) (ma
 
 // keysNote adds the guarded Secrets to Ready's message.
 func keysNote(note string, guarded []string) string {
-	names := slices.Sorted(slices.Values(guarded))
-	more := ""
-	if len(names) > maxNamesInNote {
-		names, more = names[:maxNamesInNote], ", …"
-	}
-	add := fmt.Sprintf("Secrets a ProviderConfig reads, never mirrored (%d): %s%s", len(guarded), strings.Join(names, ", "), more)
+	add := fmt.Sprintf("Secrets a ProviderConfig reads, never mirrored (%d): %s", len(guarded), someNames(guarded))
 	if note == "" {
 		return "The folder is up to date; left out: " + add
 	}

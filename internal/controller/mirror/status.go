@@ -66,17 +66,21 @@ func sourceError(err error) error {
 // however many are left out.
 const maxNamesInNote = 5
 
+// someNames lists names sorted, at most maxNamesInNote of them.
+func someNames(names []string) string {
+	sorted := slices.Sorted(slices.Values(names))
+	if len(sorted) > maxNamesInNote {
+		return strings.Join(sorted[:maxNamesInNote], ", ") + ", …"
+	}
+	return strings.Join(sorted, ", ")
+}
+
 // noteOf says what the snapshot, and the plan (objects whose path in this
 // folder Git refuses), left out, for Ready's message.
 func noteOf(snap mirror.Snapshot, skipped []string) string {
 	notes := slices.Clone(snap.Skipped)
 	if n := len(skipped); n > 0 {
-		names := slices.Sorted(slices.Values(skipped))
-		more := ""
-		if n > maxNamesInNote {
-			names, more = names[:maxNamesInNote], ", …"
-		}
-		notes = append(notes, fmt.Sprintf("objects whose path in this folder Git refuses (%d skipped): %s%s", n, strings.Join(names, ", "), more))
+		notes = append(notes, fmt.Sprintf("objects whose path in this folder Git refuses (%d skipped): %s", n, someNames(skipped)))
 	}
 	if len(notes) == 0 {
 		return ""
