@@ -34,4 +34,5 @@ printf 'module local/etcd-bin\n\ngo 1.26.0\n\nrequire go.etcd.io/etcd/server/v3 
 go mod tidy
 go build -trimpath -ldflags "-s -w" -o "$OUT/etcd" go.etcd.io/etcd/server/v3
 
-"$OUT/kube-apiserver" --version; "$OUT/etcd" --version | head -1
+# sed, not head: under pipefail, head exiting after one line can kill etcd with SIGPIPE (exit 141).
+"$OUT/kube-apiserver" --version; "$OUT/etcd" --version | sed -n 1p
