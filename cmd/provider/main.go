@@ -45,7 +45,6 @@ import (
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
 func main() {
@@ -59,6 +58,7 @@ func main() {
 		maxReconcile   = app.Flag("max-reconcile-rate", "Bounds the API client's request rate (25x QPS, 50x burst), the workers per controller, and the ProviderConfig controller's reconciles per second.").Default("10").Int()
 		metricsAddr    = app.Flag("metrics-bind-address", "The address the Prometheus metrics endpoint binds to.").Default(":8080").String()
 		probeAddr      = app.Flag("health-probe-bind-address", "The address the health and readiness probes bind to.").Default(":8081").String()
+		pprofAddr      = app.Flag("pprof-bind-address", "The address Go's pprof endpoints bind to, for profiling the provider's memory and CPU (empty: off).").Default("").String()
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
@@ -93,6 +93,7 @@ func main() {
 		RenewDeadline:           func() *time.Duration { d := 50 * time.Second; return &d }(),
 		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
 		HealthProbeBindAddress:  *probeAddr,
+		PprofBindAddress:        *pprofAddr,
 		GracefulShutdownTimeout: func() *time.Duration { d := 30 * time.Second; return &d }(),
 	})
 	kingpin.FatalIfError(err, "cannot create the controller manager")
@@ -104,7 +105,7 @@ func main() {
 
 	gitMetrics := git.NewMetrics()
 	kingpin.FatalIfError(gitMetrics.Register(metrics.Registry), "cannot register the Git metrics")
-	conditions := session.NewConditionMetrics()
+	conditions := gitcontroller.NewConditionMetrics()
 	kingpin.FatalIfError(metrics.Registry.Register(conditions), "cannot register the condition metrics")
 	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle))
 	kingpin.FatalIfError(err, "cannot open the Git cache")

@@ -54,7 +54,6 @@ import (
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -173,7 +172,7 @@ func startBenchProvider(b *testing.B, f benchFlags) *benchProvider {
 			GlobalRateLimiter: ratelimiter.NewGlobal(f.rate), Gate: new(gate.Gate[schema.GroupVersionKind]),
 		},
 		Cache: bp.cache, AllowInsecureRemotes: true, PollJitter: f.poll / 10,
-		ConditionMetrics: session.NewConditionMetrics(),
+		ConditionMetrics: gitcontroller.NewConditionMetrics(),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		b.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
@@ -29,6 +30,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
 const (
@@ -73,4 +75,11 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		}
 	}
 	return nil
+}
+
+// NewConditionMetrics returns the condition metrics of provider-git's kinds:
+// Files and CommitRequests, one per file and one per commit, are counted per
+// kind; every other kind, declared one by one, also has series of its own.
+func NewConditionMetrics() *session.ConditionMetrics {
+	return session.NewConditionMetrics(session.CountedOnly(v1alpha1.FileKind, v1alpha1.CommitRequestKind))
 }

@@ -214,7 +214,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		plog, mlog = logging.NewLogrLogger(*po.logger), *po.logger
 	}
 	if po.conditions == nil {
-		po.conditions = session.NewConditionMetrics()
+		po.conditions = gitcontroller.NewConditionMetrics()
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Logger:                 mlog,

@@ -42,9 +42,9 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -99,7 +99,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	logs := &syncBuffer{}
 	zl := zap.New(zap.WriteTo(logs), zap.UseDevMode(true), zap.Level(zapcore.DebugLevel))
-	conditions := session.NewConditionMetrics()
+	conditions := gitcontroller.NewConditionMetrics()
 	gitMetrics := git.NewMetrics()
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(conditions); err != nil {

@@ -101,7 +101,7 @@ func TestConditionMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Ready, Reconciling and Stalled, three series each.
-	if diff := cmp.Diff(9, testutil.CollectAndCount(m)); diff != "" {
+	if diff := cmp.Diff(9, testutil.CollectAndCount(m, session.MetricResourceCondition)); diff != "" {
 		t.Errorf("series after a reconcile: -want, +got:\n%s", diff)
 	}
 
@@ -114,7 +114,7 @@ func TestConditionMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if diff := cmp.Diff(0, testutil.CollectAndCount(m)); diff != "" {
+	if diff := cmp.Diff(0, testutil.CollectAndCount(m, session.MetricResourceCondition)); diff != "" {
 		t.Errorf("series once the resource is gone: -want, +got:\n%s", diff)
 	}
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package session
 
 import (
-	"maps"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +29,11 @@ import (
 const MetricResourceCondition = "provider_git_resource_condition"
 
 const helpResourceCondition = "Status of an object's Ready, Reconciling and Stalled conditions: 1 on the series of the current status, 0 on the other two."
+
+// MetricResources is the name of the per-kind count family.
+const MetricResources = "provider_git_resources"
+
+const helpResources = "Number of objects of a kind whose Ready, Reconciling or Stalled condition has this status and reason."
 
 // trioTypes are the only published condition types: axis conditions are not,
 // the failing gate is identified by the reason label instead.
@@ -48,29 +52,55 @@ type state struct {
 	reason xpv2.ConditionReason
 }
 
-// ConditionMetrics publishes the trio of every declared object as a gauge
-// family read at scrape time from an in-process map, so forgetting an object
+// ConditionMetrics publishes the trio of every object as gauge families read
+// at scrape time from an in-process map, so forgetting an object
 // is a map delete and there is no stale value to unset.
 //
 // Identity labels are prefixed (resource_namespace, not namespace) because a
 // pod scrape with honor_labels=false overwrites a bare namespace label.
-// Cardinality is bounded by the number of declared objects: nine series each.
+// Nine series per object, so only kinds a person declares one by one get
+// series of their own; kinds made CountedOnly appear, like every kind, in
+// the per-kind counts (provider_git_resources), which stay a handful of
+// series however many objects there are.
 type ConditionMetrics struct {
-	desc *prometheus.Desc
+	desc, count *prometheus.Desc
+	countedOnly map[string]bool
 
 	mu      sync.Mutex
 	objects map[identity][len(trioTypes)]state
 }
 
-// NewConditionMetrics returns an empty family. It registers nothing: cmd
+// A MetricsOption configures ConditionMetrics.
+type MetricsOption func(*ConditionMetrics)
+
+// CountedOnly publishes kinds in the per-kind counts only. It is for kinds
+// whose population follows the data, such as one object per file or per
+// commit: nine series per object at every scrape would make the scrape the
+// largest allocation of the process (90,000 series for 10,000 objects).
+func CountedOnly(kinds ...string) MetricsOption {
+	return func(m *ConditionMetrics) {
+		for _, k := range kinds {
+			m.countedOnly[k] = true
+		}
+	}
+}
+
+// NewConditionMetrics returns empty families. It registers nothing: cmd
 // registers it on controller-runtime's metrics.Registry, so tests can use
 // their own registries.
-func NewConditionMetrics() *ConditionMetrics {
-	return &ConditionMetrics{
+func NewConditionMetrics(o ...MetricsOption) *ConditionMetrics {
+	m := &ConditionMetrics{
 		desc: prometheus.NewDesc(MetricResourceCondition, helpResourceCondition,
 			[]string{"kind", "resource_namespace", "resource_name", "type", "status", "reason"}, nil),
-		objects: map[identity][len(trioTypes)]state{},
+		count: prometheus.NewDesc(MetricResources, helpResources,
+			[]string{"kind", "type", "status", "reason"}, nil),
+		countedOnly: map[string]bool{},
+		objects:     map[identity][len(trioTypes)]state{},
 	}
+	for _, fn := range o {
+		fn(m)
+	}
+	return m
 }
 
 // Record replaces everything published for (kind, namespace, name) with the
@@ -114,18 +144,42 @@ func (m *ConditionMetrics) Forget(kind, namespace, name string) {
 }
 
 // Describe implements prometheus.Collector.
-func (m *ConditionMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.desc }
+func (m *ConditionMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m.desc
+	ch <- m.count
+}
 
-// Collect implements prometheus.Collector. Each trio type yields three
-// series, one per status; the current one is 1. A status matching none of
-// the three yields three zeros.
+// counted is one series of the per-kind counts.
+type counted struct {
+	kind string
+	t    xpv2.ConditionType
+	state
+}
+
+// Collect implements prometheus.Collector. Each trio type of an object with
+// series of its own yields three series, one per status; the current one is
+// 1. A status matching none of the three yields three zeros. The counts
+// have a series per (kind, type, status, reason) that some object holds.
 func (m *ConditionMetrics) Collect(ch chan<- prometheus.Metric) {
-	// Copy under the lock and send outside it, so a slow scrape never blocks
-	// a reconcile's Record.
+	// Count and copy under the lock, send outside it, so a slow scrape never
+	// blocks a reconcile's Record.
 	m.mu.Lock()
-	objects := maps.Clone(m.objects)
+	counts := map[counted]int{}
+	own := make(map[identity][len(trioTypes)]state)
+	for id, trio := range m.objects {
+		for i, t := range trioTypes {
+			counts[counted{kind: id.kind, t: t, state: trio[i]}]++
+		}
+		if !m.countedOnly[id.kind] {
+			own[id] = trio
+		}
+	}
 	m.mu.Unlock()
-	for id, trio := range objects {
+	for c, n := range counts {
+		ch <- prometheus.MustNewConstMetric(m.count, prometheus.GaugeValue, float64(n),
+			c.kind, string(c.t), string(c.status), string(c.reason))
+	}
+	for id, trio := range own {
 		for i, t := range trioTypes {
 			for _, st := range statuses {
 				v := 0.0

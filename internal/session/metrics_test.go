@@ -24,6 +24,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
@@ -163,6 +164,86 @@ func TestConditionMetrics(t *testing.T) {
 	}
 }
 
+// counts is the expected exposition of the per-kind counts, lines written
+// out in the exposition's own (sorted) order.
+func counts(lines ...string) string {
+	return "# HELP " + MetricResources + " " + helpResources + "\n" +
+		"# TYPE " + MetricResources + " gauge\n" + strings.Join(lines, "\n") + "\n"
+}
+
+func TestConditionMetricsCounts(t *testing.T) {
+	ok := st{"True", "Available"}
+	done := st{"False", "Succeeded"}
+	cases := map[string]struct {
+		reason  string
+		opts    []MetricsOption
+		do      func(m *ConditionMetrics)
+		series  string
+		counted string
+	}{
+		"EveryKindIsCounted": {
+			reason: "Objects with series of their own are in the counts too, one series per (kind, type, status, reason) some object holds.",
+			do: func(m *ConditionMetrics) {
+				m.Record("Widget", "a", "w", trio(ok, done, done))
+				m.Record("Widget", "b", "w", trio(ok, done, done))
+				m.Record("Widget", "b", "x", trio(st{"False", "Creating"}, st{"True", "Creating"}, done))
+			},
+			series: exposition(series("Widget", "a", "w", ok, done, done), series("Widget", "b", "w", ok, done, done),
+				series("Widget", "b", "x", st{"False", "Creating"}, st{"True", "Creating"}, done)),
+			counted: counts(
+				`provider_git_resources{kind="Widget",reason="Available",status="True",type="Ready"} 2`,
+				`provider_git_resources{kind="Widget",reason="Creating",status="False",type="Ready"} 1`,
+				`provider_git_resources{kind="Widget",reason="Creating",status="True",type="Reconciling"} 1`,
+				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Reconciling"} 2`,
+				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Stalled"} 3`),
+		},
+		"CountedOnlyKindHasNoSeriesOfItsOwn": {
+			reason: "A CountedOnly kind is published in the counts alone; other kinds keep their series.",
+			opts:   []MetricsOption{CountedOnly("Gadget")},
+			do: func(m *ConditionMetrics) {
+				for i := range 1000 {
+					m.Record("Gadget", "ns", fmt.Sprintf("g-%d", i), trio(ok, done, done))
+				}
+				m.Record("Widget", "ns", "w", trio(ok, done, done))
+			},
+			series: exposition(series("Widget", "ns", "w", ok, done, done)),
+			counted: counts(
+				`provider_git_resources{kind="Gadget",reason="Available",status="True",type="Ready"} 1000`,
+				`provider_git_resources{kind="Gadget",reason="Succeeded",status="False",type="Reconciling"} 1000`,
+				`provider_git_resources{kind="Gadget",reason="Succeeded",status="False",type="Stalled"} 1000`,
+				`provider_git_resources{kind="Widget",reason="Available",status="True",type="Ready"} 1`,
+				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Reconciling"} 1`,
+				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Stalled"} 1`),
+		},
+		"ForgetLeavesTheCounts": {
+			reason: "A forgotten object is no longer counted; a count that reaches zero has no series.",
+			opts:   []MetricsOption{CountedOnly("Gadget")},
+			do: func(m *ConditionMetrics) {
+				m.Record("Gadget", "ns", "a", trio(ok, done, done))
+				m.Record("Gadget", "ns", "b", trio(st{"False", "Conflict"}, st{"False", "Conflict"}, st{"True", "Conflict"}))
+				m.Forget("Gadget", "ns", "b")
+			},
+			series: "",
+			counted: counts(
+				`provider_git_resources{kind="Gadget",reason="Available",status="True",type="Ready"} 1`,
+				`provider_git_resources{kind="Gadget",reason="Succeeded",status="False",type="Reconciling"} 1`,
+				`provider_git_resources{kind="Gadget",reason="Succeeded",status="False",type="Stalled"} 1`),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := NewConditionMetrics(tc.opts...)
+			tc.do(m)
+			if err := testutil.CollectAndCompare(m, strings.NewReader(tc.series), MetricResourceCondition); err != nil {
+				t.Errorf("%s\nseries: %v", tc.reason, err)
+			}
+			if err := testutil.CollectAndCompare(m, strings.NewReader(tc.counted), MetricResources); err != nil {
+				t.Errorf("%s\ncounts: %v", tc.reason, err)
+			}
+		})
+	}
+}
+
 func TestConditionMetricsForgetAll(t *testing.T) {
 	m := NewConditionMetrics()
 	m.Record("Widget", "ns", "w", trio(st{"True", "Available"}, st{"False", "Succeeded"}, st{"False", "Succeeded"}))
@@ -186,11 +267,17 @@ func TestConditionMetricsManyObjects(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Gather(): %v", err)
 	}
-	if len(families) != 1 || len(families[0].GetMetric()) != 2700 {
-		t.Fatalf("gathered %d families, want 1 with 2700 series", len(families))
+	var family *dto.MetricFamily
+	for _, f := range families {
+		if f.GetName() == MetricResourceCondition {
+			family = f
+		}
+	}
+	if family == nil || len(family.GetMetric()) != 2700 {
+		t.Fatalf("gathered %v, want %s with 2700 series", families, MetricResourceCondition)
 	}
 	found := false
-	for _, metric := range families[0].GetMetric() {
+	for _, metric := range family.GetMetric() {
 		labels := map[string]string{}
 		for _, l := range metric.GetLabel() {
 			labels[l.GetName()] = l.GetValue()

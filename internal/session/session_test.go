@@ -133,7 +133,7 @@ func TestCommitOutcome(t *testing.T) {
 				requeue:      s.RequeueAfter(cadence),
 				events:       drain(rec),
 				afterPersist: ran,
-				series:       testutil.CollectAndCount(m),
+				series:       testutil.CollectAndCount(m, MetricResourceCondition),
 				logged:       log.infos,
 				storedReady:  storedReady,
 			}
@@ -224,8 +224,8 @@ func TestCommitNoOp(t *testing.T) {
 		if err := s.Commit(context.Background()); err != nil {
 			t.Fatalf("Commit(): %v", err)
 		}
-		if len(p.bodies) != 0 || !ran || testutil.CollectAndCount(m) != 9 {
-			t.Errorf("patches=%d afterPersist=%t series=%d, want 0, true, 9", len(p.bodies), ran, testutil.CollectAndCount(m))
+		if len(p.bodies) != 0 || !ran || testutil.CollectAndCount(m, MetricResourceCondition) != 9 {
+			t.Errorf("patches=%d afterPersist=%t series=%d, want 0, true, 9", len(p.bodies), ran, testutil.CollectAndCount(m, MetricResourceCondition))
 		}
 		if ev := drain(rec); len(ev) != 0 {
 			t.Errorf("no-op commit emitted Events %v", ev)
@@ -240,7 +240,7 @@ func TestCommitNoOp(t *testing.T) {
 		if err := s.Commit(context.Background()); err != nil {
 			t.Fatalf("Commit(): %v", err)
 		}
-		if n := testutil.CollectAndCount(m); n != 9 {
+		if n := testutil.CollectAndCount(m, MetricResourceCondition); n != 9 {
 			t.Errorf("series = %d, want 9 published on a no-op commit", n)
 		}
 	})
