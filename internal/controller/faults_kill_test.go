@@ -47,7 +47,7 @@ var providerBinary = struct {
 
 // buildProvider builds ./cmd/provider, once per test process, into a
 // temporary directory of its own (the binary outlives any one test).
-func buildProvider(t *testing.T) string {
+func buildProvider(t testing.TB) string {
 	t.Helper()
 	providerBinary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "provider-git-bin-")
@@ -84,7 +84,7 @@ type binaryProvider struct {
 }
 
 // kubeconfigFile writes a kubeconfig for the control plane.
-func kubeconfigFile(t *testing.T) string {
+func kubeconfigFile(t testing.TB) string {
 	t.Helper()
 	kc, err := cp.KubeconfigFor("provider-binary")
 	if err != nil {
@@ -102,10 +102,15 @@ func kubeconfigFile(t *testing.T) string {
 // that a failing test prints.
 func startBinary(t *testing.T, kubeconfig, cacheDir string, wrap ...string) *binaryProvider {
 	t.Helper()
-	args := []string{
-		"--poll=2s", "--allow-insecure-remotes", "--cache-dir=" + cacheDir, "--max-reconcile-rate=50",
-		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0",
-	}
+	return runBinary(t, kubeconfig, wrap, "--poll=2s", "--allow-insecure-remotes", "--cache-dir="+cacheDir, "--max-reconcile-rate=50",
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
+}
+
+// runBinary runs the provider binary on the control plane of kubeconfig
+// with args, prefixed by wrap when given. Its log goes to a file that a
+// failing test prints.
+func runBinary(t testing.TB, kubeconfig string, wrap []string, args ...string) *binaryProvider {
+	t.Helper()
 	argv := append(append([]string(nil), wrap...), buildProvider(t))
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
