@@ -29,6 +29,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -103,32 +104,16 @@ func (f *fakeRepository) ID() string { return "repo" }
 
 func (f *fakeRepository) Poll(context.Context) ([]git.Move, error) { return nil, nil }
 
-// unclaimed is a claim index where every Branch is its branch's only claimant.
-var unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
-
 // nopTracker is a watcher that tracks nothing.
 type nopTracker struct{}
 
 func (nopTracker) Track(watch.Repository, watch.Ref, string, string) {}
 func (nopTracker) Forget(watch.Ref)                                  {}
 
-func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
-
 func newBranch(branch, from string) *v1alpha1.Branch {
 	return &v1alpha1.Branch{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "b"},
 		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
-	}
-}
-
-// sameReason fails when got and want are not marked Stalled with the same
-// reason: test.EquateErrors compares messages only.
-func sameReason(t *testing.T, why string, want, got error) {
-	t.Helper()
-	w, _ := managed.StalledReason(want)
-	g, _ := managed.StalledReason(got)
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
 	}
 }
 
@@ -169,17 +154,17 @@ func TestObserve(t *testing.T) {
 			reason: "A fetch that fails for a reason that may clear is retried.",
 			mg:     newBranch("feature", ""),
 			repo: fakeRepository{RefreshFn: func(time.Duration, ...string) error {
-				return gitErr(git.KindTransient)
+				return controllertest.GitErr(git.KindTransient)
 			}},
-			want: want{err: errors.Wrap(gitErr(git.KindTransient), errRefresh)},
+			want: want{err: errors.Wrap(controllertest.GitErr(git.KindTransient), errRefresh)},
 		},
 		"RefreshRefused": {
 			reason: "Refused credentials need a human: Stalled with the Git reason.",
 			mg:     newBranch("feature", ""),
 			repo: fakeRepository{RefreshFn: func(time.Duration, ...string) error {
-				return gitErr(git.KindAuth)
+				return controllertest.GitErr(git.KindAuth)
 			}},
-			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonAuthenticationFailed, gitErr(git.KindAuth)), errRefresh)},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonAuthenticationFailed, controllertest.GitErr(git.KindAuth)), errRefresh)},
 		},
 		"Missing": {
 			reason: "A branch the remote does not have does not exist: the fetch's BranchNotFound is the answer, not an error.",
@@ -189,9 +174,9 @@ func TestObserve(t *testing.T) {
 					if d != maxAge || len(b) != 1 || b[0] != "feature" {
 						t.Errorf("Refresh(%s, %v), want Refresh(%s, [feature])", d, b, maxAge)
 					}
-					return gitErr(git.KindBranchNotFound)
+					return controllertest.GitErr(git.KindBranchNotFound)
 				},
-				HeadFn: func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				HeadFn: func(string) (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 			},
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
 		},
@@ -219,7 +204,7 @@ func TestObserve(t *testing.T) {
 			tc.repo.t = t
 			claims := tc.claims
 			if claims == nil {
-				claims = unclaimed
+				claims = controllertest.Unclaimed
 			}
 			e := &external{watch: nopTracker{}, claims: claims, repo: &tc.repo, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
@@ -227,7 +212,7 @@ func TestObserve(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 		})
 	}
 }
@@ -274,9 +259,9 @@ func TestCreate(t *testing.T) {
 			reason: "An empty repository has no default branch to start from.",
 			mg:     newBranch("feature", ""),
 			repo: fakeRepository{
-				DefaultBranchFn: func() (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				DefaultBranchFn: func() (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 			},
-			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonBranchNotFound, gitErr(git.KindBranchNotFound)), errCreate)},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonBranchNotFound, controllertest.GitErr(git.KindBranchNotFound)), errCreate)},
 		},
 		"EmptyRepository": {
 			reason: "A repository with no branch at all has no default branch: the engine, asked with no start point, creates the first commit.",
@@ -298,23 +283,23 @@ func TestCreate(t *testing.T) {
 			reason: "A push the server refuses (a protected namespace) needs a human.",
 			mg:     newBranch("feature", "main"),
 			repo: fakeRepository{
-				CreateBranchFn: func(string, string) git.Result { return git.Result{Err: gitErr(git.KindRejected)} },
+				CreateBranchFn: func(string, string) git.Result { return git.Result{Err: controllertest.GitErr(git.KindRejected)} },
 			},
-			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonPushRejected, gitErr(git.KindRejected)), errCreate)},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonPushRejected, controllertest.GitErr(git.KindRejected)), errCreate)},
 		},
 		"BadStartPoint": {
 			reason: "A start point the engine refuses as malformed is the Branch's spec, not its ProviderConfig.",
 			mg:     newBranch("feature", "not-a-sha"),
 			repo: fakeRepository{
-				CreateBranchFn: func(string, string) git.Result { return git.Result{Err: gitErr(git.KindInvalidChange)} },
+				CreateBranchFn: func(string, string) git.Result { return git.Result{Err: controllertest.GitErr(git.KindInvalidChange)} },
 			},
-			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errCreate)},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidSpec, controllertest.GitErr(git.KindInvalidChange)), errCreate)},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{watch: nopTracker{}, claims: unclaimed, repo: &tc.repo, maxAge: maxAge}
+			e := &external{watch: nopTracker{}, claims: controllertest.Unclaimed, repo: &tc.repo, maxAge: maxAge}
 			c, err := e.Create(context.Background(), tc.mg)
 			if diff := cmp.Diff(xpmanaged.ExternalCreation{}, c); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
@@ -323,7 +308,7 @@ func TestCreate(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 		})
 	}
 }
@@ -331,7 +316,7 @@ func TestCreate(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	// An existing branch is up to date: Update touches nothing (the fake
 	// fails the test on any call).
-	e := &external{watch: nopTracker{}, claims: unclaimed, repo: &fakeRepository{t: t}}
+	e := &external{watch: nopTracker{}, claims: controllertest.Unclaimed, repo: &fakeRepository{t: t}}
 	u, err := e.Update(context.Background(), newBranch("feature", "main"))
 	if diff := cmp.Diff(xpmanaged.ExternalUpdate{}, u); diff != "" {
 		t.Errorf("Update(...): -want, +got:\n%s", diff)
@@ -363,19 +348,19 @@ func TestDelete(t *testing.T) {
 		},
 		"Rejected": {
 			reason: "A protected branch needs a human.",
-			repo:   fakeRepository{DeleteBranchFn: func(string) git.Result { return git.Result{Err: gitErr(git.KindRejected)} }},
-			want:   errors.Wrap(managed.Stalled(spec.ReasonPushRejected, gitErr(git.KindRejected)), errDelete),
+			repo:   fakeRepository{DeleteBranchFn: func(string) git.Result { return git.Result{Err: controllertest.GitErr(git.KindRejected)} }},
+			want:   errors.Wrap(managed.Stalled(spec.ReasonPushRejected, controllertest.GitErr(git.KindRejected)), errDelete),
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.repo.t = t
-			e := &external{watch: nopTracker{}, claims: unclaimed, repo: &tc.repo}
+			e := &external{watch: nopTracker{}, claims: controllertest.Unclaimed, repo: &tc.repo}
 			_, err := e.Delete(context.Background(), newBranch("feature", "main"))
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nDelete(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want, err)
+			controllertest.SameReason(t, tc.reason, tc.want, err)
 		})
 	}
 }

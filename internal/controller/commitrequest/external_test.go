@@ -32,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -116,8 +117,6 @@ func (w *countingWaker) Waker(string, types.NamespacedName) func(git.Result) {
 	return func(git.Result) { w.n++ }
 }
 
-func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
-
 // request is a valid CommitRequest on main.
 func request(o ...func(*v1alpha1.CommitRequest)) *v1alpha1.CommitRequest {
 	cr := &v1alpha1.CommitRequest{
@@ -146,17 +145,6 @@ func searched(c git.Commit, found bool, err error) fakeRepository {
 			}
 			return c, found, err
 		},
-	}
-}
-
-// sameReason fails when got and want are not marked Stalled with the same
-// reason: test.EquateErrors compares messages only.
-func sameReason(t *testing.T, why string, want, got error) {
-	t.Helper()
-	w, _ := managed.StalledReason(want)
-	g, _ := managed.StalledReason(got)
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
 	}
 }
 
@@ -228,9 +216,9 @@ func TestObserve(t *testing.T) {
 			reason: "A missing branch is transient: a Branch resource may still be creating it.",
 			mg:     request(),
 			repo: fakeRepository{
-				RefreshFn: func(time.Duration, ...string) error { return gitErr(git.KindBranchNotFound) },
+				RefreshFn: func(time.Duration, ...string) error { return controllertest.GitErr(git.KindBranchNotFound) },
 				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
-					return git.Commit{}, false, gitErr(git.KindBranchNotFound)
+					return git.Commit{}, false, controllertest.GitErr(git.KindBranchNotFound)
 				},
 			},
 			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
@@ -241,7 +229,7 @@ func TestObserve(t *testing.T) {
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
 				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
-					return git.Commit{}, false, gitErr(git.KindBranchNotFound)
+					return git.Commit{}, false, controllertest.GitErr(git.KindBranchNotFound)
 				},
 				EmptyFn: func() bool { return true },
 			},
@@ -250,8 +238,8 @@ func TestObserve(t *testing.T) {
 		"SearchFailed": {
 			reason: "A history the engine cannot walk is reported, classified.",
 			mg:     request(),
-			repo:   searched(git.Commit{}, false, gitErr(git.KindInvalid)),
-			want:   want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errFind)},
+			repo:   searched(git.Commit{}, false, controllertest.GitErr(git.KindInvalid)),
+			want:   want{err: errors.Wrap(managed.Stalled(spec.ReasonInvalidConfig, controllertest.GitErr(git.KindInvalid)), errFind)},
 		},
 		"Queued": {
 			reason: "A request already with the branch writer waits for its wake: it is neither searched for nor submitted again.",
@@ -269,7 +257,7 @@ func TestObserve(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 		})
 	}
 }
@@ -299,23 +287,23 @@ func TestCreate(t *testing.T) {
 		},
 		"BranchGone": {
 			reason: "A missing branch is transient, and the engine's error stays in the chain.",
-			result: git.Result{Err: gitErr(git.KindBranchNotFound)},
-			want:   want{err: errors.Wrap(errors.Wrapf(gitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errLand)},
+			result: git.Result{Err: controllertest.GitErr(git.KindBranchNotFound)},
+			want:   want{err: errors.Wrap(errors.Wrapf(controllertest.GitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errLand)},
 		},
 		"PathConflict": {
 			reason: "A path of the request that is a directory in Git is the request's problem: PathConflict, not InvalidProviderConfig.",
-			result: git.Result{Err: gitErr(git.KindPathConflict)},
-			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errLandFmt, "main")},
+			result: git.Result{Err: controllertest.GitErr(git.KindPathConflict)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, controllertest.GitErr(git.KindPathConflict)), errLandFmt, "main")},
 		},
 		"InvalidChange": {
 			reason: "A change the engine refuses as malformed is the request's spec: InvalidSpec.",
-			result: git.Result{Err: gitErr(git.KindInvalidChange)},
-			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errLandFmt, "main")},
+			result: git.Result{Err: controllertest.GitErr(git.KindInvalidChange)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, controllertest.GitErr(git.KindInvalidChange)), errLandFmt, "main")},
 		},
 		"Rejected": {
 			reason: "A push the server refuses needs a human.",
-			result: git.Result{Err: gitErr(git.KindRejected)},
-			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPushRejected, gitErr(git.KindRejected)), errLandFmt, "main")},
+			result: git.Result{Err: controllertest.GitErr(git.KindRejected)},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPushRejected, controllertest.GitErr(git.KindRejected)), errLandFmt, "main")},
 		},
 	}
 	for name, tc := range cases {
@@ -348,7 +336,7 @@ func TestCreate(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 			if res := tc.result.Err; res != nil {
 				var ge *git.Error
 				if !errors.Is(err, res) || !errors.As(err, &ge) || ge.Kind != git.KindOf(res) {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -147,8 +148,6 @@ func (n nopTracker) Waker(string, types.NamespacedName) func(git.Result) {
 	}
 }
 
-func gitErr(k git.Kind) error { return &git.Error{Kind: k, Err: errBoom} }
-
 // fileOn is a File resource for path on main holding content.
 func fileOn(path, content string, o ...func(*v1alpha1.File)) *v1alpha1.File {
 	f := &v1alpha1.File{
@@ -181,20 +180,6 @@ func atHead(read func(commit, path string) (git.Blob, error)) fakeRepository {
 func holding(content string, executable bool) func(string, string) (git.Blob, error) {
 	return func(string, string) (git.Blob, error) {
 		return git.Blob{Content: []byte(content), Executable: executable, SHA: blob}, nil
-	}
-}
-
-// unclaimed is a claim index where every File is its path's only claimant.
-var unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
-
-// sameReason fails when got and want are not marked Stalled with the same
-// reason: test.EquateErrors compares messages only.
-func sameReason(t *testing.T, why string, want, got error) {
-	t.Helper()
-	w, _ := managed.StalledReason(want)
-	g, _ := managed.StalledReason(got)
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
 	}
 }
 
@@ -251,8 +236,8 @@ func TestObserve(t *testing.T) {
 			reason: "A missing branch is transient: a Branch resource may still be creating it.",
 			mg:     fileOn("x", "a", func(f *v1alpha1.File) { f.Status.AtProvider.Blob = blob }),
 			repo: fakeRepository{
-				RefreshFn: func(time.Duration, ...string) error { return gitErr(git.KindBranchNotFound) },
-				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				RefreshFn: func(time.Duration, ...string) error { return controllertest.GitErr(git.KindBranchNotFound) },
+				HeadFn:    func(string) (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 			},
 			want: want{err: errors.Errorf(errNoBranchFmt, "main")},
 		},
@@ -261,7 +246,7 @@ func TestObserve(t *testing.T) {
 			mg:     fileOn("x", "a", func(f *v1alpha1.File) { f.Status.AtProvider.Blob = blob }),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
-				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				HeadFn:    func(string) (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 				EmptyFn:   func() bool { return true },
 			},
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
@@ -271,7 +256,7 @@ func TestObserve(t *testing.T) {
 			mg:     fileOn("x", "a"),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
-				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				HeadFn:    func(string) (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 				EmptyFn:   func() bool { return true },
 				QueuedFn:  func(c git.Change) bool { return string(c.Puts["x"].Content) == "a" },
 			},
@@ -282,7 +267,7 @@ func TestObserve(t *testing.T) {
 			mg:     fileOn("x", "a", deleted),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
-				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindBranchNotFound) },
+				HeadFn:    func(string) (string, error) { return "", controllertest.GitErr(git.KindBranchNotFound) },
 			},
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: false}},
 		},
@@ -291,9 +276,9 @@ func TestObserve(t *testing.T) {
 			mg:     fileOn("x", "a"),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
-				HeadFn:    func(string) (string, error) { return "", gitErr(git.KindAuth) },
+				HeadFn:    func(string) (string, error) { return "", controllertest.GitErr(git.KindAuth) },
 			},
-			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonAuthenticationFailed, gitErr(git.KindAuth)), errHead)},
+			want: want{err: errors.Wrap(managed.Stalled(spec.ReasonAuthenticationFailed, controllertest.GitErr(git.KindAuth)), errHead)},
 		},
 		"Missing": {
 			reason: "A path the head does not hold does not exist; the recorded blob is cleared.",
@@ -309,8 +294,8 @@ func TestObserve(t *testing.T) {
 		"ReadConflict": {
 			reason: "A read the engine refuses for the File's own path names the path and branch and stalls as PathConflict.",
 			mg:     fileOn("a/b", "x"),
-			repo:   atHead(func(string, string) (git.Blob, error) { return git.Blob{}, gitErr(git.KindPathConflict) }),
-			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errReadFmt, "a/b", "main")},
+			repo:   atHead(func(string, string) (git.Blob, error) { return git.Blob{}, controllertest.GitErr(git.KindPathConflict) }),
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, controllertest.GitErr(git.KindPathConflict)), errReadFmt, "a/b", "main")},
 		},
 		"UpToDate": {
 			reason: "The same content and mode is up to date; the blob is recorded, and the head as the commit when none was.",
@@ -343,8 +328,8 @@ func TestObserve(t *testing.T) {
 		"WriteFailed": {
 			reason: "A write the branch writer failed is reported by the next Observe, as the write's own error.",
 			mg:     fileOn("apps", "a"),
-			repo:   fakeRepository{result: &git.Result{Err: gitErr(git.KindPathConflict)}},
-			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
+			repo:   fakeRepository{result: &git.Result{Err: controllertest.GitErr(git.KindPathConflict)}},
+			want:   want{err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, controllertest.GitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
 		},
 		"WriteLanded": {
 			reason: "A write that landed records the commit that carried it.",
@@ -382,7 +367,7 @@ func TestObserve(t *testing.T) {
 			tc.repo.t = t
 			claims := tc.claims
 			if claims == nil {
-				claims = unclaimed
+				claims = controllertest.Unclaimed
 			}
 			e := &external{repo: &tc.repo, watch: nopTracker{}, claims: claims, author: author, maxAge: maxAge}
 			o, err := e.Observe(context.Background(), tc.mg)
@@ -390,7 +375,7 @@ func TestObserve(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 		})
 	}
 }

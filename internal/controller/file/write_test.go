@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -86,27 +87,27 @@ func TestWrite(t *testing.T) {
 		},
 		"BranchGone": {
 			reason: "A branch that vanished is transient, and the engine's error stays in the chain.",
-			args:   args{action: ActionCreate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindBranchNotFound)}},
+			args:   args{action: ActionCreate, mg: fileOn("x", "a"), result: git.Result{Err: controllertest.GitErr(git.KindBranchNotFound)}},
 			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Create x", Author: author, Resource: resource},
-				err: errors.Wrapf(errors.Wrapf(gitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errWriteFmt, "x", "main")},
+				err: errors.Wrapf(errors.Wrapf(controllertest.GitErr(git.KindBranchNotFound), errNoBranchFmt, "main"), errWriteFmt, "x", "main")},
 		},
 		"PathConflict": {
 			reason: "A path that is a directory in Git is the File's problem: PathConflict, naming its path and branch, not InvalidProviderConfig.",
-			args:   args{action: ActionCreate, mg: fileOn("apps", "a"), result: git.Result{Err: gitErr(git.KindPathConflict)}},
+			args:   args{action: ActionCreate, mg: fileOn("apps", "a"), result: git.Result{Err: controllertest.GitErr(git.KindPathConflict)}},
 			want: want{change: &git.Change{Puts: map[string]git.File{"apps": {Content: []byte("a")}}, Message: "Create apps", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, gitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonPathConflict, controllertest.GitErr(git.KindPathConflict)), errWriteFmt, "apps", "main")},
 		},
 		"InvalidChange": {
 			reason: "A change the engine refuses as malformed is the File's spec: InvalidSpec.",
-			args:   args{action: ActionDelete, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalidChange)}},
+			args:   args{action: ActionDelete, mg: fileOn("x", "a"), result: git.Result{Err: controllertest.GitErr(git.KindInvalidChange)}},
 			want: want{change: &git.Change{Deletes: []string{"x"}, Message: "Delete x", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, gitErr(git.KindInvalidChange)), errRemoveFmt, "x", "main")},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidSpec, controllertest.GitErr(git.KindInvalidChange)), errRemoveFmt, "x", "main")},
 		},
 		"RepositoryInvalid": {
 			reason: "A repository the engine cannot use is still the configuration's problem.",
-			args:   args{action: ActionUpdate, mg: fileOn("x", "a"), result: git.Result{Err: gitErr(git.KindInvalid)}},
+			args:   args{action: ActionUpdate, mg: fileOn("x", "a"), result: git.Result{Err: controllertest.GitErr(git.KindInvalid)}},
 			want: want{change: &git.Change{Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource},
-				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidConfig, gitErr(git.KindInvalid)), errWriteFmt, "x", "main")},
+				err: errors.Wrapf(managed.Stalled(spec.ReasonInvalidConfig, controllertest.GitErr(git.KindInvalid)), errWriteFmt, "x", "main")},
 		},
 	}
 	for name, tc := range cases {
@@ -126,7 +127,7 @@ func TestWrite(t *testing.T) {
 				tc.want.change.Window = &window
 			}
 			wakes := 0
-			e := &external{repo: repo, watch: nopTracker{wakes: &wakes}, claims: unclaimed, author: author, window: &window, maxAge: maxAge}
+			e := &external{repo: repo, watch: nopTracker{wakes: &wakes}, claims: controllertest.Unclaimed, author: author, window: &window, maxAge: maxAge}
 			if tc.args.action == ActionDelete {
 				deleted(tc.args.mg)
 			}
@@ -153,7 +154,7 @@ func TestWrite(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), test.EquateErrors()); diff != "" {
 				t.Errorf("%s\n%s(...): -want, +got:\n%s", tc.reason, tc.args.action, diff)
 			}
-			sameReason(t, tc.reason, tc.want.err, err)
+			controllertest.SameReason(t, tc.reason, tc.want.err, err)
 			if res := tc.args.result.Err; res != nil {
 				var ge *git.Error
 				if !errors.Is(err, res) || !errors.As(err, &ge) || ge.Kind != git.KindOf(res) {

@@ -39,6 +39,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -109,9 +110,8 @@ func (f *fakeRepository) ReadFile(_, p string) (git.Blob, error) {
 func (f *fakeRepository) Enqueue(_, _ string, c git.Change, _ func(git.Result)) { f.enqueued = &c }
 
 var (
-	unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
-	letGo     = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return true, nil })
-	held      = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) {
+	letGo = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return true, nil })
+	held  = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) {
 		return false, managed.Stalled(claim.ReasonConflict, errors.New("held by File ns/first"))
 	})
 )
@@ -378,7 +378,7 @@ func TestObserve(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			claims := tc.claims
 			if claims == nil {
-				claims = unclaimed
+				claims = controllertest.Unclaimed
 			}
 			e := &external{kube: kube(t, tc.kube...), claims: claims, repo: tc.repo, src: tc.src, watch: fakeTracker{}, maxAge: time.Minute}
 			obs, err := e.Observe(context.Background(), tc.mg)
@@ -401,7 +401,7 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 	a, b := object("a", "1"), object("b", "2")
 	repo := &fakeRepository{files: map[string]string{"live/keep.md": "x"}}
 	src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}}
-	e := &external{kube: kube(t), claims: unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+	e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
 	mg := newMirror()
 	if _, err := e.Observe(context.Background(), mg); err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func TestPlanSaysWhatItLeavesOut(t *testing.T) {
 	long := object("long", "2")
 	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
-	e := &external{kube: kube(t), claims: unclaimed, repo: &fakeRepository{files: map[string]string{}}, src: &fakeSources{}, watch: fakeTracker{}, maxAge: time.Minute}
+	e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: &fakeRepository{files: map[string]string{}}, src: &fakeSources{}, watch: fakeTracker{}, maxAge: time.Minute}
 	d, err := e.plan(newMirror(), head, folder{files: map[string]string{}, owned: map[string]bool{}}, snap)
 	if err != nil {
 		t.Fatal(err)
