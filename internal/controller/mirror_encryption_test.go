@@ -152,12 +152,35 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		}
 	}
 
+	// A new recipient: its configuration's change, and nothing else, wakes
+	// the Mirror, which re-encrypts the Secret for it in one commit.
+	_, teamRecipient, err := encrypt.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head = f.repo.Head(t, "main")
+	setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
+		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
+		GenerateWhenMissing: true,
+		Recipients:          []string{teamRecipient},
+	}})
+	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, teamRecipient))
+	eventually(t, 30*time.Second, func() error {
+		if !strings.Contains(f.mirrored(t)[secretPath], teamRecipient) {
+			return fmt.Errorf("%s is not encrypted to the new recipient yet", secretPath)
+		}
+		return decrypted(renderedSecret(t, secret))
+	})
+	writesLanded(t)
+	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
+		t.Errorf("re-encrypting for a new recipient took %d commits, want 1", n)
+	}
+
 	// Encryption removed: the Secret is no longer read, its file goes (the
-	// default prune), and Ready says Secrets are left out. A configuration
-	// change does not wake its Mirrors: a poke does.
+	// default prune), and Ready says Secrets are left out; the
+	// configuration's change wakes the Mirror.
 	setEncryption(t, f, nil)
 	eventually(t, 30*time.Second, func() error {
-		reconciledAgain(t, 1, true, m)
 		if _, ok := f.mirrored(t)[secretPath]; ok {
 			return fmt.Errorf("%s is still in the folder", secretPath)
 		}

@@ -54,9 +54,9 @@ func WithPollInterval(d time.Duration) ReconcilerOption {
 // a timer at all (the informer's resync stays as the safety net; an
 // explicit crossplane.io/poll-interval annotation still asks for polls).
 // Stalled and failing resources keep their poll and backoff.
-func WithEventSource(src source.Source) ReconcilerOption {
+func WithEventSource(src ...source.Source) ReconcilerOption {
 	return func(r *Reconciler) {
-		r.sources = append(r.sources, src)
+		r.sources = append(r.sources, src...)
 		r.eventDriven = true
 	}
 }

@@ -91,7 +91,24 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithDeterministicExternalName(true),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.MirrorKind)),
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Mirror(), claim.Mirror())),
+		// The Secrets a Mirror writes are encrypted again when its
+		// configuration's recipients change.
+		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.MirrorKind, selectsSecrets)...),
 	)
+}
+
+// selectsSecrets reports whether the Mirror nn, as cached, selects Secrets.
+func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
+	m := &v1alpha1.Mirror{}
+	if c.Get(ctx, nn, m) != nil {
+		return false
+	}
+	for _, r := range m.Spec.ForProvider.Resources {
+		if r.Kind == "Secret" || r.Resource == "secrets" {
+			return true
+		}
+	}
+	return false
 }
 
 // SetupGated adds the Mirror controller once its CRD is established.

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"context"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+)
+
+func TestUsersOf(t *testing.T) {
+	usage := func(ns, name string, k configKind, pc, kind, resource string) *v1alpha1.ProviderConfigUsage {
+		u := &v1alpha1.ProviderConfigUsage{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
+			xpv2.LabelKeyProviderName: pc, xpv2.LabelKeyProviderKind: k.gvk.Kind,
+		}}}
+		u.SetProviderConfigReference(xpv2.ProviderConfigReference{Kind: k.gvk.Kind, Name: pc})
+		u.SetResourceReference(xpv2.TypedReference{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: kind, Name: resource})
+		return u
+	}
+	usages := []client.Object{
+		usage("a", "u1", providerConfig, "git", "File", "one"),
+		usage("a", "u2", providerConfig, "git", "File", "two"),
+		usage("a", "u3", providerConfig, "git", "Branch", "main"),
+		usage("a", "u4", providerConfig, "other", "File", "three"),
+		usage("b", "u5", providerConfig, "git", "File", "four"),
+		usage("a", "u6", clusterProviderConfig, "git", "File", "five"),
+		usage("b", "u7", clusterProviderConfig, "git", "File", "six"),
+	}
+	req := func(ns, name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+	}
+	all := func(context.Context, client.Reader, types.NamespacedName) bool { return true }
+	cases := map[string]struct {
+		reason string
+		k      configKind
+		pc     client.Object
+		wants  func(context.Context, client.Reader, types.NamespacedName) bool
+		want   []reconcile.Request
+	}{
+		"ProviderConfigReachesItsNamespaceOnly": {
+			reason: "A ProviderConfig's users are the resources of the kind in its namespace whose usage names it.",
+			k:      providerConfig,
+			pc:     &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "git"}},
+			wants:  all,
+			want:   []reconcile.Request{req("a", "one"), req("a", "two")},
+		},
+		"ClusterProviderConfigReachesEveryNamespace": {
+			reason: "A ClusterProviderConfig's users are in any namespace, never the ProviderConfig's of the same name.",
+			k:      clusterProviderConfig,
+			pc:     &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "git"}},
+			wants:  all,
+			want:   []reconcile.Request{req("a", "five"), req("b", "six")},
+		},
+		"WantsFilters": {
+			reason: "Only the resources wants accepts are woken.",
+			k:      providerConfig,
+			pc:     &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "git"}},
+			wants: func(_ context.Context, _ client.Reader, nn types.NamespacedName) bool {
+				return nn.Name == "two"
+			},
+			want: []reconcile.Request{req("a", "two")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(usages...).Build()
+			got := usersOf(context.Background(), c, tc.k, tc.pc, "File", tc.wants)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nusersOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
