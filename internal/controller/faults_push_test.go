@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,9 @@ type pusher struct {
 	dir    string
 	landed []string // commits it pushed, as they landed
 	errs   []error
+	// lastRefused is the last push the server refused: what a pusher that
+	// landed nothing has to say.
+	lastRefused error
 }
 
 func newPusher(t *testing.T, f *fixture, id int) *pusher {
@@ -87,13 +91,15 @@ func (p *pusher) commitAndPush(k int, stop <-chan struct{}) error {
 	if _, err := testenv.Git(p.dir, nil, "commit", "-q", "-m", "external "+name); err != nil {
 		return err
 	}
-	// A lost race is rebased and pushed again, as a person or a CI job
-	// would; never forced. No bound on the attempts: on a loaded machine a
-	// pusher whose pull-rebase-push round trip outlasts another's 100ms
-	// cadence can lose race after race (once 50 of 50), which is the
-	// pushers' contest, not the provider's.
+	// A lost race is rebased and pushed again after a short random pause,
+	// as a person or a CI job would; never forced. No bound on the attempts:
+	// on a loaded machine a pusher whose pull-rebase-push round trip
+	// outlasts another's 100ms cadence once lost 50 races of 50 in lockstep,
+	// which is the pushers' contest, not the provider's; a pusher that lands
+	// nothing at all fails the test with the server's last refusal.
 	for {
-		if _, err := testenv.Git(p.dir, nil, "push", "-q", "origin", "HEAD:main"); err == nil {
+		_, err := testenv.Git(p.dir, nil, "push", "-q", "origin", "HEAD:main")
+		if err == nil {
 			sha, err := testenv.Git(p.dir, nil, "rev-parse", "HEAD")
 			if err != nil {
 				return err
@@ -101,10 +107,11 @@ func (p *pusher) commitAndPush(k int, stop <-chan struct{}) error {
 			p.landed = append(p.landed, strings.TrimSpace(sha))
 			return nil
 		}
+		p.lastRefused = err
 		select {
 		case <-stop:
 			return nil
-		default:
+		case <-time.After(rand.N(50 * time.Millisecond)): // a pusher's pause before it retries, not a wait on a condition
 		}
 		if _, err := testenv.Git(p.dir, nil, "pull", "-q", "--rebase", "origin", "main"); err != nil {
 			return err
@@ -199,6 +206,9 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	for _, p := range pushers {
 		for _, e := range p.errs {
 			t.Errorf("pusher %d: %v", p.id, e)
+		}
+		if len(p.landed) == 0 {
+			t.Errorf("pusher %d landed nothing; the server's last refusal: %v", p.id, p.lastRefused)
 		}
 		for _, c := range p.landed {
 			landed++
