@@ -130,7 +130,7 @@ func TestProviderBinary(t *testing.T) {
 		}
 	}
 	_, metrics := get(t, "http://"+metricsAddr+"/metrics")
-	for _, family := range []string{"provider_git_resource_condition", "provider_git_fetches_total"} {
+	for _, family := range []string{"provider_git_resource_condition", "provider_git_resources", "provider_git_fetches_total"} {
 		if !strings.Contains(metrics, family) {
 			t.Errorf("/metrics has no %s", family)
 		}

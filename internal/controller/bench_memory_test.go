@@ -31,8 +31,9 @@ import (
 )
 
 // binaryMemory runs the provider's real binary, with its default flags, on
-// n converged Files until it has reconciled each of them once and its File
-// queue is empty, then reads its resident set now and at its peak: the
+// n converged Files until it has finished at least n File reconciles (its
+// start reconciles each File once) and its File queue is empty, then reads
+// its resident set now and at its peak: the
 // figures a pod's memory limit meets, without the harness and Git server
 // that the benchmark process also holds.
 func binaryMemory(b *testing.B, n int) (rss, peak uint64, took time.Duration) {

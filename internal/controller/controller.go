@@ -78,8 +78,10 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 }
 
 // NewConditionMetrics returns the condition metrics of provider-git's kinds:
-// Files and CommitRequests, one per file and one per commit, are counted per
-// kind; every other kind, declared one by one, also has series of its own.
+// the kinds a person declares one by one have series of their own besides
+// the per-kind counts; Files and CommitRequests, one per file and one per
+// commit, and any kind added later unless named here, are counted only.
 func NewConditionMetrics() *session.ConditionMetrics {
-	return session.NewConditionMetrics(session.CountedOnly(v1alpha1.FileKind, v1alpha1.CommitRequestKind))
+	return session.NewConditionMetrics(session.OwnSeriesFor(v1alpha1.BranchKind, v1alpha1.MirrorKind,
+		v1alpha1.ProviderConfigKind, v1alpha1.ClusterProviderConfigKind))
 }

@@ -58,13 +58,14 @@ type state struct {
 //
 // Identity labels are prefixed (resource_namespace, not namespace) because a
 // pod scrape with honor_labels=false overwrites a bare namespace label.
-// Nine series per object, so only kinds a person declares one by one get
-// series of their own; kinds made CountedOnly appear, like every kind, in
-// the per-kind counts (provider_git_resources), which stay a handful of
-// series however many objects there are.
+// Every kind is in the per-kind counts (provider_git_resources), a handful
+// of series however many objects there are; an object has nine series of
+// its own only if its kind is named by OwnSeriesFor (every kind, without
+// it), so a kind of many objects cannot get them by accident.
 type ConditionMetrics struct {
 	desc, count *prometheus.Desc
-	countedOnly map[string]bool
+	// own are the kinds with series of their own; nil: every kind.
+	own map[string]bool
 
 	mu      sync.Mutex
 	objects map[identity][len(trioTypes)]state
@@ -73,14 +74,16 @@ type ConditionMetrics struct {
 // A MetricsOption configures ConditionMetrics.
 type MetricsOption func(*ConditionMetrics)
 
-// CountedOnly publishes kinds in the per-kind counts only. It is for kinds
-// whose population follows the data, such as one object per file or per
-// commit: nine series per object at every scrape would make the scrape the
-// largest allocation of the process (90,000 series for 10,000 objects).
-func CountedOnly(kinds ...string) MetricsOption {
+// OwnSeriesFor gives series of their own to the objects of kinds only, the
+// kinds a person declares one by one. Kinds whose population follows the
+// data, such as one object per file or per commit, are left to the counts:
+// nine series per object at every scrape would make the scrape the largest
+// allocation of the process (90,000 series for 10,000 objects).
+func OwnSeriesFor(kinds ...string) MetricsOption {
 	return func(m *ConditionMetrics) {
+		m.own = map[string]bool{}
 		for _, k := range kinds {
-			m.countedOnly[k] = true
+			m.own[k] = true
 		}
 	}
 }
@@ -94,8 +97,7 @@ func NewConditionMetrics(o ...MetricsOption) *ConditionMetrics {
 			[]string{"kind", "resource_namespace", "resource_name", "type", "status", "reason"}, nil),
 		count: prometheus.NewDesc(MetricResources, helpResources,
 			[]string{"kind", "type", "status", "reason"}, nil),
-		countedOnly: map[string]bool{},
-		objects:     map[identity][len(trioTypes)]state{},
+		objects: map[identity][len(trioTypes)]state{},
 	}
 	for _, fn := range o {
 		fn(m)
@@ -170,7 +172,7 @@ func (m *ConditionMetrics) Collect(ch chan<- prometheus.Metric) {
 		for i, t := range trioTypes {
 			counts[counted{kind: id.kind, t: t, state: trio[i]}]++
 		}
-		if !m.countedOnly[id.kind] {
+		if m.own == nil || m.own[id.kind] {
 			own[id] = trio
 		}
 	}

@@ -197,9 +197,9 @@ func TestConditionMetricsCounts(t *testing.T) {
 				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Reconciling"} 2`,
 				`provider_git_resources{kind="Widget",reason="Succeeded",status="False",type="Stalled"} 3`),
 		},
-		"CountedOnlyKindHasNoSeriesOfItsOwn": {
-			reason: "A CountedOnly kind is published in the counts alone; other kinds keep their series.",
-			opts:   []MetricsOption{CountedOnly("Gadget")},
+		"KindNotNamedHasNoSeriesOfItsOwn": {
+			reason: "A kind OwnSeriesFor does not name is published in the counts alone; the kinds it names keep their series.",
+			opts:   []MetricsOption{OwnSeriesFor("Widget", "Gizmo")},
 			do: func(m *ConditionMetrics) {
 				for i := range 1000 {
 					m.Record("Gadget", "ns", fmt.Sprintf("g-%d", i), trio(ok, done, done))
@@ -217,7 +217,7 @@ func TestConditionMetricsCounts(t *testing.T) {
 		},
 		"ForgetLeavesTheCounts": {
 			reason: "A forgotten object is no longer counted; a count that reaches zero has no series.",
-			opts:   []MetricsOption{CountedOnly("Gadget")},
+			opts:   []MetricsOption{OwnSeriesFor("Widget")},
 			do: func(m *ConditionMetrics) {
 				m.Record("Gadget", "ns", "a", trio(ok, done, done))
 				m.Record("Gadget", "ns", "b", trio(st{"False", "Conflict"}, st{"False", "Conflict"}, st{"True", "Conflict"}))
