@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -48,11 +49,19 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return nil
 }
 
+// Kinds are the kinds the configuration controllers watch, and so do the
+// encryption wakes of the managed controllers (EncryptionWakes): a
+// controller watching them starts once their CRDs are established, since a
+// watch of a kind not served yet fails the controller's start.
+func Kinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{v1alpha1.ProviderConfigGroupVersionKind,
+		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind}
+}
+
 // SetupGated registers Setup to run once the CRDs it watches are established
 // (safe start: Crossplane may install a provider's CRDs after the provider).
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.ProviderConfigGroupVersionKind,
-		v1alpha1.ClusterProviderConfigGroupVersionKind, v1alpha1.ProviderConfigUsageGroupVersionKind)
+	return o.SetupGated(mgr, Setup, Kinds()...)
 }
 
 func setup(mgr ctrl.Manager, o options.Options, k configKind) error {

@@ -19,6 +19,8 @@ package config
 import (
 	"context"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,58 +35,76 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 )
 
-// EncryptionWakes are event sources that enqueue the resources of kind that
-// use a ProviderConfig or ClusterProviderConfig whose published encryption
-// (status.encryption: the recipients and the public key) changed, and for
-// which wants is true. A File or Mirror finds out for whom a Secret must be
-// encrypted only when it is observed, and a converged one is not polled:
-// without these, a recipient added to or removed from a configuration would
-// reach Git only at the next resync. Users are found through their
-// ProviderConfigUsages, from the cache.
-func EncryptionWakes(c cache.Cache, kind string, wants func(context.Context, client.Reader, types.NamespacedName) bool) []source.Source {
+// errListUsers is logged when the users of a configuration could not be
+// listed, so none could be woken.
+const errListUsers = "cannot list the ProviderConfigUsages of a configuration whose encryption changed"
+
+// Wants reports whether the resource nn, read through c, needs waking.
+type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) bool
+
+// EncryptionWakes are event sources that enqueue the resources of mrKind
+// that use a ProviderConfig or ClusterProviderConfig whose published
+// encryption (status.encryption: the recipients and the public key)
+// changed, and for which wants is true. A File or Mirror finds out for whom
+// a Secret must be encrypted only when it is observed, and a converged one
+// is not polled: without these, a recipient added to or removed from a
+// configuration would reach Git only at the next resync. Users are found
+// through their ProviderConfigUsages in the cache; that costs a read of
+// each user, which is fine for an event as rare as a change of keys. Any
+// other status write of a configuration (its users, its conditions) wakes
+// nobody.
+func EncryptionWakes(c cache.Cache, mrKind string, wants Wants, log logging.Logger) []source.Source {
 	out := make([]source.Source, 0, 2)
-	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
+	for _, cfgKind := range []configKind{providerConfig, clusterProviderConfig} {
 		users := func(ctx context.Context, pc client.Object) []reconcile.Request {
-			return usersOf(ctx, c, k, pc, kind, wants)
+			reqs, err := usersOf(ctx, c, cfgKind, pc, mrKind, wants)
+			if err != nil {
+				log.Info(errListUsers, "kind", cfgKind.gvk.Kind, "name", pc.GetName(), "namespace", pc.GetNamespace(), "error", err)
+			}
+			return reqs
 		}
-		out = append(out, source.Kind[client.Object](c, k.new(), handler.EnqueueRequestsFromMapFunc(users),
-			predicate.Funcs{
-				CreateFunc:  func(event.CreateEvent) bool { return false },
-				DeleteFunc:  func(event.DeleteEvent) bool { return false },
-				GenericFunc: func(event.GenericEvent) bool { return false },
-				UpdateFunc: func(e event.UpdateEvent) bool {
-					return !equality.Semantic.DeepEqual(encryptionStatusOf(e.ObjectOld), encryptionStatusOf(e.ObjectNew))
-				},
-			}))
+		out = append(out, source.Kind[client.Object](c, cfgKind.new(), handler.EnqueueRequestsFromMapFunc(users), encryptionChanged()))
 	}
 	return out
 }
 
-// usersOf is every resource of kind that a ProviderConfigUsage records as
-// using pc, of kind k, and that wants.
-func usersOf(ctx context.Context, c client.Reader, k configKind, pc client.Object, kind string, wants func(context.Context, client.Reader, types.NamespacedName) bool) []reconcile.Request {
+// encryptionChanged passes only updates that change a configuration's
+// published encryption.
+func encryptionChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !equality.Semantic.DeepEqual(encryptionStatusOf(e.ObjectOld), encryptionStatusOf(e.ObjectNew))
+		},
+	}
+}
+
+// usersOf is every resource of mrKind that a ProviderConfigUsage records as
+// using pc, of cfgKind, and that wants. A namespaced resource's usage is in
+// its own namespace.
+func usersOf(ctx context.Context, c client.Reader, cfgKind configKind, pc client.Object, mrKind string, wants Wants) ([]reconcile.Request, error) {
 	l := &v1alpha1.ProviderConfigUsageList{}
 	opts := []client.ListOption{client.MatchingLabels{
 		xpv2.LabelKeyProviderName: pc.GetName(),
-		xpv2.LabelKeyProviderKind: k.gvk.Kind,
+		xpv2.LabelKeyProviderKind: cfgKind.gvk.Kind,
 	}}
 	if ns := pc.GetNamespace(); ns != "" {
 		opts = append(opts, client.InNamespace(ns))
 	}
 	if err := c.List(ctx, l, opts...); err != nil {
-		// The cache lists without a network call; it fails only when the
-		// kind is not cached, and then there is nobody to wake.
-		return nil
+		return nil, errors.Wrap(err, errListUsages)
 	}
 	var out []reconcile.Request
 	for _, u := range l.Items {
 		ref := u.ResourceReference
 		nn := types.NamespacedName{Namespace: u.GetNamespace(), Name: ref.Name}
-		if ref.Kind == kind && wants(ctx, c, nn) {
+		if ref.Kind == mrKind && wants(ctx, c, nn) {
 			out = append(out, reconcile.Request{NamespacedName: nn})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // encryptionStatusOf is a configuration's published encryption.

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -57,7 +58,7 @@ func TestUsersOf(t *testing.T) {
 		reason string
 		k      configKind
 		pc     client.Object
-		wants  func(context.Context, client.Reader, types.NamespacedName) bool
+		wants  Wants
 		want   []reconcile.Request
 	}{
 		"ProviderConfigReachesItsNamespaceOnly": {
@@ -87,10 +88,64 @@ func TestUsersOf(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(usages...).Build()
-			got := usersOf(context.Background(), c, tc.k, tc.pc, "File", tc.wants)
+			got, err := usersOf(context.Background(), c, tc.k, tc.pc, "File", tc.wants)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nusersOf(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+func TestEncryptionChanged(t *testing.T) {
+	pc := func(st *v1alpha1.EncryptionStatus, users int64) *v1alpha1.ProviderConfig {
+		p := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "git"}}
+		p.Status.Encryption = st
+		p.Status.Users = users
+		return p
+	}
+	one := &v1alpha1.EncryptionStatus{PublicKey: "age1own", Recipients: []string{"age1own"}}
+	two := &v1alpha1.EncryptionStatus{PublicKey: "age1own", Recipients: []string{"age1own", "age1team"}}
+	cases := map[string]struct {
+		reason string
+		e      event.UpdateEvent
+		want   bool
+	}{
+		"RecipientAdded": {
+			reason: "A recipient more is an encryption change.",
+			e:      event.UpdateEvent{ObjectOld: pc(one, 3), ObjectNew: pc(two, 3)},
+			want:   true,
+		},
+		"EncryptionRemoved": {
+			reason: "Encryption turned off is a change: Mirrors drop their Secrets.",
+			e:      event.UpdateEvent{ObjectOld: pc(one, 3), ObjectNew: pc(nil, 3)},
+			want:   true,
+		},
+		"UsersCounted": {
+			reason: "The usage count's write wakes nobody.",
+			e:      event.UpdateEvent{ObjectOld: pc(one, 3), ObjectNew: pc(one.DeepCopy(), 4)},
+			want:   false,
+		},
+		"ClusterProviderConfig": {
+			reason: "A ClusterProviderConfig's encryption is read too.",
+			e: event.UpdateEvent{
+				ObjectOld: &v1alpha1.ClusterProviderConfig{Status: v1alpha1.ProviderConfigStatus{Encryption: one}},
+				ObjectNew: &v1alpha1.ClusterProviderConfig{Status: v1alpha1.ProviderConfigStatus{Encryption: two}},
+			},
+			want: true,
+		},
+	}
+	p := encryptionChanged()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := p.Update(tc.e); got != tc.want {
+				t.Errorf("%s\nUpdate(...) = %t, want %t", tc.reason, got, tc.want)
+			}
+		})
+	}
+	if p.Create(event.CreateEvent{Object: pc(one, 0)}) || p.Delete(event.DeleteEvent{Object: pc(one, 0)}) || p.Generic(event.GenericEvent{Object: pc(one, 0)}) {
+		t.Error("a create, delete or generic event of a configuration woke its users; only an encryption change may")
 	}
 }

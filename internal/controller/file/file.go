@@ -30,7 +30,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
@@ -115,19 +114,14 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.File(), claim.File())),
 		// A File holding a Secret is encrypted again when its
 		// configuration's recipients change.
-		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret)...),
+		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret, o.Logger)...),
 	)
 }
 
-// holdsSecret reports whether the File nn, as cached, holds a Secret.
-func holdsSecret(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
-	f := &v1alpha1.File{}
-	return c.Get(ctx, nn, f) == nil && isSecret(f)
-}
-
-// SetupGated adds the File controller once its CRD is established.
+// SetupGated adds the File controller once its CRD, and those of the
+// configurations it watches, are established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.FileGroupVersionKind)
+	return o.SetupGated(mgr, Setup, append(config.Kinds(), v1alpha1.FileGroupVersionKind)...)
 }
 
 type connector struct {

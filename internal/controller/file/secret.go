@@ -17,7 +17,11 @@ limitations under the License.
 package file
 
 import (
+	"context"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
@@ -71,4 +75,11 @@ func isSecret(mg *v1alpha1.File) bool {
 	}
 	_, err := manifest.Render(o.Raw)
 	return errors.Is(err, manifest.ErrSecret)
+}
+
+// holdsSecret reports whether the File nn, as cached, holds a Secret: the
+// Files a change of their configuration's recipients must wake.
+func holdsSecret(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
+	f := &v1alpha1.File{}
+	return c.Get(ctx, nn, f) == nil && isSecret(f)
 }

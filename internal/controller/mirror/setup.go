@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	kcache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,27 +94,29 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Mirror(), claim.Mirror())),
 		// The Secrets a Mirror writes are encrypted again when its
 		// configuration's recipients change.
-		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.MirrorKind, selectsSecrets)...),
+		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.MirrorKind, selectsSecrets, o.Logger)...),
 	)
 }
 
-// selectsSecrets reports whether the Mirror nn, as cached, selects Secrets.
+// selectsSecrets reports whether the Mirror nn, as cached, selects core
+// Secrets.
 func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
 	m := &v1alpha1.Mirror{}
 	if c.Get(ctx, nn, m) != nil {
 		return false
 	}
 	for _, r := range m.Spec.ForProvider.Resources {
-		if r.Kind == "Secret" || r.Resource == "secrets" {
+		if (r.APIVersion == "v1" && r.Kind == "Secret") || (ptr.Deref(r.Group, "") == "" && r.Resource == "secrets") {
 			return true
 		}
 	}
 	return false
 }
 
-// SetupGated adds the Mirror controller once its CRD is established.
+// SetupGated adds the Mirror controller once its CRD, and those of the
+// configurations it watches, are established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.MirrorGroupVersionKind)
+	return o.SetupGated(mgr, Setup, append(config.Kinds(), v1alpha1.MirrorGroupVersionKind)...)
 }
 
 // NewSources returns the shared watches Mirrors read through, reading as
