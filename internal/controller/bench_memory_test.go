@@ -84,8 +84,8 @@ func saveHeapProfile(b *testing.B, url, path string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rsp.Body.Close()    //nolint:errcheck // read-only
-	f, err := os.Create(path) //nolint:gosec // a path the person running the benchmark chose
+	defer rsp.Body.Close()
+	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func freeAddress(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close() //nolint:errcheck // only its port was wanted
+	defer l.Close()
 	return l.Addr().String()
 }
 
@@ -121,7 +121,7 @@ func fileQueue(url string) (reconciled, depth float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	defer rsp.Body.Close() //nolint:errcheck // read-only
+	defer rsp.Body.Close()
 	depth = -1
 	s := bufio.NewScanner(rsp.Body)
 	for s.Scan() {

@@ -23,7 +23,6 @@ package controllertest
 import (
 	"context"
 	"errors"
-	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -42,9 +41,16 @@ func GitErr(k git.Kind) error { return &git.Error{Kind: k, Err: ErrBoom} }
 // what it names.
 var Unclaimed = claim.CheckFn(func(context.Context, claim.Kind, claim.Object) (bool, error) { return false, nil })
 
+// T is what the helpers need of a test. It is not *testing.T so that this
+// package, which is not a test file, does not import testing.
+type T interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
 // SameReason fails t when got and want are not marked Stalled with the same
 // reason: test.EquateErrors compares messages only.
-func SameReason(t *testing.T, why string, want, got error) {
+func SameReason(t T, why string, want, got error) {
 	t.Helper()
 	w, _ := managed.StalledReason(want)
 	g, _ := managed.StalledReason(got)
