@@ -46,8 +46,8 @@ import (
 func TestProviderBinary(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := testenv.BuildProvider(bin); err != nil {
+		t.Fatal(err)
 	}
 
 	cp, err := testenv.StartControlPlane(testenv.ControlPlaneOptions{})

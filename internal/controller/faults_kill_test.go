@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // The provider's real binary, built once per test process: the kill and
@@ -56,10 +57,7 @@ func buildProvider(t testing.TB) string {
 			return
 		}
 		providerBinary.path = filepath.Join(dir, "provider")
-		out, err := exec.Command("go", "build", "-o", providerBinary.path, "github.com/crossplane-contrib/provider-git/cmd/provider").CombinedOutput()
-		if err != nil {
-			providerBinary.err = fmt.Errorf("go build ./cmd/provider: %w\n%s", err, out)
-		}
+		providerBinary.err = testenv.BuildProvider(providerBinary.path)
 	})
 	if providerBinary.err != nil {
 		t.Fatal(providerBinary.err)

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/message"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -150,13 +151,13 @@ func TestMessage(t *testing.T) {
 
 func TestMessageCap(t *testing.T) {
 	// Exactly at the cap is fine; one byte over is not.
-	at := newFile(v1alpha1.FileParameters{Path: "p", CommitMessage: strings.Repeat("a", MaxMessageBytes)})
+	at := newFile(v1alpha1.FileParameters{Path: "p", CommitMessage: strings.Repeat("a", message.MaxBytes)})
 	if _, err := Message(at, ActionCreate); err != nil {
-		t.Errorf("a message of exactly %d bytes must render: %v", MaxMessageBytes, err)
+		t.Errorf("a message of exactly %d bytes must render: %v", message.MaxBytes, err)
 	}
-	over := newFile(v1alpha1.FileParameters{Path: "p", CommitMessage: strings.Repeat("a", MaxMessageBytes) + "{{.Path}}"})
+	over := newFile(v1alpha1.FileParameters{Path: "p", CommitMessage: strings.Repeat("a", message.MaxBytes) + "{{.Path}}"})
 	if _, err := Message(over, ActionCreate); err == nil {
-		t.Errorf("a message of %d bytes must be refused", MaxMessageBytes+1)
+		t.Errorf("a message of %d bytes must be refused", message.MaxBytes+1)
 	}
 }
 

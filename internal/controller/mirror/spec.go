@@ -24,7 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/file"
+	"github.com/crossplane-contrib/provider-git/internal/controller/message"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -126,7 +126,7 @@ type MessageData struct {
 func Message(mg *v1alpha1.Mirror, n int) (string, error) {
 	p := mg.Spec.ForProvider
 	def := fmt.Sprintf("Mirror %s/%s: %d file(s) in %s", mg.GetNamespace(), mg.GetName(), n, p.Path)
-	return file.Render(p.CommitMessage, def, MessageData{
+	return message.Render(p.CommitMessage, def, MessageData{
 		Path: p.Path, Branch: p.Branch, Name: mg.GetName(), Namespace: mg.GetNamespace(), Changed: n,
 	})
 }

@@ -14,15 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package file
+package message
 
 import (
 	"testing"
 	"time"
 
-	"k8s.io/utils/ptr"
-
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
@@ -39,19 +36,19 @@ func FuzzMessage(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, tmpl string) {
-		file := newFile(v1alpha1.FileParameters{Branch: "main", Path: "apps/x.yaml", Content: ptr.To("x"), CommitMessage: tmpl})
+		data := struct{ Action, Path, Branch, Name, Namespace string }{"update", "apps/x.yaml", "main", "app", "team-a"}
 		type result struct {
 			msg string
 			err error
 		}
 		done := make(chan result, 1)
 		go func() {
-			msg, err := Message(file, ActionUpdate)
+			msg, err := Render(tmpl, "Update apps/x.yaml", data)
 			done <- result{msg, err}
 		}()
 		select {
 		case r := <-done:
-			if len(r.msg) > MaxMessageBytes {
+			if len(r.msg) > MaxBytes {
 				t.Fatalf("template %q rendered %d bytes", tmpl, len(r.msg))
 			}
 			if r.err != nil {
