@@ -94,9 +94,10 @@ func (p *pusher) commitAndPush(k int, stop <-chan struct{}) error {
 	// A lost race is rebased and pushed again after a short random pause,
 	// as a person or a CI job would; never forced. No bound on the attempts:
 	// on a loaded machine a pusher whose pull-rebase-push round trip
-	// outlasts another's 100ms cadence once lost 50 races of 50 in lockstep,
-	// which is the pushers' contest, not the provider's; a pusher that lands
-	// nothing at all fails the test with the server's last refusal.
+	// outlasts another's 100ms cadence can lose every race while the other
+	// pushes each tick (50 of 50 once; in a 10 s run two of three pushers
+	// landed nothing), which is the pushers' contest, not the provider's:
+	// the test asks only that the pushers together raced the provider.
 	for {
 		_, err := testenv.Git(p.dir, nil, "push", "-q", "origin", "HEAD:main")
 		if err == nil {
@@ -207,9 +208,6 @@ func TestFaultExternalPushersRace(t *testing.T) {
 		for _, e := range p.errs {
 			t.Errorf("pusher %d: %v", p.id, e)
 		}
-		if len(p.landed) == 0 {
-			t.Errorf("pusher %d landed nothing; the server's last refusal: %v", p.id, p.lastRefused)
-		}
 		for _, c := range p.landed {
 			landed++
 			if !f.repo.IsAncestor(t, c, final) {
@@ -278,6 +276,9 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
 		fmt.Sprintf(" external-commits=%d heads-observed=%d forced=%d", landed, observed, forced))
 	if landed < nPushers {
+		for _, p := range pushers {
+			t.Logf("pusher %d landed %d; the server's last refusal: %v", p.id, len(p.landed), p.lastRefused)
+		}
 		t.Errorf("the pushers landed %d commits while the resources converged: no race took place", landed)
 	}
 }
