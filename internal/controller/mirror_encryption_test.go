@@ -56,6 +56,24 @@ func renderedSecret(t *testing.T, s *corev1.Secret) []byte {
 	return out
 }
 
+// generatedIdentity turns on encryption for f's ProviderConfig with an age
+// identity the provider generates into the Secret sops-age, waits until
+// the configuration publishes it, and returns the configuration and the
+// identity, to decrypt what the provider writes.
+func generatedIdentity(t *testing.T, f *fixture) (*v1alpha1.ProviderConfig, string) {
+	t.Helper()
+	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
+		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
+		GenerateWhenMissing: true,
+	}})
+	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
+	idSecret := &corev1.Secret{}
+	if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "sops-age"}, idSecret); err != nil {
+		t.Fatal(err)
+	}
+	return pc, strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
+}
+
 // TestMirrorEncryptsSecrets: with encryption configured, a Mirror that
 // selects Secrets writes each as a SOPS document at {name}.sops.yaml that
 // SOPS decrypts, with the provider's identity, to the live Secret; no object
@@ -66,16 +84,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	f := newFixture(t)
 	startProvider(t, "")
 	ns := f.ns
-	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
-		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
-		GenerateWhenMissing: true,
-	}})
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
-	idSecret := &corev1.Secret{}
-	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sops-age"}, idSecret); err != nil {
-		t.Fatal(err)
-	}
-	identity := strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
+	pc, identity := generatedIdentity(t, f)
 
 	demo := configMap(ns, "demo", map[string]string{"app": "demo"}, map[string]string{"k": "1"})
 	secret := &corev1.Secret{
@@ -208,20 +217,10 @@ func keys(m map[string]string) []string {
 // never the age identity Secret its ProviderConfig decrypts with, nor any
 // other Secret a configuration reads, even encrypted, and says so in Ready.
 func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t)
 	startProvider(t, "")
 	ns := f.ns
-	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
-		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
-		GenerateWhenMissing: true,
-	}})
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
-	idSecret := &corev1.Secret{}
-	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sops-age"}, idSecret); err != nil {
-		t.Fatal(err)
-	}
-	identity := strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
+	_, identity := generatedIdentity(t, f)
 	app := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
 		Data:       map[string][]byte{"password": []byte(secretPassword)},
