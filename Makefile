@@ -1,6 +1,7 @@
 # provider-git — every set-up step a fresh machine needs is a target here.
 #   make run    the provider on an embedded default: local control plane + local Git server
 #   make test   hygiene (gofmt, vet, golangci-lint, stale generated files) and every test
+#   make unit   the edit-and-test loop: every test that needs no control plane, Git server or ./bin
 #   make bench  the benchmarks, printed side by side against their baselines
 
 SHELL := /usr/bin/env bash
@@ -184,9 +185,23 @@ fuzz:
 	  out=$$(go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}" 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 
+# The seed corpus of every fuzz target runs with the tests; the search itself
+# is `make fuzz`, which a release runs.
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet lint fuzz crossplane-tools xpkg
+test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools test-xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
+
+# The install test runs the package of this machine's platform only: every
+# other platform's binary is a release's cost (`make xpkg`), not a test's.
+.PHONY: test-xpkg
+test-xpkg:
+	$(MAKE) --no-print-directory xpkg IMAGE_PLATFORMS=linux/$$(go env GOARCH)
+
+# Everything -short keeps: no control plane, Git server or tool from ./bin
+# (testenv.Integration skips those), no race detector, cached results reused.
+.PHONY: unit
+unit:
+	go test -short ./...
 
 .PHONY: bench
 bench: system-deps setup-envtest

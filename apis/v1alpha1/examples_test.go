@@ -31,12 +31,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // TestExamplesAreValid creates every object in examples/ against the real API
 // server (server-side dry run), so an example that drifts from the CRDs fails
 // here rather than in a user's cluster.
 func TestExamplesAreValid(t *testing.T) {
+	testenv.Integration(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)

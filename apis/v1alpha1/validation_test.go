@@ -18,6 +18,7 @@ package v1alpha1_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -40,6 +41,12 @@ import (
 var kube client.Client
 
 func TestMain(m *testing.M) {
+	// The tests that need the API server's validation skip without it under
+	// -short (make unit); the others read the CRDs from disk.
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	cp, err := testenv.StartControlPlane(testenv.ControlPlaneOptions{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -53,6 +60,7 @@ func TestMain(m *testing.M) {
 
 func namespace(t *testing.T) string {
 	t.Helper()
+	testenv.Integration(t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "pc-"}}
 	if err := kube.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
@@ -108,6 +116,7 @@ func TestProviderConfigRoundTrip(t *testing.T) {
 }
 
 func TestClusterProviderConfigRoundTrip(t *testing.T) {
+	testenv.Integration(t)
 	ctx := context.Background()
 	in := &v1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
@@ -259,6 +268,7 @@ func TestProviderConfigValidation(t *testing.T) {
 }
 
 func TestClusterProviderConfigSigningNamespace(t *testing.T) {
+	testenv.Integration(t)
 	cases := map[string]struct {
 		reason    string
 		namespace string

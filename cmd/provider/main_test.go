@@ -44,6 +44,7 @@ import (
 // kubeconfig: it must serve its probes and metrics, reconcile a Branch into
 // a local Git server, and stop cleanly on SIGTERM.
 func TestProviderBinary(t *testing.T) {
+	testenv.Integration(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")
 	if err := testenv.BuildProvider(bin); err != nil {

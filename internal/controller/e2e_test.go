@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -91,6 +92,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// Every test here runs the controllers against a control plane and a Git
+	// server: -short (make unit) runs none of them.
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("internal/controller: every test needs a control plane and a Git server; skipped by -short")
+		return 0
+	}
 	// E2E_LOG=<file> keeps the provider's debug log for a failing test.
 	if path := os.Getenv("E2E_LOG"); path != "" {
 		f, err := os.Create(path)

@@ -71,6 +71,7 @@ func TestMain(m *testing.M) {
 
 func controlPlane(t testing.TB) *testenv.ControlPlane {
 	t.Helper()
+	testenv.Integration(t)
 	cpOnce.Do(func() {
 		s := runtime.NewScheme()
 		if cpErr = corev1.AddToScheme(s); cpErr != nil {

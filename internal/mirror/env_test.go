@@ -63,6 +63,7 @@ func TestMain(m *testing.M) {
 
 func controlPlane(t testing.TB) *testenv.ControlPlane {
 	t.Helper()
+	testenv.Integration(t)
 	cpOnce.Do(func() {
 		s := runtime.NewScheme()
 		if cpErr = clientgoscheme.AddToScheme(s); cpErr != nil {

@@ -28,6 +28,17 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/localenv"
 )
 
+// Integration skips a test under -short (`make unit`, the edit-and-test loop):
+// it needs a control plane, a Git server or a program built into ./bin.
+// Every harness here that starts one calls it, so a test needs no check of
+// its own.
+func Integration(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs a control plane, a Git server or ./bin: not run by -short (make unit)")
+	}
+}
+
 // ControlPlane is a running kube-apiserver + etcd.
 type ControlPlane = localenv.ControlPlane
 
@@ -65,6 +76,7 @@ type HTTPServer = localenv.HTTPServer
 // password (a token works the same way).
 func NewHTTPServer(tb testing.TB, root, username, password string) *HTTPServer {
 	tb.Helper()
+	Integration(tb)
 	s, err := localenv.StartHTTPServer(root, username, password)
 	if err != nil {
 		tb.Fatal(err)
@@ -101,6 +113,7 @@ func RequireSSHD(tb testing.TB) {
 // when sshd is not installed.
 func StartSSHServer(tb testing.TB, root string) *SSHServer {
 	tb.Helper()
+	Integration(tb)
 	RequireSSHD(tb)
 	s, err := localenv.StartSSHServer(root)
 	if err != nil {
@@ -114,6 +127,7 @@ func StartSSHServer(tb testing.TB, root string) *SSHServer {
 // CA; it returns the server and that CA's certificate in PEM.
 func NewHTTPSServer(tb testing.TB, root, username, password string) (*HTTPServer, []byte) {
 	tb.Helper()
+	Integration(tb)
 	s, ca, err := localenv.StartHTTPSServer(root, username, password)
 	if err != nil {
 		tb.Fatal(err)
