@@ -42,8 +42,9 @@ type ProviderConfigSpec struct {
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
 
-	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
-	// with SOPS to age recipients. Without it Secrets are refused.
+	// Encryption, when set, lets Files and Mirrors write Kubernetes Secrets,
+	// encrypted with SOPS to age recipients. Without it a File's Secret is
+	// refused and a Mirror reads no Secret.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 }
@@ -271,8 +272,9 @@ type ClusterProviderConfigSpec struct {
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
 
-	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
-	// with SOPS to age recipients. Without it Secrets are refused.
+	// Encryption, when set, lets Files and Mirrors write Kubernetes Secrets,
+	// encrypted with SOPS to age recipients. Without it a File's Secret is
+	// refused and a Mirror reads no Secret.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 

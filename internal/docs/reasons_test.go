@@ -14,15 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package docs
 
 import (
-	"bufio"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -66,14 +64,20 @@ var reasonSetters = []string{"Stalled", "Waiting", "Progressing"}
 
 const crossplaneCore = "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-// TestREADMEListsEveryReason reads the shipped code (every non-test file of
+// troubleshooting is the page whose "Reasons" table lists every reason.
+var troubleshooting = filepath.Join(root, "docs", "operations", "troubleshooting.md")
+
+// TestDocsListEveryReason reads the shipped code (every non-test file of
 // internal/ and cmd/provider, test beds aside) for the condition reasons it
 // can set: its own constants named Reason…, and Crossplane's reasons it
-// names. The README's reasons table must list exactly those.
-func TestREADMEListsEveryReason(t *testing.T) {
+// names. The troubleshooting page's reasons table must list exactly those,
+// and each kind's reference page exactly those that table says the kind
+// can show. (It was TestREADMEListsEveryReason while the table was in the
+// README.)
+func TestDocsListEveryReason(t *testing.T) {
 	code := map[string]bool{}
-	for _, root := range []string{"../../internal", "."} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, dir := range []string{"internal", filepath.Join("cmd", "provider")} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -94,13 +98,70 @@ func TestREADMEListsEveryReason(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	readme := readmeReasons(t, "../../README.md")
-	if len(code) < 20 || len(readme) < 20 {
-		t.Fatalf("found %d reasons in the code and %d in the README: the scan is broken", len(code), len(readme))
+	table := map[string]bool{}
+	shownBy := map[string]map[string]bool{}
+	for _, r := range tableRows(t, troubleshooting, "Reasons") {
+		reason, ok := codeSpan(r[0])
+		if !ok || len(r) < 3 {
+			t.Errorf("%s: row %q does not start with a `Reason` and name its kinds in the third cell", troubleshooting, r)
+			continue
+		}
+		table[reason] = true
+		for _, k := range kindsOf(t, reason, r[2]) {
+			if shownBy[k] == nil {
+				shownBy[k] = map[string]bool{}
+			}
+			shownBy[k][reason] = true
+		}
 	}
-	if diff := cmp.Diff(sorted(code), sorted(readme)); diff != "" {
-		t.Errorf("the README's reasons table and the code disagree (-code, +README):\n%s", diff)
+	if len(code) < 20 || len(table) < 20 {
+		t.Fatalf("found %d reasons in the code and %d on the troubleshooting page: the scan is broken", len(code), len(table))
 	}
+	if diff := cmp.Diff(sorted(code), sorted(table)); diff != "" {
+		t.Errorf("%s's reasons table and the code disagree (-code, +page):\n%s", troubleshooting, diff)
+	}
+	for _, k := range referenceKinds {
+		page := referencePage(k)
+		if diff := cmp.Diff(sorted(shownBy[k]), sorted(keys(t, page, "Reasons"))); diff != "" {
+			t.Errorf("%s's reasons and the troubleshooting table's rows naming %s disagree (-troubleshooting, +%s):\n%s", page, k, page, diff)
+		}
+	}
+}
+
+// The kinds with a reference page, and the groups the troubleshooting
+// table's "kinds" cells may name.
+var (
+	managedKinds   = []string{"Branch", "File", "CommitRequest", "Mirror"}
+	configKinds    = []string{"ProviderConfig", "ClusterProviderConfig"}
+	referenceKinds = append(slices.Clone(managedKinds), configKinds...)
+)
+
+// referencePage is kind's page under docs/reference.
+func referencePage(kind string) string {
+	return filepath.Join(root, "docs", "reference", strings.ToLower(kind)+".md")
+}
+
+// kindsOf reads a "kinds" cell: "all", "managed resources",
+// "configurations", "none", or kinds by name, separated by commas.
+func kindsOf(t *testing.T, reason, cell string) []string {
+	t.Helper()
+	var out []string
+	for _, k := range strings.Split(cell, ",") {
+		switch k = strings.TrimSpace(k); {
+		case k == "all":
+			out = append(out, referenceKinds...)
+		case k == "managed resources":
+			out = append(out, managedKinds...)
+		case k == "configurations":
+			out = append(out, configKinds...)
+		case k == "none":
+		case slices.Contains(referenceKinds, k):
+			out = append(out, k)
+		default:
+			t.Errorf("%s: the kinds of %s name %q: not a kind, all, managed resources, configurations or none", troubleshooting, reason, k)
+		}
+	}
+	return out
 }
 
 // reasonsOf adds the reasons path can set to into.
@@ -147,13 +208,13 @@ func reasonsOf(t *testing.T, path string, into map[string]bool) {
 			// A reason spelled out where it is set would escape the scan.
 			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Reason" {
 				if _, lit := n.Value.(*ast.BasicLit); lit {
-					t.Errorf("%s: a literal Reason; name it as a constant Reason… so the README check sees it", path)
+					t.Errorf("%s: a literal Reason; name it as a constant Reason… so the docs check sees it", path)
 				}
 			}
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) > 0 && slices.Contains(reasonSetters, sel.Sel.Name) {
 				if _, lit := n.Args[0].(*ast.BasicLit); lit {
-					t.Errorf("%s: %s with a literal reason; name it as a constant Reason… so the README check sees it", path, sel.Sel.Name)
+					t.Errorf("%s: %s with a literal reason; name it as a constant Reason… so the docs check sees it", path, sel.Sel.Name)
 				}
 			}
 		case *ast.SelectorExpr:
@@ -172,33 +233,6 @@ func reasonsOf(t *testing.T, path string, into map[string]bool) {
 		}
 		return true
 	})
-}
-
-// readmeReasons returns the first column of the README's reasons table.
-func readmeReasons(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]bool{}
-	in := false
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line := s.Text()
-		switch {
-		case strings.HasPrefix(line, "## "):
-			in = line == "## Condition reasons"
-		case in && strings.HasPrefix(line, "| `"):
-			reason, _, _ := strings.Cut(strings.TrimPrefix(line, "| `"), "`")
-			out[reason] = true
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func sorted(m map[string]bool) []string {
