@@ -46,6 +46,14 @@ limitations under the License.
 // PathConflict too; one naming a Mirror that is gone is taken over without
 // what it owned.
 //
+// The rule holds on the tree the commit lands on, not only on the head the
+// plan read: the change carries what it was decided on (the marker's blob,
+// and each file it writes without owning it: absent, or the blob it
+// adopts), and the branch writer checks that again wherever it builds the
+// commit, after every rebase too. A file a person pushes in between fails
+// the Mirror's change alone; the Mirror then plans again on that head, and
+// the rule decides there as if the file had come first.
+//
 // Before any of that, the Mirror claims its whole folder in the claim index
 // (claim.Mirror): a File or Mirror created first anywhere in or around the
 // folder holds it off (Stalled Conflict, nothing written), so two resources
@@ -360,6 +368,15 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		return nil
 	}
 	p := mg.Spec.ForProvider
+	var changed *git.PreconditionError
+	if errors.As(res.Err, &changed) {
+		// The folder changed between the read the change was planned on
+		// and the head it would have landed on (a file pushed by hand):
+		// nothing landed. Plan again on that head, which the clone holds
+		// now, so the ownership rule decides there: PathConflict for a
+		// file that is not this Mirror's, as if it had been pushed first.
+		return nil
+	}
 	if res.Err != nil {
 		err := spec.GitError(res.Err)
 		if git.KindOf(res.Err) == git.KindBranchNotFound {
@@ -418,7 +435,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		return git.Change{}, err
 	}
 	return git.Change{
-		Puts: d.puts, Deletes: d.deletes, Message: msg, Author: e.author, Window: e.window,
+		Puts: d.puts, Deletes: d.deletes, Expect: d.expect, Message: msg, Author: e.author, Window: e.window,
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
 	}, nil
 }
