@@ -160,3 +160,48 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 		t.Errorf("the batch did not land on the person's commit %s: history %+v", handHead, log[:min(3, len(log))])
 	}
 }
+
+// TestMirrorRunningMeetsFreshHandFile: a Mirror that is up to date meets a
+// new object, and a person pushes a file at that object's path after the
+// Mirror read the folder and before its push lands (the push gate holds the
+// push while the person's lands). The person's file stays, the Mirror is
+// PathConflict, and the marker still lists only what it owned.
+func TestMirrorRunningMeetsFreshHandFile(t *testing.T) {
+	f := newFixture(t)
+	gate := testenv.NewPushGate(t, f.repo)
+	startProvider(t, "")
+	ns := f.ns
+	a := configMap(ns, "a", nil, map[string]string{"k": "1"})
+	create(t, a)
+	m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	create(t, m)
+	gate.Held(t, 1, time.Minute)
+	gate.Release(t, 1)
+	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	marker := mirrorFolder + "/" + mirrorcontroller.MarkerFile
+	before := f.files(t, "main")
+
+	c := configMap(ns, "c", nil, map[string]string{"k": "3"})
+	create(t, c)
+	pc := objPath(ns, "core", "configmap", "c")
+	if got := gate.Held(t, 2, time.Minute); !slices.Contains(got, pc) {
+		t.Fatalf("the Mirror's push changes %v, want %s among them", got, pc)
+	}
+	const hand = "a person's notes, not a ConfigMap\n"
+	if _, err := f.repo.Commit("main", testenv.CommitSpec{Message: "by hand", Files: map[string]string{pc: hand}}); err != nil {
+		t.Fatal(err)
+	}
+	gate.Open(t)
+
+	waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, pc) {
+		t.Errorf("the conflict does not name %s: %q", pc, msg)
+	}
+	got := f.files(t, "main")
+	if got[pc] != hand {
+		t.Errorf("%s was changed: %q, want the person's %q", pc, got[pc], hand)
+	}
+	if got[marker] != before[marker] {
+		t.Errorf("the marker changed:\n%s\nwas:\n%s", got[marker], before[marker])
+	}
+}

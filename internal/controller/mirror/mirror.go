@@ -48,11 +48,10 @@ limitations under the License.
 //
 // The rule holds on the tree the commit lands on, not only on the head the
 // plan read: the change carries what it was decided on (the marker's blob,
-// and each file it writes without owning it: absent, or the blob it
-// adopts), and the branch writer checks that again wherever it builds the
-// commit, after every rebase too. A file a person pushes in between fails
-// the Mirror's change alone; the Mirror then plans again on that head, and
-// the rule decides there as if the file had come first.
+// and each file it writes without owning it), which the branch writer checks
+// wherever it builds the commit, after every rebase too. A file a person
+// pushes in between fails the change alone, and the Mirror plans again on
+// that head: the rule decides there as if the file had come first.
 //
 // Before any of that, the Mirror claims its whole folder in the claim index
 // (claim.Mirror): a File or Mirror created first anywhere in or around the
@@ -370,11 +369,9 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 	p := mg.Spec.ForProvider
 	var changed *git.PreconditionError
 	if errors.As(res.Err, &changed) {
-		// The folder changed between the read the change was planned on
-		// and the head it would have landed on (a file pushed by hand):
-		// nothing landed. Plan again on that head, which the clone holds
-		// now, so the ownership rule decides there: PathConflict for a
-		// file that is not this Mirror's, as if it had been pushed first.
+		// Nothing landed: the folder changed after the read (a file pushed
+		// by hand). Plan again on the head that refused it, which the
+		// clone holds now, so the ownership rule decides there.
 		return nil
 	}
 	if res.Err != nil {
