@@ -190,6 +190,11 @@ func (pl *planner) add(i int) error {
 			return err
 		}
 	}
+	if err := expect(pl.st, pl.t, c); err != nil {
+		// Someone else changed what the change was computed against.
+		pl.p.results[i].Err = err
+		return nil
+	}
 	puts, dels, ownErr := check(pl.st, pl.t, c)
 	switch {
 	case ownErr != nil:

@@ -54,8 +54,10 @@ const (
 	// KindInvalid: the repository's configuration is wrong (bad URL or key).
 	KindInvalid
 	// KindPathConflict: a change's own path cannot be written where it
-	// points: it is a directory in Git, or it runs through an existing file.
-	// The resource that asked for the path must change, not its repository.
+	// points: it is a directory in Git, or it runs through an existing file,
+	// or someone else changed a path the change expected (Change.Expect,
+	// a *PreconditionError). The resource that asked for the path must
+	// change, or plan again, not its repository.
 	KindPathConflict
 	// KindInvalidChange: the change itself is malformed (a path Git refuses,
 	// a start point that is not a commit SHA). Like KindPathConflict it is

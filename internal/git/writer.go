@@ -41,6 +41,14 @@ type Change struct {
 	Puts map[string]File
 	// Deletes lists paths that must not exist.
 	Deletes []string
+	// Expect is what the change was computed against: a path's blob SHA
+	// (BlobSHA), or "" for a path that did not exist. The change lands only
+	// on a tree where every such path still holds it, or already holds what
+	// Puts writes there. The writer checks it on the tree each commit is
+	// built on, so again after every rebase onto a newer head; a change
+	// that no longer holds fails alone with a *PreconditionError
+	// (expect.go) and the rest of its batch lands.
+	Expect map[string]string
 	// Message of the commit; merged commits summarise it in one line.
 	Message string
 	// Author of the change; empty means the cache's committer.

@@ -111,6 +111,10 @@ func sameObject(content []byte, o mirror.Object) bool {
 type diff struct {
 	puts    map[string]git.File
 	deletes []string
+	// expect is what the change was decided on: the blob SHA of each path
+	// it writes without owning it ("" where none was), and the marker's.
+	// The branch writer checks it where the commit lands (git.Change.Expect).
+	expect map[string]string
 	// claimed is set when the folder already carries this Mirror's marker.
 	claimed bool
 	// skipped names the objects whose path in this folder Git refuses.

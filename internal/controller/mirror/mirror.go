@@ -46,6 +46,13 @@ limitations under the License.
 // PathConflict too; one naming a Mirror that is gone is taken over without
 // what it owned.
 //
+// The rule holds on the tree the commit lands on, not only on the head the
+// plan read: the change carries what it was decided on (the marker's blob,
+// and each file it writes without owning it), which the branch writer checks
+// wherever it builds the commit, after every rebase too. A file a person
+// pushes in between fails the change alone, and the Mirror plans again on
+// that head: the rule decides there as if the file had come first.
+//
 // Before any of that, the Mirror claims its whole folder in the claim index
 // (claim.Mirror): a File or Mirror created first anywhere in or around the
 // folder holds it off (Stalled Conflict, nothing written), so two resources
@@ -360,6 +367,13 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		return nil
 	}
 	p := mg.Spec.ForProvider
+	var changed *git.PreconditionError
+	if errors.As(res.Err, &changed) {
+		// Nothing landed: the folder changed after the read (a file pushed
+		// by hand). Plan again on the head that refused it, which the
+		// clone holds now, so the ownership rule decides there.
+		return nil
+	}
 	if res.Err != nil {
 		err := spec.GitError(res.Err)
 		if git.KindOf(res.Err) == git.KindBranchNotFound {
@@ -418,7 +432,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		return git.Change{}, err
 	}
 	return git.Change{
-		Puts: d.puts, Deletes: d.deletes, Message: msg, Author: e.author, Window: e.window,
+		Puts: d.puts, Deletes: d.deletes, Expect: d.expect, Message: msg, Author: e.author, Window: e.window,
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
 	}, nil
 }

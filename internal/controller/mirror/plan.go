@@ -122,7 +122,9 @@ func (e *external) mirrorExists(ctx context.Context, nn types.NamespacedName) (b
 // adopted only when it already holds that object.
 func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot) (diff, error) {
 	p := mg.Spec.ForProvider
-	d := diff{puts: map[string]git.File{}, claimed: f.claimed}
+	mp := join(p.Path, MarkerFile)
+	// The marker says what the Mirror owns, so every write depends on it.
+	d := diff{puts: map[string]git.File{}, expect: map[string]string{mp: f.files[mp]}, claimed: f.claimed}
 	var owned []string
 	want := map[string]bool{}
 	for _, o := range snap.Objects {
@@ -152,6 +154,11 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		}
 		if changed {
 			d.puts[full] = put
+			if !f.owned[o.Path] {
+				// Written because no file was there, or because it held this
+				// very object: a file someone pushes meanwhile is not ours.
+				d.expect[full] = f.files[full]
+			}
 		}
 	}
 	for rel := range f.owned {
@@ -171,7 +178,6 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 	slices.Sort(d.deletes)
 	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned}
 	mc := m.render()
-	mp := join(p.Path, MarkerFile)
 	if f.files[mp] != git.BlobSHA(mc) {
 		d.puts[mp] = git.File{Content: mc}
 	}
@@ -209,13 +215,16 @@ func (e *external) file(mg *v1alpha1.Mirror, head string, f folder, full string,
 // out of the folder.
 func removal(mg *v1alpha1.Mirror, f folder) diff {
 	p := mg.Spec.ForProvider
-	d := diff{claimed: f.claimed}
+	mp := join(p.Path, MarkerFile)
+	// Removed because the marker names this Mirror: not once it names
+	// another.
+	d := diff{claimed: f.claimed, expect: map[string]string{mp: f.files[mp]}}
 	for rel := range f.owned {
 		if full := join(p.Path, rel); f.files[full] != "" {
 			d.deletes = append(d.deletes, full)
 		}
 	}
-	if mp := join(p.Path, MarkerFile); f.files[mp] != "" {
+	if f.files[mp] != "" {
 		d.deletes = append(d.deletes, mp)
 	}
 	slices.Sort(d.deletes)
