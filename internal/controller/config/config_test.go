@@ -277,6 +277,13 @@ func TestTransportOf(t *testing.T) {
 		"SCPNoUser":  {reason: "host:path is scp-like SSH to the engine, with or without a user.", url: "host:path/a@b", want: transportSSH},
 		"BarePath":   {reason: "A bare path is the local file system to the engine: insecure.", url: "/srv/git/r.git", want: transportInsecure},
 		"AtInScheme": {reason: "A user in an https URL does not make it SSH.", url: "https://u@git.example.org/r.git", want: transportHTTPS},
+		"UpperHTTP":  {reason: "A scheme is case-insensitive: HTTP:// is http://.", url: "HTTP://127.0.0.1:8080/r.git", want: transportInsecure},
+		"MixedHTTP":  {reason: "Http:// is http://.", url: "Http://git.example.org/r.git", want: transportInsecure},
+		"MixedHTTPS": {reason: "hTTps:// is https://.", url: "hTTps://git.example.org/r.git", want: transportHTTPS},
+		"UpperSSH":   {reason: "SSH:// is ssh://: it takes a key and known_hosts.", url: "SSH://git@git.example.org/r.git", want: transportSSH},
+		"UpperFile":  {reason: "FILE:// is file://.", url: "FILE:///srv/git/r.git", want: transportInsecure},
+		"GitDaemon":  {reason: "git:// is clear text, unauthenticated: insecure, not HTTPS.", url: "git://git.example.org/r.git", want: transportInsecure},
+		"UpperGit":   {reason: "GIT:// is git://.", url: "GIT://git.example.org/r.git", want: transportInsecure},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

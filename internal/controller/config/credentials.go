@@ -17,8 +17,6 @@ limitations under the License.
 package config
 
 import (
-	"strings"
-
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 
@@ -89,7 +87,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 	remote.CABundle = ca
 	if app {
 		api := string(value("", appAPIKeys[0], appAPIKeys[1:]...))
-		if strings.HasPrefix(api, "http://") && !allowInsecure {
+		if api != "" && transportOf(api) == transportInsecure && !allowInsecure {
 			return managed.Stalled(ReasonInsecureRemote, errors.New(errAppInsecureAPI))
 		}
 		remote.Auth = &git.AppInstallationAuth{AppID: string(s.Data[appIDKey]), InstallationID: string(s.Data[appInstallationKey]),

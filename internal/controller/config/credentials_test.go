@@ -117,6 +117,24 @@ func TestCredentialsFrom(t *testing.T) {
 			keys:   defaults,
 			want:   want{reason: string(ReasonInsecureRemote)},
 		},
+		"GitHubAppInsecureAPIUpper": {
+			reason: "HTTP:// is http://: a scheme is case-insensitive, so the JWT is refused clear text whatever the case.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "HTTP://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{reason: string(ReasonInsecureRemote)},
+		},
+		"GitHubAppInsecureAPIMixed": {
+			reason: "Http:// is http:// too.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "Http://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{reason: string(ReasonInsecureRemote)},
+		},
+		"GitHubAppMixedCaseHTTPS": {
+			reason: "hTTps:// is https://: accepted.",
+			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "hTTps://ghe.example.org/api/v3"},
+			keys:   defaults,
+			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "hTTps://ghe.example.org/api/v3"}}},
+		},
 		"GitHubAppOverSSH": {
 			reason: "A GitHub App authenticates HTTPS only.",
 			data:   map[string]string{"githubAppID": "1", "identity": "KEY", "known_hosts": "KH"},

@@ -154,26 +154,27 @@ const (
 	// transportSSH: ssh:// or scp-like user@host:path; a private key and
 	// known_hosts, always.
 	transportSSH
-	// transportInsecure: http:// (credentials in clear text) or file:// (the
-	// provider's own file system); refused unless the provider runs with
-	// --allow-insecure-remotes.
+	// transportInsecure: http:// (credentials in clear text), git:// (clear
+	// text, unauthenticated) or file:// (the provider's own file system);
+	// refused unless the provider runs with --allow-insecure-remotes.
 	transportInsecure
 )
 
 // transportOf is the one place that decides what kind of URL a
-// configuration has, and it asks the engine's own parser: a URL the engine
-// would reach over file:// or http:// is insecure however it is spelled. A URL
-// the engine cannot parse is treated as HTTPS here; opening it fails with
-// InvalidProviderConfig.
+// configuration has (its repository's, and its GitHub App API URL), and it
+// asks the engine's own parser, which reads the scheme as net/url does,
+// case-insensitively: a URL the engine would reach over anything but https
+// or ssh is insecure however it is spelled. A URL the engine cannot parse is
+// treated as HTTPS here; opening it fails with InvalidProviderConfig.
 func transportOf(url string) transport {
-	p, _ := git.Protocol(url)
-	switch p {
-	case "ssh":
+	p, err := git.Protocol(url)
+	switch {
+	case err != nil, p == "https":
+		return transportHTTPS
+	case p == "ssh":
 		return transportSSH
-	case "http", "file":
-		return transportInsecure
 	}
-	return transportHTTPS
+	return transportInsecure
 }
 
 // ReadsSecret reports whether any ProviderConfig or ClusterProviderConfig

@@ -49,7 +49,7 @@ const (
 	errUnknownKind = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
 	errGetSecret   = "cannot get credentials Secret"
 	errMissingKey  = "credentials Secret has no key"
-	errInsecure    = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
+	errInsecure    = "http://, git:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
 	errNoneOverSSH = "credentials.source None works only for HTTPS; SSH always authenticates"
 	errWindow      = "commit.window must be a duration between 0s and 30s"
 )
