@@ -29,8 +29,9 @@ import (
 func TestCredentialsFrom(t *testing.T) {
 	defaults := v1alpha1.CredentialKeys{SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "password"}
 	type want struct {
-		remote git.Remote
-		reason string // stalled reason; "" means no error
+		remote  git.Remote
+		reason  string // stalled reason; "" means no error
+		message string // the error's message, naming Secret and key
 	}
 	cases := map[string]struct {
 		reason string
@@ -89,14 +90,16 @@ func TestCredentialsFrom(t *testing.T) {
 			data:   map[string]string{"sshPrivateKey": "KEY", "known_hosts": "KH"},
 			keys:   v1alpha1.CredentialKeys{SSHPrivateKeyKey: "deploy-key", KnownHostsKey: "known_hosts"},
 			ssh:    true,
-			want:   want{reason: string(ReasonSecretMalformed)},
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has no key "deploy-key": an SSH URL needs the private key`},
 		},
 		"CAOverSSH": {
 			reason: "A CA bundle means nothing to SSH: refused rather than ignored.",
 			data:   map[string]string{"identity": "KEY", "known_hosts": "KH", "caFile": "CA"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{reason: string(ReasonSecretMalformed)},
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s key "caFile": a CA bundle applies to HTTPS URLs only`},
 		},
 		"FluxGitHubApp": {
 			reason: "Flux's GitHub App keys, with a GitHub Enterprise API URL.",
@@ -115,19 +118,22 @@ func TestCredentialsFrom(t *testing.T) {
 			reason: "The App's JWT never goes over http:// outside tests.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "http://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{reason: string(ReasonInsecureRemote)},
+			want: want{reason: string(ReasonInsecureRemote),
+				message: `credentials Secret a/s key "githubAppBaseURL": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
 		},
 		"GitHubAppInsecureAPIUpper": {
 			reason: "HTTP:// is http://: a scheme is case-insensitive, so the JWT is refused clear text whatever the case.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "HTTP://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{reason: string(ReasonInsecureRemote)},
+			want: want{reason: string(ReasonInsecureRemote),
+				message: `credentials Secret a/s key "githubAppBaseURL": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
 		},
 		"GitHubAppInsecureAPIMixed": {
 			reason: "Http:// is http:// too.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "Http://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{reason: string(ReasonInsecureRemote)},
+			want: want{reason: string(ReasonInsecureRemote),
+				message: `credentials Secret a/s key "githubAppEnterpriseBaseUrl": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
 		},
 		"GitHubAppMixedCaseHTTPS": {
 			reason: "hTTps:// is https://: accepted.",
@@ -140,13 +146,46 @@ func TestCredentialsFrom(t *testing.T) {
 			data:   map[string]string{"githubAppID": "1", "identity": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{reason: string(ReasonSecretMalformed)},
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s key "githubAppID": GitHub App credentials apply to HTTPS URLs only`},
 		},
 		"NothingForHTTPS": {
 			reason: "An HTTPS Secret with a username only is malformed.",
 			data:   map[string]string{"username": "u"},
 			keys:   defaults,
-			want:   want{reason: string(ReasonSecretMalformed)},
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has none of the keys "password", "bearerToken" or "githubAppID": an HTTPS URL needs a password, token, bearer token or GitHub App`},
+		},
+		"NamedPasswordKeyAbsent": {
+			reason: "A passwordKey the configuration names, absent, is what the message names.",
+			data:   map[string]string{"username": "u", "password": "p"},
+			keys:   v1alpha1.CredentialKeys{UsernameKey: "username", PasswordKey: "token"},
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has no key "token": the configuration names it for the password or token`},
+		},
+		"SSHNoKey": {
+			reason: "An SSH Secret without a private key names every key that was tried.",
+			data:   map[string]string{"known_hosts": "KH"},
+			keys:   defaults,
+			ssh:    true,
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has no key "identity", "sshPrivateKey" or "ssh-privatekey": an SSH URL needs the private key`},
+		},
+		"KubernetesSSHAuthNoKnownHosts": {
+			reason: "A kubernetes.io/ssh-auth (or Argo CD) Secret carries no known_hosts: the message says which key to add and where Argo CD keeps them.",
+			data:   map[string]string{"ssh-privatekey": "KEY"},
+			keys:   defaults,
+			ssh:    true,
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has no key "known_hosts": an SSH URL needs the server's host keys; add them under "known_hosts" (ssh-keyscan output; from Argo CD, copy key ssh_known_hosts of ConfigMap argocd-ssh-known-hosts-cm)`},
+		},
+		"NamedKnownHostsKeyAbsent": {
+			reason: "A knownHostsKey the configuration names is the one the message names.",
+			data:   map[string]string{"identity": "KEY", "known_hosts": "KH"},
+			keys:   v1alpha1.CredentialKeys{SSHPrivateKeyKey: "identity", KnownHostsKey: "hosts"},
+			ssh:    true,
+			want: want{reason: string(ReasonSecretMalformed),
+				message: `credentials Secret a/s has no key "hosts": an SSH URL needs the server's host keys; add them under "hosts" (ssh-keyscan output; from Argo CD, copy key ssh_known_hosts of ConfigMap argocd-ssh-known-hosts-cm)`},
 		},
 	}
 	for name, tc := range cases {
@@ -155,7 +194,7 @@ func TestCredentialsFrom(t *testing.T) {
 			err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, false, &got.remote)
 			if err != nil {
 				r, _ := managed.StalledReason(err)
-				got = want{reason: string(r)}
+				got = want{reason: string(r), message: err.Error()}
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\ncredentialsFrom: -want, +got:\n%s", tc.reason, diff)
