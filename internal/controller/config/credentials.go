@@ -66,8 +66,8 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 	stalled := func(reason xpv2.ConditionReason, format string, args ...any) error {
 		return managed.Stalled(reason, errors.Errorf(format, append([]any{name}, args...)...))
 	}
-	ca := secretKey(s, "", caKeys[0], caKeys[1:]...)
-	app := secretKey(s, "", appIDKey)
+	ca := lookupKey(s, "", caKeys[0], caKeys[1:]...)
+	app := lookupKey(s, "", appIDKey)
 	if ssh {
 		if ca.found() {
 			return stalled(ReasonSecretMalformed, errCAOverSSHFmt, ca.name)
@@ -75,11 +75,11 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 		if app.found() {
 			return stalled(ReasonSecretMalformed, errAppOverSSHFmt, app.name)
 		}
-		key := secretKey(s, keys.SSHPrivateKeyKey, "identity", sshKeyAliases...)
+		key := lookupKey(s, keys.SSHPrivateKeyKey, "identity", sshKeyAliases...)
 		if !key.found() {
 			return stalled(ReasonSecretMalformed, errSSHNeedsKeyFmt, key.wanted())
 		}
-		known := secretKey(s, keys.KnownHostsKey, "known_hosts")
+		known := lookupKey(s, keys.KnownHostsKey, "known_hosts")
 		if !known.found() {
 			return stalled(ReasonSecretMalformed, errSSHNeedsKnownHostsFmt, known.name, known.name)
 		}
@@ -88,7 +88,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 	}
 	remote.CABundle = ca.value
 	if app.found() {
-		api := secretKey(s, "", appAPIKeys[0], appAPIKeys[1:]...)
+		api := lookupKey(s, "", appAPIKeys[0], appAPIKeys[1:]...)
 		if api.found() && transportOf(string(api.value)) == transportInsecure && !allowInsecure {
 			return stalled(ReasonInsecureRemote, errAppInsecureAPIFmt, api.name)
 		}
@@ -96,9 +96,9 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 			PrivateKey: s.Data[appPrivateKeyKey], APIURL: string(api.value)}
 		return nil
 	}
-	pass := secretKey(s, keys.PasswordKey, "password")
+	pass := lookupKey(s, keys.PasswordKey, "password")
 	if !pass.found() {
-		if token := secretKey(s, "", bearerKeys[0]); token.found() {
+		if token := lookupKey(s, "", bearerKeys[0]); token.found() {
 			remote.Auth = &git.BearerAuth{Token: string(token.value)}
 			return nil
 		}
@@ -107,7 +107,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 		}
 		return stalled(ReasonSecretMalformed, errHTTPSNeedsPassFmt, quoted(pass.name, bearerKeys[0], appIDKey))
 	}
-	user := string(secretKey(s, keys.UsernameKey, "username").value)
+	user := string(lookupKey(s, keys.UsernameKey, "username").value)
 	if user == "" {
 		// Forges accept any username with a token; git's own default.
 		user = "git"
@@ -133,9 +133,9 @@ func (k keyValue) found() bool { return len(k.value) > 0 }
 // wanted names the keys that were tried, for an error.
 func (k keyValue) wanted() string { return quoted(append([]string{k.name}, k.aliases...)...) }
 
-// secretKey reads key of s, fallback when key is empty. An alias is read
+// lookupKey reads key of s, fallback when key is empty. An alias is read
 // only when the key is the default and absent.
-func secretKey(s *corev1.Secret, key, fallback string, aliases ...string) keyValue {
+func lookupKey(s *corev1.Secret, key, fallback string, aliases ...string) keyValue {
 	if key == "" {
 		key = fallback
 	}
