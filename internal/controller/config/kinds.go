@@ -48,9 +48,9 @@ type configKind struct {
 	// namespaced: a managed resource finds the configuration in its own
 	// namespace, and the configuration its Secret in its own.
 	namespaced bool
-	// errGet says which kind could not be read.
-	errGet string
-	new    func() configObject
+	// errGet and errList say which kind could not be read.
+	errGet, errList string
+	new             func() configObject
 	// list returns the configurations whose Secret may live in namespace:
 	// a ProviderConfig's is in its own namespace, a ClusterProviderConfig's
 	// anywhere.
@@ -62,6 +62,7 @@ var (
 		gvk:        v1alpha1.ProviderConfigGroupVersionKind,
 		namespaced: true,
 		errGet:     "cannot get ProviderConfig",
+		errList:    "cannot list ProviderConfigs",
 		new:        func() configObject { return &v1alpha1.ProviderConfig{} },
 		list: func(ctx context.Context, c client.Reader, namespace string) ([]configObject, error) {
 			l := &v1alpha1.ProviderConfigList{}
@@ -76,9 +77,10 @@ var (
 		},
 	}
 	clusterProviderConfig = configKind{
-		gvk:    v1alpha1.ClusterProviderConfigGroupVersionKind,
-		errGet: "cannot get ClusterProviderConfig",
-		new:    func() configObject { return &v1alpha1.ClusterProviderConfig{} },
+		gvk:     v1alpha1.ClusterProviderConfigGroupVersionKind,
+		errGet:  "cannot get ClusterProviderConfig",
+		errList: "cannot list ClusterProviderConfigs",
+		new:     func() configObject { return &v1alpha1.ClusterProviderConfig{} },
 		list: func(ctx context.Context, c client.Reader, _ string) ([]configObject, error) {
 			l := &v1alpha1.ClusterProviderConfigList{}
 			if err := c.List(ctx, l); err != nil {
@@ -185,7 +187,7 @@ func ReadsSecret(ctx context.Context, c client.Reader, key types.NamespacedName)
 	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
 		configs, err := k.list(ctx, c, key.Namespace)
 		if err != nil {
-			return false, errors.Wrap(err, k.errGet)
+			return false, errors.Wrap(err, k.errList)
 		}
 		for _, pc := range configs {
 			if v, err := viewOf(pc); err == nil && v.reads(key) {
