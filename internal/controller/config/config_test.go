@@ -95,21 +95,21 @@ func TestResolverForManaged(t *testing.T) {
 			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"username": "u", "password": "p"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "u", Password: "p"}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "password"`}},
 		},
 		"TokenWithoutUsername": {
 			reason:  "Forges take any username with a token.",
 			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"password": "p"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "p"}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "password"`}},
 		},
 		"SSH": {
 			reason:  "An scp-like URL takes the private key and known_hosts.",
 			objects: []client.Object{pc("a", "git@h:r.git", "creds"), secret("a", "creds", map[string]string{"identity": "KEY", "known_hosts": "h ssh-ed25519 AAAA"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "git@h:r.git", Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("h ssh-ed25519 AAAA")}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "identity"`}},
 		},
 		"OtherNamespace": {
 			reason:  "A ProviderConfig of the same name in another namespace is out of reach.",
@@ -174,7 +174,7 @@ func TestResolverForManaged(t *testing.T) {
 			},
 			mg: branchIn("a", &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "shared"}),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "t"}},
-				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second}},
+				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second, Credentials: `credentials Secret system/tok key "token"`}},
 		},
 		"ClusterProviderConfigSecretOnlyWhereNamed": {
 			reason: "A ClusterProviderConfig's Secret is read from the namespace it names only, never from the resource's.",

@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,7 @@ import (
 
 // Errors name the Secret (namespace/name) and the key to fix, never a value.
 const (
+	credentialsFmt           = "credentials Secret %s key %q"
 	errSSHNeedsKeyFmt        = "credentials Secret %s has no key %s: an SSH URL needs the private key"
 	errSSHNeedsKnownHostsFmt = "credentials Secret %s has no key %q: an SSH URL needs the server's host keys; add them under %q (ssh-keyscan output; from Argo CD, copy key ssh_known_hosts of ConfigMap argocd-ssh-known-hosts-cm)"
 	errHTTPSNeedsKeyFmt      = "credentials Secret %s has no key %q: the configuration names it for the password or token"
@@ -58,14 +60,16 @@ var (
 	appAPIKeys = []string{"githubAppBaseURL", "githubAppEnterpriseBaseUrl"}
 )
 
-// credentialsFrom reads the credentials remote's URL needs from s. Errors
-// name the Secret and its keys, never values.
+// credentialsFrom reads the credentials remote's URL needs from s, and
+// names the Secret and the key they came from (Connection.Credentials).
+// Errors name the Secret and its keys, never values.
 // allowInsecure accepts an http:// GitHub API URL (tests only).
-func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowInsecure bool, remote *git.Remote) error {
+func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowInsecure bool, remote *git.Remote) (string, error) {
 	name := types.NamespacedName{Namespace: s.Namespace, Name: s.Name}.String()
-	stalled := func(reason xpv2.ConditionReason, format string, args ...any) error {
-		return managed.Stalled(reason, errors.Errorf(format, append([]any{name}, args...)...))
+	stalled := func(reason xpv2.ConditionReason, format string, args ...any) (string, error) {
+		return "", managed.Stalled(reason, errors.Errorf(format, append([]any{name}, args...)...))
 	}
+	from := func(key string) string { return fmt.Sprintf(credentialsFmt, name, key) }
 	ca := lookupKey(s, "", caKeys[0], caKeys[1:]...)
 	app := lookupKey(s, "", appIDKey)
 	if ssh {
@@ -84,7 +88,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 			return stalled(ReasonSecretMalformed, errSSHNeedsKnownHostsFmt, known.name, known.name)
 		}
 		remote.Auth = &git.SSHAuth{PrivateKey: key.value, KnownHosts: known.value}
-		return nil
+		return from(key.name), nil
 	}
 	remote.CABundle = ca.value
 	if app.found() {
@@ -94,13 +98,13 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 		}
 		remote.Auth = &git.AppInstallationAuth{AppID: string(app.value), InstallationID: string(s.Data[appInstallationKey]),
 			PrivateKey: s.Data[appPrivateKeyKey], APIURL: string(api.value)}
-		return nil
+		return from(appPrivateKeyKey), nil
 	}
 	pass := lookupKey(s, keys.PasswordKey, "password")
 	if !pass.found() {
 		if token := lookupKey(s, "", bearerKeys[0]); token.found() {
 			remote.Auth = &git.BearerAuth{Token: string(token.value)}
-			return nil
+			return from(token.name), nil
 		}
 		if pass.named {
 			return stalled(ReasonSecretMalformed, errHTTPSNeedsKeyFmt, pass.name)
@@ -113,7 +117,7 @@ func credentialsFrom(s *corev1.Secret, keys v1alpha1.CredentialKeys, ssh, allowI
 		user = "git"
 	}
 	remote.Auth = &git.BasicAuth{Username: user, Password: string(pass.value)}
-	return nil
+	return from(pass.name), nil
 }
 
 // keyValue is one key read from a Secret.

@@ -32,6 +32,7 @@ func TestCredentialsFrom(t *testing.T) {
 		remote  git.Remote
 		reason  string // stalled reason; "" means no error
 		message string // the error's message, naming Secret and key
+		from    string // Connection.Credentials: the Secret and key used
 	}
 	cases := map[string]struct {
 		reason string
@@ -44,46 +45,46 @@ func TestCredentialsFrom(t *testing.T) {
 			reason: "Flux's HTTPS keys, with its caFile.",
 			data:   map[string]string{"username": "u", "password": "p", "caFile": "CA"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "u", Password: "p"}, CABundle: []byte("CA")}},
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "u", Password: "p"}, CABundle: []byte("CA")}, from: `credentials Secret a/s key "password"`},
 		},
 		"CACrt": {
 			reason: "ca.crt, as cert-manager and TLS Secrets name a CA.",
 			data:   map[string]string{"password": "p", "ca.crt": "CA"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}, CABundle: []byte("CA")}},
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}, CABundle: []byte("CA")}, from: `credentials Secret a/s key "password"`},
 		},
 		"FluxBearer": {
 			reason: "Flux's bearerToken is sent as a bearer token.",
 			data:   map[string]string{"bearerToken": "tok"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.BearerAuth{Token: "tok"}}},
+			want:   want{remote: git.Remote{Auth: &git.BearerAuth{Token: "tok"}}, from: `credentials Secret a/s key "bearerToken"`},
 		},
 		"PasswordBeforeBearer": {
 			reason: "A password wins over a bearer token: basic auth is what Git hosts expect first.",
 			data:   map[string]string{"password": "p", "bearerToken": "tok"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}}},
+			want:   want{remote: git.Remote{Auth: &git.BasicAuth{Username: "git", Password: "p"}}, from: `credentials Secret a/s key "password"`},
 		},
 		"FluxSSH": {
 			reason: "Flux's identity and known_hosts.",
 			data:   map[string]string{"identity": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "identity"`},
 		},
 		"ArgoSSH": {
 			reason: "Argo CD's sshPrivateKey is read when identity is absent.",
 			data:   map[string]string{"sshPrivateKey": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "sshPrivateKey"`},
 		},
 		"KubernetesSSHAuth": {
 			reason: "A kubernetes.io/ssh-auth Secret's ssh-privatekey is read when identity is absent.",
 			data:   map[string]string{"ssh-privatekey": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}},
+			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "ssh-privatekey"`},
 		},
 		"NamedKeyHasNoAlias": {
 			reason: "A key the configuration names is read alone: no alias stands in for it.",
@@ -106,13 +107,13 @@ func TestCredentialsFrom(t *testing.T) {
 			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM",
 				"githubAppBaseURL": "https://ghe.example.org/api/v3"},
 			keys: defaults,
-			want: want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+			want: want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
 		},
 		"ArgoGitHubApp": {
 			reason: "Argo CD's GitHub App keys: its enterprise URL key, github.com without it.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "https://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}},
+			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
 		},
 		"GitHubAppInsecureAPI": {
 			reason: "The App's JWT never goes over http:// outside tests.",
@@ -139,7 +140,7 @@ func TestCredentialsFrom(t *testing.T) {
 			reason: "hTTps:// is https://: accepted.",
 			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "hTTps://ghe.example.org/api/v3"},
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "hTTps://ghe.example.org/api/v3"}}},
+			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "hTTps://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
 		},
 		"GitHubAppOverSSH": {
 			reason: "A GitHub App authenticates HTTPS only.",
@@ -191,7 +192,8 @@ func TestCredentialsFrom(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got want
-			err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, false, &got.remote)
+			from, err := credentialsFrom(secret("a", "s", tc.data), tc.keys, tc.ssh, false, &got.remote)
+			got.from = from
 			if err != nil {
 				r, _ := managed.StalledReason(err)
 				got = want{reason: string(r), message: err.Error()}
