@@ -19,6 +19,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"time"
@@ -47,7 +48,19 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
+// cacheOpened is told of the Git cache once it is open; tests set it to see
+// that every exit path closes it.
+var cacheOpened = func(*git.Cache) {}
+
 func main() {
+	// One exit, after run has returned and its deferred closes have run.
+	kingpin.FatalIfError(run(ctrl.SetupSignalHandler(), os.Args[1:]), "")
+}
+
+// run runs the provider until ctx is done or something fails. Every failure
+// is returned, not exited on, so the deferred Close of the Git cache runs on
+// every path: its Close cancels the fetches and pushes in flight.
+func run(ctx context.Context, args []string) error {
 	var (
 		app            = kingpin.New(filepath.Base(os.Args[0]), "Crossplane provider that manages Git repositories.").DefaultEnvars()
 		debug          = app.Flag("debug", "Run with debug logging.").Short('d').Bool()
@@ -63,9 +76,11 @@ func main() {
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 	)
-	kingpin.MustParse(app.Parse(os.Args[1:]))
+	if _, err := app.Parse(args); err != nil {
+		return err
+	}
 	if *pollJitter > 100 {
-		kingpin.Fatalf("--poll-jitter-percentage must be between 0 and 100")
+		return errors.New("--poll-jitter-percentage must be between 0 and 100")
 	}
 
 	level := zapcore.InfoLevel
@@ -76,13 +91,17 @@ func main() {
 	ctrl.SetLogger(zl)
 	log := logging.NewLogrLogger(zl.WithName("provider-git"))
 
-	kingpin.FatalIfError(os.MkdirAll(*cacheDir, 0o700), "cannot create the cache directory")
+	if err := os.MkdirAll(*cacheDir, 0o700); err != nil {
+		return errors.Wrap(err, "cannot create the cache directory")
+	}
 	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
 		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
 		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure)
 
 	cfg, err := ctrl.GetConfig()
-	kingpin.FatalIfError(err, "cannot get a Kubernetes API server config")
+	if err != nil {
+		return errors.Wrap(err, "cannot get a Kubernetes API server config")
+	}
 
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
 		// Nothing reads managedFields; they are most of a cached File.
@@ -96,20 +115,39 @@ func main() {
 		PprofBindAddress:        *pprofAddr,
 		GracefulShutdownTimeout: func() *time.Duration { d := 30 * time.Second; return &d }(),
 	})
-	kingpin.FatalIfError(err, "cannot create the controller manager")
-	kingpin.FatalIfError(clientgoscheme.AddToScheme(mgr.GetScheme()), "cannot add client-go APIs to the scheme")
-	kingpin.FatalIfError(apiextensionsv1.AddToScheme(mgr.GetScheme()), "cannot add CRD APIs to the scheme")
-	kingpin.FatalIfError(apis.AddToScheme(mgr.GetScheme()), "cannot add provider-git APIs to the scheme")
-	kingpin.FatalIfError(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add the health check")
-	kingpin.FatalIfError(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add the readiness check")
+	if err != nil {
+		return errors.Wrap(err, "cannot create the controller manager")
+	}
+	if err := clientgoscheme.AddToScheme(mgr.GetScheme()); err != nil {
+		return errors.Wrap(err, "cannot add client-go APIs to the scheme")
+	}
+	if err := apiextensionsv1.AddToScheme(mgr.GetScheme()); err != nil {
+		return errors.Wrap(err, "cannot add CRD APIs to the scheme")
+	}
+	if err := apis.AddToScheme(mgr.GetScheme()); err != nil {
+		return errors.Wrap(err, "cannot add provider-git APIs to the scheme")
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return errors.Wrap(err, "cannot add the health check")
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return errors.Wrap(err, "cannot add the readiness check")
+	}
 
 	gitMetrics := git.NewMetrics()
-	kingpin.FatalIfError(gitMetrics.Register(metrics.Registry), "cannot register the Git metrics")
+	if err := gitMetrics.Register(metrics.Registry); err != nil {
+		return errors.Wrap(err, "cannot register the Git metrics")
+	}
 	conditions := gitcontroller.NewConditionMetrics()
-	kingpin.FatalIfError(metrics.Registry.Register(conditions), "cannot register the condition metrics")
+	if err := metrics.Registry.Register(conditions); err != nil {
+		return errors.Wrap(err, "cannot register the condition metrics")
+	}
 	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle))
-	kingpin.FatalIfError(err, "cannot open the Git cache")
+	if err != nil {
+		return errors.Wrap(err, "cannot open the Git cache")
+	}
 	defer cache.Close()
+	cacheOpened(cache)
 
 	o := options.Options{
 		Options: controller.Options{
@@ -127,8 +165,12 @@ func main() {
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource
 	// kind inactive (no CRD) until an activation policy enables it.
-	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o.Options), "cannot set up the CRD gate")
-	kingpin.FatalIfError(gitcontroller.SetupGated(mgr, o), "cannot set up the controllers")
+	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
+		return errors.Wrap(err, "cannot set up the CRD gate")
+	}
+	if err := gitcontroller.SetupGated(mgr, o); err != nil {
+		return errors.Wrap(err, "cannot set up the controllers")
+	}
 
-	kingpin.FatalIfError(errors.Wrap(mgr.Start(ctrl.SetupSignalHandler()), "manager stopped"), "cannot run the controller manager")
+	return errors.Wrap(errors.Wrap(mgr.Start(ctx), "manager stopped"), "cannot run the controller manager")
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package controller_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,12 +28,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // readyObject is a managed resource whose conditions the test reads.
@@ -59,6 +62,40 @@ func TestEmptyRepository(t *testing.T) {
 			}
 			return nil
 		})
+	})
+
+	t.Run("BranchStartCommitIsTheConfigurationsIdentity", func(t *testing.T) {
+		// A forge shows a signed commit as Verified by its committer's
+		// e-mail: the first commit of an empty repository is authored,
+		// committed and signed as every other commit, by the configuration.
+		f := newFixtureOf(t, nil)
+		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
+				return err
+			}
+			pc.Spec.Commit.Author = &v1alpha1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.org"}
+			pc.Spec.Commit.Signing = &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "signing"}, GenerateWhenMissing: true}
+			return cp.Client.Update(context.Background(), pc)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, pc, publishesKey(pc))
+		b := newBranch(f, "main", "main", "")
+		create(t, b)
+		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		got, err := testenv.Git(f.repo.Dir, nil, "log", "-1", "--format=author %an <%ae>%ncommitter %cn <%ce>", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "author Platform Bot <platform-bot@example.org>\ncommitter Platform Bot <platform-bot@example.org>"
+		if diff := cmp.Diff(want, strings.TrimSpace(got)); diff != "" {
+			t.Errorf("the empty repository's first commit: -want, +got:\n%s", diff)
+		}
+		if n := verifyAll(t, f, "main", pc.Status.Signing.PublicKey, nil); n != 1 {
+			t.Errorf("verified commits on main: got %d, want 1", n)
+		}
 	})
 
 	cases := map[string]struct {

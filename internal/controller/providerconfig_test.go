@@ -56,6 +56,13 @@ func TestProviderConfigStatus(t *testing.T) {
 		setSecret(t, f.ns, map[string]string{"username": gitUser, "password": "wrong"})
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 		waitFor(t, 30*time.Second, pc, stalledWith(t, pc, spec.ReasonAuthenticationFailed))
+		// The message names the Secret and key the server refused, and says
+		// the server's words once.
+		want := `cannot reach the repository: the server refused credentials Secret ` + f.ns +
+			`/git-credentials key "password": cannot list the remote's references: authentication required: unauthorized`
+		if diff := cmp.Diff(want, pc.GetCondition(session.TypeStalled).Message); diff != "" {
+			t.Errorf("AuthenticationFailed message: -want, +got:\n%s", diff)
+		}
 		b := newBranch(f, "b", "b", "main")
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)

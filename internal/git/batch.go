@@ -338,8 +338,22 @@ func check(st storer.EncodedObjectStorer, t *tree, c *Change) ([]put, [][]string
 	return puts, dels, nil
 }
 
+// identities returns the author and committer of a commit by author (empty:
+// the cache's committer).
+func (w *writer) identities(author Signature) (Signature, Signature) {
+	committer := w.repo.cache.opts.Committer
+	if author == (Signature{}) {
+		author = committer
+	}
+	if w.repo.signer != nil {
+		// Forges show a signed commit as verified when the key belongs to
+		// the committer: the configuration's identity, which owns the key.
+		committer = author
+	}
+	return author, committer
+}
+
 func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.Commit {
-	opts := w.repo.cache.opts
 	author := changes[0].Author
 	for _, c := range changes[1:] {
 		if c.Author != author {
@@ -347,15 +361,7 @@ func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.C
 			break
 		}
 	}
-	if author == (Signature{}) {
-		author = opts.Committer
-	}
-	committer := opts.Committer
-	if w.repo.signer != nil {
-		// Forges show a signed commit as verified when the key belongs to
-		// the committer: the configuration's identity, which owns the key.
-		committer = author
-	}
+	author, committer := w.identities(author)
 	now := time.Now()
 	return &object.Commit{
 		Author:       object.Signature{Name: author.Name, Email: author.Email, When: now},

@@ -32,13 +32,13 @@ const errUnknownFrom = "cannot resolve the ref to create the branch from"
 // createBranch creates the branch at from unless it exists; a race with
 // another creator ends with the branch existing, which is all we wanted. An
 // empty from is the remote's default branch or, in a repository with no
-// branch at all, a first commit with no parent and no files.
-func (w *writer) createBranch(ctx context.Context, from string) Result {
+// branch at all, a first commit with no parent and no files, by author.
+func (w *writer) createBranch(ctx context.Context, from string, author Signature) Result {
 	r := w.repo
 	if from == "" {
 		d, err := r.DefaultBranch(ctx)
 		if errors.Is(err, ErrEmptyRepository) {
-			res, ferr := w.createFirst(ctx)
+			res, ferr := w.createFirst(ctx, author)
 			if !errors.Is(ferr, errNoLongerEmpty) {
 				return Result{Commit: res.Commit, UpToDate: res.UpToDate, Err: ferr}
 			}
@@ -88,7 +88,7 @@ const firstCommitMessage = "Initial commit"
 // createFirst creates the branch as the repository's first commit: an empty
 // tree and no parent. It lands only while the remote has no branch at all;
 // once one appears it returns errNoLongerEmpty.
-func (w *writer) createFirst(ctx context.Context) (Result, error) {
+func (w *writer) createFirst(ctx context.Context, author Signature) (Result, error) {
 	r := w.repo
 	var res Result
 	err := w.pushWithRetry(ctx, func(int) (*refUpdate, error) {
@@ -106,7 +106,7 @@ func (w *writer) createFirst(ctx context.Context) (Result, error) {
 		if !r.Empty() {
 			return nil, errNoLongerEmpty
 		}
-		h, pack, err := w.firstCommit()
+		h, pack, err := w.firstCommit(author)
 		if err != nil {
 			return nil, errors.Wrap(err, errBuild)
 		}
@@ -116,9 +116,10 @@ func (w *writer) createFirst(ctx context.Context) (Result, error) {
 	return res, err
 }
 
-// firstCommit builds a commit of the empty tree with no parent and returns
-// it with the pack that carries it.
-func (w *writer) firstCommit() (plumbing.Hash, []byte, error) {
+// firstCommit builds a commit of the empty tree with no parent, by author
+// under the rule every commit follows (writer.identities), and returns it
+// with the pack that carries it.
+func (w *writer) firstCommit(author Signature) (plumbing.Hash, []byte, error) {
 	w.repo.mu.Lock()
 	defer w.repo.mu.Unlock()
 	st := newOverlay(w.repo.st)
@@ -126,9 +127,13 @@ func (w *writer) firstCommit() (plumbing.Hash, []byte, error) {
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	opts := w.repo.cache.opts
-	sig := object.Signature{Name: opts.Committer.Name, Email: opts.Committer.Email, When: time.Now()}
-	c := &object.Commit{Author: sig, Committer: sig, Message: firstCommitMessage + "\n", TreeHash: th}
+	author, committer := w.identities(author)
+	now := time.Now()
+	c := &object.Commit{
+		Author:    object.Signature{Name: author.Name, Email: author.Email, When: now},
+		Committer: object.Signature{Name: committer.Name, Email: committer.Email, When: now},
+		Message:   firstCommitMessage + "\n", TreeHash: th,
+	}
 	if err := signCommit(w.repo.signer, c); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}

@@ -135,11 +135,11 @@ type Cache struct {
 	mu     sync.Mutex
 	repos  map[string]*Repository
 	closed bool
-	// apps holds one token source per GitHub App installation (by its
-	// identity): an installation token serves every repository the
-	// installation reaches, so clones of several repositories, or a clone
-	// reopened after its URL changed, share one token instead of each
-	// minting its own.
+	// apps holds one token source per GitHub App installation and CA
+	// bundle (githubapp.go): an installation token serves every repository
+	// the installation reaches, so clones of several repositories, or a
+	// clone reopened after its URL changed, share one token instead of each
+	// minting its own. A source lives as long as a clone uses it.
 	appsMu sync.Mutex
 	apps   map[string]*appTokens
 

@@ -217,3 +217,45 @@ func seedOver(t *testing.T, s *server) {
 		}
 	}
 }
+
+// TestEmptyRepositoryFirstCommitIdentity: a Branch's first commit in an
+// empty repository follows the rule every commit does: the asking
+// configuration authors it, and commits it too when it signs (a forge shows
+// a signature as verified by the committer's e-mail).
+func TestEmptyRepositoryFirstCommitIdentity(t *testing.T) {
+	bot := Signature{Name: "Platform Bot", Email: "platform-bot@example.org"}
+	cases := map[string]struct {
+		reason string
+		signed bool
+		author Signature
+		want   string
+	}{
+		"Unsigned": {reason: "Unsigned, the configuration authors it and the provider commits it, as a batch.",
+			author: bot, want: "Platform Bot <platform-bot@example.org>\nprovider-git <provider-git@crossplane.io>"},
+		"Signed": {reason: "Signed, the configuration authors and commits it.",
+			signed: true, author: bot, want: "Platform Bot <platform-bot@example.org>\nPlatform Bot <platform-bot@example.org>"},
+		"NoAuthor": {reason: "No author: the cache's committer, as before.",
+			want: "provider-git <provider-git@crossplane.io>\nprovider-git <provider-git@crossplane.io>"},
+	}
+	base := emptyServers(t)[0]
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := freshEmpty(t, base)
+			remote := s.remote
+			if tc.signed {
+				remote.Signer = newSigner(t)
+			}
+			r, _ := newRepo(t, remote)
+			if res := r.CreateBranchAs(ctx(t), "main", "", tc.author); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			got, err := testenv.Git(s.repo.Dir, nil, "log", "-1", "--format=%an <%ae>%n%cn <%ce>", "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, strings.TrimSpace(got)); diff != "" {
+				t.Errorf("%s\nauthor and committer: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

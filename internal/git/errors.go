@@ -160,6 +160,7 @@ func classify(err error) error {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
 		errors.Is(err, transport.ErrInvalidAuthMethod), strings.Contains(msg, "unable to authenticate"):
 		k = KindAuth
+		err = authReason(err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		k = KindRepositoryNotFound
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
@@ -170,6 +171,25 @@ func classify(err error) error {
 		k = KindTransient
 	}
 	return &Error{Kind: k, Err: err}
+}
+
+// authReason rewrites go-git's "<refusal>: <response body>" so the body is
+// said once, on one line, and only when it adds something: a server whose
+// body is the same words (or nothing) made "authentication required:
+// authentication required".
+func authReason(err error) error {
+	for _, refusal := range []error{transport.ErrAuthenticationRequired, transport.ErrAuthorizationFailed} {
+		body, ok := strings.CutPrefix(err.Error(), refusal.Error()+":")
+		if !ok {
+			continue
+		}
+		body = strings.Join(strings.Fields(body), " ")
+		if body == "" || strings.EqualFold(body, refusal.Error()) {
+			return refusal
+		}
+		return errors.Errorf("%w: %s", refusal, body)
+	}
+	return err
 }
 
 // untrustedCertificate reports a TLS verification failure. go-git keeps the

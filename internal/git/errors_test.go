@@ -18,6 +18,7 @@ package git
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,46 @@ func TestChangeErrorKinds(t *testing.T) {
 	}
 	if got := s.repo.Head(t, "main"); got != main {
 		t.Errorf("a failed or satisfied change moved main from %s to %s", main[:7], got[:7])
+	}
+}
+
+// TestAuthMessage: a refusal reads once what the server said. go-git adds
+// the response body to its own "authentication required", and a server
+// (Gitea, git-http-backend behind a proxy) whose body is those same words,
+// or nothing, made "authentication required: authentication required".
+func TestAuthMessage(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		status int
+		body   string
+		want   string
+	}{
+		"SameWords": {reason: "A body repeating go-git's words is said once.", status: http.StatusUnauthorized,
+			body: "authentication required\n", want: "cannot list the remote's references: authentication required"},
+		"SameWordsOtherCase": {reason: "Case and spaces do not make it news.", status: http.StatusUnauthorized,
+			body: "  Authentication Required  ", want: "cannot list the remote's references: authentication required"},
+		"Empty": {reason: "No body leaves no dangling colon.", status: http.StatusUnauthorized,
+			want: "cannot list the remote's references: authentication required"},
+		"ServerExplains": {reason: "What the server adds is kept.", status: http.StatusUnauthorized,
+			body: "Invalid username or token.\n", want: "cannot list the remote's references: authentication required: Invalid username or token."},
+		"ForbiddenSameWords": {reason: "A 403 is treated alike.", status: http.StatusForbidden,
+			body: "authorization failed", want: "cannot list the remote's references: authorization failed"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.body))
+			}))
+			t.Cleanup(srv.Close)
+			r, _ := newRepo(t, Remote{URL: srv.URL + "/repo.git", Auth: &BasicAuth{Username: "u", Password: "p"}})
+			_, err := r.Check(ctx(t))
+			if diff := cmp.Diff(KindAuth.String(), KindOf(err).String()); diff != "" {
+				t.Fatalf("%s\nkind: -want, +got:\n%s\nerror: %v", tc.reason, diff, err)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("%s\nmessage: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

@@ -124,6 +124,7 @@ func (c *Cache) Sweep() int {
 		}
 		delete(c.repos, id)
 		r.closeStorage()
+		c.releaseAppTokens(r.conn.app)
 		if d, err := c.tombstone(r.dir); err == nil {
 			gone = append(gone, d)
 		}

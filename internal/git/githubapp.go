@@ -101,6 +101,11 @@ type appTokens struct {
 	client                *http.Client
 	now                   func() time.Time
 
+	// id is the source's key in Cache.apps; clones counts the clones that
+	// use it. Both are guarded by Cache.appsMu.
+	id     string
+	clones int
+
 	mu       sync.Mutex
 	current  string
 	expires  time.Time
@@ -113,14 +118,19 @@ type appTokenCall struct {
 	err   error
 }
 
-// appTokens returns the token source of a's installation, made on first use.
-// Its own mutex, never held across the network: openRepository may run
-// under c.mu.
-func (c *Cache) appTokens(a *AppInstallationAuth) (*appTokens, error) {
-	id := Remote{Auth: a}.identity(c.key)
+// appTokens returns the token source of a's installation as reached through
+// a CA bundle, made on first use, and counts one more clone using it. The
+// key is everything that shapes the token request: the App's IDs, private
+// key and API URL, and the CA bundle (the proxy and the clock are the
+// cache's, the same for every clone). Clones that share it could share one
+// HTTP client; a configuration with another CA gets its own. Its own
+// mutex, never held across the network: openRepository may run under c.mu.
+func (c *Cache) appTokens(a *AppInstallationAuth, caBundle []byte) (*appTokens, error) {
+	id := Remote{Auth: a, CABundle: caBundle}.identity(c.key)
 	c.appsMu.Lock()
 	defer c.appsMu.Unlock()
 	if t, ok := c.apps[id]; ok {
+		t.clones++
 		return t, nil
 	}
 	t, err := newAppTokens(a)
@@ -130,8 +140,24 @@ func (c *Cache) appTokens(a *AppInstallationAuth) (*appTokens, error) {
 	if c.apps == nil {
 		c.apps = map[string]*appTokens{}
 	}
+	t.id, t.clones = id, 1
 	c.apps[id] = t
 	return t, nil
+}
+
+// releaseAppTokens undoes one appTokens call: a clone that used t is gone.
+// The last clone's going drops the source, and with it the App's private
+// key and its token, so a rotated key does not stay in memory.
+func (c *Cache) releaseAppTokens(t *appTokens) {
+	if t == nil {
+		return
+	}
+	c.appsMu.Lock()
+	defer c.appsMu.Unlock()
+	t.clones--
+	if t.clones <= 0 && c.apps[t.id] == t {
+		delete(c.apps, t.id)
+	}
 }
 
 func newAppTokens(a *AppInstallationAuth) (*appTokens, error) {
@@ -169,9 +195,10 @@ func parseRSAKey(b []byte) (*rsa.PrivateKey, error) {
 	return nil, newError(KindInvalid, errAppKey)
 }
 
-// use sets the client that reaches the token endpoint and the clock, once:
-// the first clone of an installation's repositories to connect decides
-// them, and every later one shares its tokens.
+// use sets the client that reaches the token endpoint and the clock, once.
+// Every clone sharing the source has the same CA bundle, proxy and clock
+// (they are in its key, or the cache's), so the first one's client is each
+// one's.
 func (s *appTokens) use(hc *http.Client, now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

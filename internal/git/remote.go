@@ -150,9 +150,11 @@ func (c *connection) endpoint() *transport.Endpoint {
 }
 
 // Protocol names the transport the engine will use for url: "ssh" (ssh://
-// or scp-like user@host:path), "https", "http" or "file" (file:// or a bare
-// path). It is the engine's own parser, so whoever decides which credentials
-// a URL needs, or whether it is insecure, decides as the engine will act.
+// or scp-like user@host:path), "https", "http", "git" or "file" (file:// or
+// a bare path), lower case whatever the URL's spelling (HTTP:// is "http"),
+// as net/url reads a scheme. It is the engine's own parser, so whoever
+// decides which credentials a URL needs, or whether it is insecure, decides
+// as the engine will act.
 func Protocol(url string) (string, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {

@@ -70,3 +70,33 @@ func TestRepositoryKey(t *testing.T) {
 		t.Errorf("an unparsable URL is the configuration's problem: -want, +got:\n%s", diff)
 	}
 }
+
+// TestProtocol: the scheme is read from the parsed URL, case-insensitively,
+// so HTTP:// is http wherever a scheme is decided.
+func TestProtocol(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		url    string
+		want   string
+	}{
+		"HTTPS":      {reason: "https:// is https.", url: "https://git.example.org/r.git", want: "https"},
+		"MixedHTTPS": {reason: "hTTps:// is https.", url: "hTTps://git.example.org/r.git", want: "https"},
+		"UpperHTTP":  {reason: "HTTP:// is http, not a path or https.", url: "HTTP://git.example.org/r.git", want: "http"},
+		"MixedHTTP":  {reason: "Http:// is http.", url: "Http://git.example.org/r.git", want: "http"},
+		"UpperSSH":   {reason: "SSH:// is ssh.", url: "SSH://git@git.example.org/r.git", want: "ssh"},
+		"SCPLike":    {reason: "user@host:path is ssh.", url: "git@git.example.org:r.git", want: "ssh"},
+		"UpperFile":  {reason: "FILE:// is file.", url: "FILE:///srv/r.git", want: "file"},
+		"GitDaemon":  {reason: "GIT:// is git.", url: "GIT://git.example.org/r.git", want: "git"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := Protocol(tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nProtocol(%q): -want, +got:\n%s", tc.reason, tc.url, diff)
+			}
+		})
+	}
+}

@@ -144,10 +144,19 @@ func (r *Repository) commitWindow() time.Duration {
 const objectCacheSize = 16 * cache.MiByte
 
 func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
-	conn, err := connect(r, c.dir, c.appTokens)
+	conn, err := connect(r, c.dir, func(a *AppInstallationAuth) (*appTokens, error) { return c.appTokens(a, r.CABundle) })
 	if err != nil {
 		return nil, err
 	}
+	repo, err := newRepository(c, r, dir, conn)
+	if err != nil {
+		// No clone uses the connection's token source after all.
+		c.releaseAppTokens(conn.app)
+	}
+	return repo, err
+}
+
+func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repository, error) {
 	tr, err := newTransport(conn, r, c.opts)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}

@@ -87,6 +87,8 @@ type op struct {
 	kind   opKind
 	change *Change
 	from   string
+	// author of an opCreate's first commit in an empty repository.
+	author Signature
 	// done receives the result of a waiting caller (Submit and friends);
 	// an enqueued change has key and callback instead (async.go).
 	done     chan Result
@@ -132,7 +134,15 @@ func (r *Repository) Submit(ctx context.Context, branch string, c Change) Result
 // CreateBranch creates branch at from (a branch name or a commit SHA). An
 // existing branch is left alone and reported UpToDate.
 func (r *Repository) CreateBranch(ctx context.Context, branch, from string) Result {
-	return r.writerFor(branch).do(ctx, &op{kind: opCreate, from: from, done: make(chan Result, 1)})
+	return r.CreateBranchAs(ctx, branch, from, Signature{})
+}
+
+// CreateBranchAs is CreateBranch with the author of the first commit it
+// makes in an empty repository (empty: the cache's committer). That commit
+// is signed, and then committed as author too, as every commit is, so a
+// forge shows it verified.
+func (r *Repository) CreateBranchAs(ctx context.Context, branch, from string, author Signature) Result {
+	return r.writerFor(branch).do(ctx, &op{kind: opCreate, from: from, author: author, done: make(chan Result, 1)})
 }
 
 // DeleteBranch deletes branch; a missing branch is reported UpToDate.
@@ -236,7 +246,7 @@ func (w *writer) process(batch []*op) {
 	for len(batch) > 0 {
 		switch batch[0].kind {
 		case opCreate:
-			batch[0].finish(w.createBranch(ctx, batch[0].from))
+			batch[0].finish(w.createBranch(ctx, batch[0].from, batch[0].author))
 			batch = batch[1:]
 		case opDelete:
 			batch[0].finish(w.deleteBranch(ctx))

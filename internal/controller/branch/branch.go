@@ -103,11 +103,11 @@ type tracker interface {
 // Connect opens the shared clone of the Branch's repository; it does not
 // touch the network.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.TypedExternalClient[*v1alpha1.Branch], error) {
-	repo, _, err := c.git.Connect(ctx, mg)
+	repo, conn, err := c.git.Connect(ctx, mg)
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, watch: c.watch, claims: c.claims, maxAge: c.maxAge}, nil
+	return &external{repo: repo, author: conn.Author, watch: c.watch, claims: c.claims, maxAge: c.maxAge}, nil
 }
 
 // repository is what a Branch needs of the shared clone of its repository.
@@ -116,12 +116,15 @@ type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	DefaultBranch(ctx context.Context) (string, error)
-	CreateBranch(ctx context.Context, branch, from string) git.Result
+	CreateBranchAs(ctx context.Context, branch, from string, author git.Signature) git.Result
 	DeleteBranch(ctx context.Context, branch string) git.Result
 }
 
 type external struct {
-	repo   repository
+	repo repository
+	// author is the configuration's identity: it authors (and, signed,
+	// commits) an empty repository's first commit.
+	author git.Signature
 	watch  tracker
 	claims claims
 	maxAge time.Duration
@@ -174,7 +177,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.E
 		}
 		from = d
 	}
-	res := e.repo.CreateBranch(ctx, mg.Spec.ForProvider.Branch, from)
+	res := e.repo.CreateBranchAs(ctx, mg.Spec.ForProvider.Branch, from, e.author)
 	if res.Err != nil {
 		return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(res.Err), errCreate)
 	}

@@ -84,7 +84,7 @@ func (f *fakeRepository) DefaultBranch(_ context.Context) (string, error) {
 	return f.DefaultBranchFn()
 }
 
-func (f *fakeRepository) CreateBranch(_ context.Context, branch, from string) git.Result {
+func (f *fakeRepository) CreateBranchAs(_ context.Context, branch, from string, _ git.Signature) git.Result {
 	if f.CreateBranchFn == nil {
 		f.unexpected("CreateBranch")
 		return git.Result{}

@@ -95,21 +95,21 @@ func TestResolverForManaged(t *testing.T) {
 			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"username": "u", "password": "p"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "u", Password: "p"}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "password"`}},
 		},
 		"TokenWithoutUsername": {
 			reason:  "Forges take any username with a token.",
 			objects: []client.Object{pc("a", "https://h/r.git", "creds"), secret("a", "creds", map[string]string{"password": "p"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "p"}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "password"`}},
 		},
 		"SSH": {
 			reason:  "An scp-like URL takes the private key and known_hosts.",
 			objects: []client.Object{pc("a", "git@h:r.git", "creds"), secret("a", "creds", map[string]string{"identity": "KEY", "known_hosts": "h ssh-ed25519 AAAA"})},
 			mg:      branchIn("a", pcRef),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "git@h:r.git", Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("h ssh-ed25519 AAAA")}},
-				Author: DefaultAuthor, Window: DefaultWindow}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "identity"`}},
 		},
 		"OtherNamespace": {
 			reason:  "A ProviderConfig of the same name in another namespace is out of reach.",
@@ -174,7 +174,7 @@ func TestResolverForManaged(t *testing.T) {
 			},
 			mg: branchIn("a", &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "shared"}),
 			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "t"}},
-				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second}},
+				Author: git.Signature{Name: "Bot", Email: "bot@h"}, Window: 5 * time.Second, Credentials: `credentials Secret system/tok key "token"`}},
 		},
 		"ClusterProviderConfigSecretOnlyWhereNamed": {
 			reason: "A ClusterProviderConfig's Secret is read from the namespace it names only, never from the resource's.",
@@ -277,6 +277,13 @@ func TestTransportOf(t *testing.T) {
 		"SCPNoUser":  {reason: "host:path is scp-like SSH to the engine, with or without a user.", url: "host:path/a@b", want: transportSSH},
 		"BarePath":   {reason: "A bare path is the local file system to the engine: insecure.", url: "/srv/git/r.git", want: transportInsecure},
 		"AtInScheme": {reason: "A user in an https URL does not make it SSH.", url: "https://u@git.example.org/r.git", want: transportHTTPS},
+		"UpperHTTP":  {reason: "A scheme is case-insensitive: HTTP:// is http://.", url: "HTTP://127.0.0.1:8080/r.git", want: transportInsecure},
+		"MixedHTTP":  {reason: "Http:// is http://.", url: "Http://git.example.org/r.git", want: transportInsecure},
+		"MixedHTTPS": {reason: "hTTps:// is https://.", url: "hTTps://git.example.org/r.git", want: transportHTTPS},
+		"UpperSSH":   {reason: "SSH:// is ssh://: it takes a key and known_hosts.", url: "SSH://git@git.example.org/r.git", want: transportSSH},
+		"UpperFile":  {reason: "FILE:// is file://.", url: "FILE:///srv/git/r.git", want: transportInsecure},
+		"GitDaemon":  {reason: "git:// is clear text, unauthenticated: insecure, not HTTPS.", url: "git://git.example.org/r.git", want: transportInsecure},
+		"UpperGit":   {reason: "GIT:// is git://.", url: "GIT://git.example.org/r.git", want: transportInsecure},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

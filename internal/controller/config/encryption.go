@@ -45,14 +45,17 @@ const ReasonEncryptionKeyInvalid xpv2.ConditionReason = "EncryptionKeyInvalid"
 const ReasonEncryptionKeyFailed xpv2.ConditionReason = "EncryptionKeyGenerationFailed"
 
 const (
-	errGetIdentitySecret   = "cannot get age identity Secret"
-	errGetRecipientsSecret = "cannot get age recipients Secret"
-	errEncryptionKeyFmt    = "encryption Secret %s has no key %q"
-	errEncryptionKeys      = "encryption.age"
-	errEncryptionNamespace = "encryption.age secret references must not name a namespace in a ProviderConfig: its Secrets are in its own namespace"
-	errEncryptionNoNS      = "encryption.age secret references must name a namespace in a ClusterProviderConfig"
-	errIdentityPending     = "waiting for the provider to generate the age identity Secret"
-	errCreateIdentity      = "cannot create age identity Secret"
+	identitySecret          = "age identity Secret"
+	recipientsSecret        = "age recipients Secret"
+	errGetIdentitySecret    = "cannot get " + identitySecret
+	errEncryptionKeyFmt     = "%s %s has no key %q"
+	errIdentityInvalidFmt   = identitySecret + " %s key %q"
+	errRecipientsInvalidFmt = recipientsSecret + " %s key %q"
+	errInlineRecipients     = "encryption.age.recipients"
+	errEncryptionNamespace  = "encryption.age secret references must not name a namespace in a ProviderConfig: its Secrets are in its own namespace"
+	errEncryptionNoNS       = "encryption.age secret references must name a namespace in a ClusterProviderConfig"
+	errIdentityPending      = "waiting for the provider to generate the age identity Secret"
+	errCreateIdentity       = "cannot create age identity Secret"
 )
 
 // Default Secret keys of the encryption references; the CRD defaults them
@@ -131,28 +134,42 @@ func (r *Resolver) keys(ctx context.Context, ref *encryptionRef) (*encrypt.Keys,
 	if ref.invalid != "" {
 		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(ref.invalid))
 	}
-	identity, err := r.secretKey(ctx, ref.identity, errGetIdentitySecret, ref.generate)
+	identity, err := r.secretKey(ctx, ref.identity, identitySecret, ref.generate)
 	if err != nil {
 		return nil, err
 	}
+	// Each source is parsed on its own, so the error names the one to fix.
+	// The identity's names the Secret and key, never the key itself.
+	if _, err := encrypt.NewKeys(string(identity)); err != nil {
+		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Wrapf(err, errIdentityInvalidFmt, ref.identity.key, ref.identity.dataKey))
+	}
+	if _, err := encrypt.NewKeys(string(identity), ref.inline...); err != nil {
+		// A recipient is public: the error quotes it.
+		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Wrap(err, errInlineRecipients))
+	}
 	recipients := ref.inline
 	if ref.recipients != nil {
-		text, err := r.secretKey(ctx, *ref.recipients, errGetRecipientsSecret, false)
+		text, err := r.secretKey(ctx, *ref.recipients, recipientsSecret, false)
 		if err != nil {
 			return nil, err
 		}
-		recipients = append(append([]string{}, recipients...), encrypt.ParseRecipients(string(text))...)
+		listed := encrypt.ParseRecipients(string(text))
+		if _, err := encrypt.NewKeys(string(identity), listed...); err != nil {
+			return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Wrapf(err, errRecipientsInvalidFmt, ref.recipients.key, ref.recipients.dataKey))
+		}
+		recipients = append(append([]string{}, recipients...), listed...)
 	}
 	k, err := encrypt.NewKeys(string(identity), recipients...)
 	if err != nil {
-		// The error names a bad recipient (public) and never the identity.
-		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Wrap(err, errEncryptionKeys))
+		// Not reached: each part parsed above.
+		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Wrap(err, errInlineRecipients))
 	}
 	return k, nil
 }
 
-// secretKey reads one key of one Secret.
-func (r *Resolver) secretKey(ctx context.Context, ref secretKeyRef, errGet string, generated bool) ([]byte, error) {
+// secretKey reads one key of one Secret; what names the Secret in errors.
+func (r *Resolver) secretKey(ctx context.Context, ref secretKeyRef, what string, generated bool) ([]byte, error) {
+	errGet := "cannot get " + what
 	s := &corev1.Secret{}
 	err := r.client.Get(ctx, ref.key, s)
 	switch {
@@ -165,7 +182,7 @@ func (r *Resolver) secretKey(ctx context.Context, ref secretKeyRef, errGet strin
 	}
 	b, ok := s.Data[ref.dataKey]
 	if !ok {
-		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Errorf(errEncryptionKeyFmt, ref.key, ref.dataKey))
+		return nil, managed.Stalled(ReasonEncryptionKeyInvalid, errors.Errorf(errEncryptionKeyFmt, what, ref.key, ref.dataKey))
 	}
 	return b, nil
 }

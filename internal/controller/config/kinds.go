@@ -48,9 +48,9 @@ type configKind struct {
 	// namespaced: a managed resource finds the configuration in its own
 	// namespace, and the configuration its Secret in its own.
 	namespaced bool
-	// errGet says which kind could not be read.
-	errGet string
-	new    func() configObject
+	// errGet and errList say which kind could not be read.
+	errGet, errList string
+	new             func() configObject
 	// list returns the configurations whose Secret may live in namespace:
 	// a ProviderConfig's is in its own namespace, a ClusterProviderConfig's
 	// anywhere.
@@ -62,6 +62,7 @@ var (
 		gvk:        v1alpha1.ProviderConfigGroupVersionKind,
 		namespaced: true,
 		errGet:     "cannot get ProviderConfig",
+		errList:    "cannot list ProviderConfigs",
 		new:        func() configObject { return &v1alpha1.ProviderConfig{} },
 		list: func(ctx context.Context, c client.Reader, namespace string) ([]configObject, error) {
 			l := &v1alpha1.ProviderConfigList{}
@@ -76,9 +77,10 @@ var (
 		},
 	}
 	clusterProviderConfig = configKind{
-		gvk:    v1alpha1.ClusterProviderConfigGroupVersionKind,
-		errGet: "cannot get ClusterProviderConfig",
-		new:    func() configObject { return &v1alpha1.ClusterProviderConfig{} },
+		gvk:     v1alpha1.ClusterProviderConfigGroupVersionKind,
+		errGet:  "cannot get ClusterProviderConfig",
+		errList: "cannot list ClusterProviderConfigs",
+		new:     func() configObject { return &v1alpha1.ClusterProviderConfig{} },
 		list: func(ctx context.Context, c client.Reader, _ string) ([]configObject, error) {
 			l := &v1alpha1.ClusterProviderConfigList{}
 			if err := c.List(ctx, l); err != nil {
@@ -154,26 +156,27 @@ const (
 	// transportSSH: ssh:// or scp-like user@host:path; a private key and
 	// known_hosts, always.
 	transportSSH
-	// transportInsecure: http:// (credentials in clear text) or file:// (the
-	// provider's own file system); refused unless the provider runs with
-	// --allow-insecure-remotes.
+	// transportInsecure: http:// (credentials in clear text), git:// (clear
+	// text, unauthenticated) or file:// (the provider's own file system);
+	// refused unless the provider runs with --allow-insecure-remotes.
 	transportInsecure
 )
 
 // transportOf is the one place that decides what kind of URL a
-// configuration has, and it asks the engine's own parser: a URL the engine
-// would reach over file:// or http:// is insecure however it is spelled. A URL
-// the engine cannot parse is treated as HTTPS here; opening it fails with
-// InvalidProviderConfig.
+// configuration has (its repository's, and its GitHub App API URL), and it
+// asks the engine's own parser, which reads the scheme as net/url does,
+// case-insensitively: a URL the engine would reach over anything but https
+// or ssh is insecure however it is spelled. A URL the engine cannot parse is
+// treated as HTTPS here; opening it fails with InvalidProviderConfig.
 func transportOf(url string) transport {
-	p, _ := git.Protocol(url)
-	switch p {
-	case "ssh":
+	p, err := git.Protocol(url)
+	switch {
+	case err != nil, p == "https":
+		return transportHTTPS
+	case p == "ssh":
 		return transportSSH
-	case "http", "file":
-		return transportInsecure
 	}
-	return transportHTTPS
+	return transportInsecure
 }
 
 // ReadsSecret reports whether any ProviderConfig or ClusterProviderConfig
@@ -184,7 +187,7 @@ func ReadsSecret(ctx context.Context, c client.Reader, key types.NamespacedName)
 	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
 		configs, err := k.list(ctx, c, key.Namespace)
 		if err != nil {
-			return false, errors.Wrap(err, k.errGet)
+			return false, errors.Wrap(err, k.errList)
 		}
 		for _, pc := range configs {
 			if v, err := viewOf(pc); err == nil && v.reads(key) {

@@ -60,6 +60,7 @@ const (
 	errListUsages = "cannot list ProviderConfigUsages"
 	errFinalizer  = "cannot update the configuration's finalizers"
 	errCheck      = "cannot reach the repository"
+	errRefusedFmt = "the server refused %s"
 )
 
 // A Reconciler publishes whether a configuration works: it resolves the
@@ -188,6 +189,11 @@ func (r *Reconciler) ping(ctx context.Context, conn *Connection) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	empty, err := repo.Check(ctx)
+	if git.KindOf(err) == git.KindAuth && conn.Credentials != "" {
+		// Which Secret and key the server refused, so the message says
+		// what to fix.
+		err = errors.Wrapf(err, errRefusedFmt, conn.Credentials)
+	}
 	return empty, errors.Wrap(spec.GitError(err), errCheck)
 }
 

@@ -49,7 +49,7 @@ const (
 	errUnknownKind = "providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
 	errGetSecret   = "cannot get credentials Secret"
 	errMissingKey  = "credentials Secret has no key"
-	errInsecure    = "http:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
+	errInsecure    = "http://, git:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
 	errNoneOverSSH = "credentials.source None works only for HTTPS; SSH always authenticates"
 	errWindow      = "commit.window must be a duration between 0s and 30s"
 )
@@ -74,6 +74,9 @@ type Connection struct {
 	// Keys encrypt Secrets written to the repository; nil: Secrets are
 	// refused.
 	Keys *encrypt.Keys
+	// Credentials names the Secret and key the credentials came from, for
+	// a refusal to say which to fix; empty when none are sent.
+	Credentials string
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -161,7 +164,7 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
 	}
-	if err := credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
+	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
 	}
 	return c, nil
