@@ -20,12 +20,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -38,8 +40,9 @@ import (
 // (landed, refused with Conflict) and pushes.
 const recordedMirrorBurstStatus = "TODO"
 
-// BenchmarkMirrorBurstStatusWrites creates 1,000 ConfigMaps at once in a
-// namespace a Mirror mirrors, then edits 100 of them and deletes 10, with
+// BenchmarkMirrorBurstStatusWrites creates 1,000 ConfigMaps in a namespace a
+// Mirror mirrors, one after another as kubectl apply does (the events then
+// span several commit windows), then edits 100 of them and deletes 10, with
 // the provider's default flags, and counts the Mirror's status writes (and
 // those the optimistic lock refused) next to the pushes, and then over a
 // steady poll. Goal: at most one status write per push, plus one per phase
@@ -65,9 +68,15 @@ func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
 		pushes0 := metricSum(b, bp.reg, "provider_git_pushes_total")
 
 		start := time.Now()
-		createConfigMaps(b, ns, n)
+		createConfigMapsInTurn(b, ns, n)
 		waitMirroredCount(b, dir, ns, base+n, false, 30*time.Minute)
-		updateConfigMaps(b, ns, edits, 1)
+		for i := range edits {
+			patch := []byte(`{"data":{"round":"1"}}`)
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)}}
+			if err := cp.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				b.Fatal(err)
+			}
+		}
 		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return strings.Count(out, "round:") >= edits }, "grep", "round:", "main", "--", mirrorFolder+"/")
 		deleteConfigMaps(b, ns, n-deletes, n)
 		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return mirroredOf(out, ns) == base+n-deletes }, "ls-tree", "-r", "--name-only", "main", mirrorFolder+"/")
@@ -153,6 +162,19 @@ func mirroredOf(ls, ns string) int {
 		}
 	}
 	return n
+}
+
+// createConfigMapsInTurn creates n ConfigMaps in ns one after another, named
+// as createConfigMaps names them.
+func createConfigMapsInTurn(b *testing.B, ns string, n int) {
+	b.Helper()
+	for i := range n {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)},
+			Data: map[string]string{"index": strconv.Itoa(i)}}
+		if err := cp.Client.Create(context.Background(), cm); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // deleteConfigMaps deletes ConfigMaps from..to-1 of ns, as createConfigMaps
