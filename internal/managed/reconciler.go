@@ -139,6 +139,9 @@ type Reconciler struct {
 	// unheard keeps the Ready transitions of status writes whose reply was
 	// lost, so each stored transition still gets its one Event.
 	unheard *session.Unheard
+	// superseded keeps the versions each resource's last reconcile
+	// replaced with its own writes, to recognise a stale read of them.
+	superseded *session.Superseded
 }
 
 // NewReconciler returns a Reconciler for the managed kind of. It panics if
@@ -162,6 +165,7 @@ func NewReconciler(c Cluster, of resource.ManagedKind, o ...ReconcilerOption) *R
 		backoff:             ratelimiter.NewController(),
 		log:                 logging.NewNopLogger(),
 		unheard:             session.NewUnheard(),
+		superseded:          session.NewSuperseded(),
 	}
 	for _, fn := range o {
 		fn(r)
@@ -199,6 +203,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if kerrors.IsNotFound(err) {
 			// Gone for good: nothing to write, nothing to publish.
 			r.backoff.Forget(req)
+			r.superseded.Forget(req.NamespacedName)
 			if r.metrics != nil {
 				r.metrics.Forget(r.kind, req.Namespace, req.Name)
 			}
@@ -210,7 +215,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, errors.Wrap(err, errGetManaged)
 	}
 
-	opts := []session.Option{session.WithLogger(log), session.WithUnheard(r.unheard)}
+	if r.superseded.Stale(req.NamespacedName, mg.GetResourceVersion()) {
+		// The cache has not seen this reconciler's own last write yet:
+		// what we read is what that write replaced. Whatever a reconcile
+		// concluded from it, its status patch would be refused (Conflict);
+		// come back once the cache caught up.
+		log.Debug("Read a version our own last write replaced; requeueing promptly", "version", mg.GetResourceVersion())
+		return reconcile.Result{RequeueAfter: session.RequeueWriteLostInterval}, nil
+	}
+	opts := []session.Option{session.WithLogger(log), session.WithUnheard(r.unheard), session.WithSuperseded(r.superseded)}
 	if r.recorder != nil {
 		opts = append(opts, session.WithRecorder(r.recorder))
 	}

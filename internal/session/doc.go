@@ -22,6 +22,9 @@ limitations under the License.
 // accumulator is the only writer of the kstatus trio (Ready, Reconciling,
 // Stalled), so the trio reflects the most severe gate rather than whichever
 // gate ran last. ConditionMetrics publishes the trio as a Prometheus gauge.
+// Superseded remembers the versions a reconcile's own writes replaced, so
+// the next reconcile can tell it read from a cache that has not seen them
+// (and would only lose its write to the optimistic lock).
 //
 // The package knows nothing of Git; it is shared by managed resources and
 // ProviderConfigs alike.

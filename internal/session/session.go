@@ -104,6 +104,10 @@ type Session struct {
 	afterPersist []func()
 	// unheard keeps Ready transitions of writes whose reply was lost.
 	unheard *Unheard
+	// superseded keeps the resourceVersions this session's writes
+	// replaced (replaced), once they landed.
+	superseded *Superseded
+	replaced   []string
 
 	// writeLost is sticky: once a write was lost the published status is
 	// stale, and nothing later in the same reconcile changes that the caller
@@ -239,6 +243,9 @@ func (s *Session) AfterPersist(fn func()) {
 // write were lost the same way: set them after it.
 func (s *Session) MetadataWritten() {
 	if s.before != nil {
+		if rv := s.before.GetResourceVersion(); rv != s.obj.GetResourceVersion() {
+			s.replaced = append(s.replaced, rv)
+		}
 		s.before.SetResourceVersion(s.obj.GetResourceVersion())
 		s.before.SetFinalizers(s.obj.GetFinalizers())
 		// Annotations and labels too: an external-name or create-succeeded
@@ -292,27 +299,43 @@ func (s *Session) Commit(ctx context.Context) error {
 		return errors.Wrap(err, errComputePatch)
 	}
 	if string(data) == "{}" {
+		s.recordSuperseded()
 		s.runAfterPersist()
 		return nil
 	}
+	base := s.before.GetResourceVersion()
 	err = s.client.Status().Patch(ctx, s.obj, client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case kerrors.IsNotFound(err):
 		s.forgetUnheard()
+		s.superseded.Forget(client.ObjectKeyFromObject(s.obj))
 		return nil
 	case kerrors.IsConflict(err):
 		s.writeLost = true
+		s.recordSuperseded()
 		s.log.Info(msgWriteLost, "object", client.ObjectKeyFromObject(s.obj))
 		return nil
 	case err != nil:
 		s.rememberUnheard(err)
+		s.recordSuperseded()
 		return errors.Wrap(err, errPatchStatus)
 	}
+	if base != s.obj.GetResourceVersion() {
+		s.replaced = append(s.replaced, base)
+	}
+	s.recordSuperseded()
 	s.forgetUnheard()
 	s.recordReadyTransition()
 	s.rebase()
 	s.runAfterPersist()
 	return nil
+}
+
+// recordSuperseded keeps the versions this session's landed writes
+// replaced, for the next reconcile to recognise a cache that has not caught
+// up with them (Superseded.Stale).
+func (s *Session) recordSuperseded() {
+	s.superseded.record(client.ObjectKeyFromObject(s.obj), s.replaced)
 }
 
 // publishMetrics records the trio, or forgets the object once it is deleted

@@ -72,6 +72,8 @@ type fakeRepository struct {
 	queued   bool
 	inflight bool
 	enqueued *git.Change
+	// result is the outcome of a write that finished, taken once.
+	result *git.Result
 }
 
 func (f *fakeRepository) ID() string                                              { return "repo" }
@@ -80,7 +82,15 @@ func (f *fakeRepository) Refresh(context.Context, time.Duration, ...string) erro
 func (f *fakeRepository) Empty() bool                                             { return f.empty }
 func (f *fakeRepository) Queued(string, string, git.Change) bool                  { return f.queued }
 func (f *fakeRepository) InFlight(string, string) bool                            { return f.inflight }
-func (f *fakeRepository) TakeResult(string) (git.Result, bool)                    { return git.Result{}, false }
+
+func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
+	if f.result == nil {
+		return git.Result{}, false
+	}
+	res := *f.result
+	f.result = nil
+	return res, true
+}
 
 func (f *fakeRepository) Head(string) (string, error) {
 	if f.files == nil {

@@ -195,12 +195,17 @@ type external struct {
 	// guarded holds the snapshot paths of Secrets a configuration reads,
 	// found by this reconcile's Observe.
 	guarded map[string]bool
+	// waited is what the Mirror as read published of the write it waits
+	// for, kept while that wait goes on (see hold); nil when it published
+	// none, or a push landed since.
+	waited *waited
 }
 
 // Observe compares the folder with the Mirror's snapshot. See the package
 // doc for what it decides; its order is: spec, grant, the outcome of the
 // last write, the snapshot, the folder.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalObservation, error) {
+	e.waited = waitedOf(mg)
 	if meta.WasDeleted(mg) {
 		return e.observeDeletion(ctx, mg)
 	}
@@ -236,7 +241,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		// The head does not show the push under way yet: a change computed
 		// without it could drop from the marker a file it adds. Its result
 		// wakes the Mirror.
-		return xpmanaged.ExternalObservation{}, committing(mg, mg.Status.AtProvider.Pending)
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, mg.Status.AtProvider.Pending)
 	}
 
 	snap, err := e.src.Ensure(ctx, req)
@@ -275,7 +280,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	}
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
 		mg.Status.AtProvider.Pending = d.size()
-		return xpmanaged.ExternalObservation{}, committing(mg, d.size())
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, d.size())
 	}
 	e.change = &c
 	return xpmanaged.ExternalObservation{ResourceExists: d.claimed, ResourceUpToDate: false, Diff: fmt.Sprintf("%d file(s) differ", d.size())}, nil
@@ -307,7 +312,7 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 		return xpmanaged.ExternalObservation{}, err
 	}
 	if e.repo.InFlight(p.Branch, keyOf(mg)) {
-		return xpmanaged.ExternalObservation{}, removing(mg, mg.Status.AtProvider.Pending)
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgRemovingFmt, mg.Status.AtProvider.Pending)
 	}
 	head, err := e.head(ctx, p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound || (err == nil && head == "") {
@@ -334,7 +339,7 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 		return xpmanaged.ExternalObservation{}, err
 	}
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
-		return xpmanaged.ExternalObservation{}, removing(mg, d.size())
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgRemovingFmt, d.size())
 	}
 	e.change = &c
 	return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
@@ -381,6 +386,8 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		}
 		return errors.Wrapf(err, errFmt, p.Path, p.Branch)
 	}
+	// A push landed: news to publish, whatever was published before.
+	e.waited = nil
 	if res.Commit != "" {
 		mg.Status.AtProvider.Commit = res.Commit
 	}
@@ -390,23 +397,23 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 
 // Create writes the folder for the first time: its files and its marker.
 func (e *external) Create(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalCreation, error) {
-	return xpmanaged.ExternalCreation{}, e.enqueue(mg, committing)
+	return xpmanaged.ExternalCreation{}, e.enqueue(mg, msgCommittingFmt)
 }
 
 // Update writes what differs in the folder.
 func (e *external) Update(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalUpdate, error) {
-	return xpmanaged.ExternalUpdate{}, e.enqueue(mg, committing)
+	return xpmanaged.ExternalUpdate{}, e.enqueue(mg, msgCommittingFmt)
 }
 
 // Delete removes the owned files and the marker in one commit. A management
 // policy without Delete never gets here: the folder stays as it is.
 func (e *external) Delete(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalDelete, error) {
-	return xpmanaged.ExternalDelete{}, e.enqueue(mg, removing)
+	return xpmanaged.ExternalDelete{}, e.enqueue(mg, msgRemovingFmt)
 }
 
 // enqueue hands Observe's change to the branch writer and returns at once
 // (Waiting); the writer wakes the Mirror when the push landed or failed.
-func (e *external) enqueue(mg *v1alpha1.Mirror, wait func(*v1alpha1.Mirror, int) error) error {
+func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
 	if e.change == nil {
 		return errors.New(errNoChange)
 	}
@@ -414,7 +421,7 @@ func (e *external) enqueue(mg *v1alpha1.Mirror, wait func(*v1alpha1.Mirror, int)
 	n := len(c.Puts) + len(c.Deletes)
 	mg.Status.AtProvider.Pending = n
 	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
-	return wait(mg, n)
+	return e.hold(mg, msgFmt, n)
 }
 
 // Note is Ready's message when the folder is up to date and the snapshot

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -88,12 +90,40 @@ func noteOf(snap mirror.Snapshot, skipped []string) string {
 	return "The folder is up to date; left out: " + strings.Join(notes, "; ")
 }
 
-func committing(mg *v1alpha1.Mirror, n int) error {
-	p := mg.Spec.ForProvider
-	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgCommittingFmt, n, p.Path, p.Branch))
+// waited is what a Mirror as read published while it waited for a push:
+// Ready's message and the counts beside it.
+type waited struct {
+	message string
+	at      v1alpha1.MirrorObservation
 }
 
-func removing(mg *v1alpha1.Mirror, n int) error {
+// waitedOf returns what mg as read published of a write it waits for, or
+// nil when its Ready does not say Committing.
+func waitedOf(mg *v1alpha1.Mirror) *waited {
+	c := mg.GetCondition(xpv2.TypeReady)
+	if c.Status != corev1.ConditionFalse || c.Reason != ReasonCommitting {
+		return nil
+	}
+	return &waited{message: c.Message, at: *mg.Status.AtProvider.DeepCopy()}
+}
+
+// hold is the Waiting of a Mirror whose folder waits for a push of n file
+// changes (msgFmt: msgCommittingFmt or msgRemovingFmt).
+//
+// A Mirror that already published this wait, with no push landed since,
+// publishes nothing new: Ready stays the Committing it published and
+// atProvider the counts beside it, until the push lands and wakes it. Each
+// event of a burst replaces the queued change and moves the counts; were
+// every move published, a burst of 1,000 objects cost hundreds of status
+// writes, each racing the informer for the one before (a third of them
+// refused with a Conflict), where one per push says as much: Committing is
+// true all along, and the counts are those of the folder at the last push
+// plus the change the wait began with.
+func (e *external) hold(mg *v1alpha1.Mirror, msgFmt string, n int) error {
 	p := mg.Spec.ForProvider
-	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgRemovingFmt, n, p.Path, p.Branch))
+	if w := e.waited; w != nil && w.message == fmt.Sprintf(msgFmt, w.at.Pending, p.Path, p.Branch) {
+		mg.Status.AtProvider = w.at
+		return managed.Waiting(ReasonCommitting, w.message)
+	}
+	return managed.Waiting(ReasonCommitting, fmt.Sprintf(msgFmt, n, p.Path, p.Branch))
 }
