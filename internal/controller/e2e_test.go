@@ -159,6 +159,7 @@ type providerOptions struct {
 	logger     *logr.Logger
 	poll       time.Duration
 	mirrorCfg  *rest.Config
+	idle       time.Duration
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -194,6 +195,12 @@ func withPoll(d time.Duration) providerOption {
 // provider whose ServiceAccount lacks some grant would.
 func withMirrorIdentity(cfg *rest.Config) providerOption {
 	return func(o *providerOptions) { o.mirrorCfg = cfg }
+}
+
+// withIdleTimeout closes clones unused for d (the engine's default is far
+// longer than a test).
+func withIdleTimeout(d time.Duration) providerOption {
+	return func(o *providerOptions) { o.idle = d }
 }
 
 // startProvider runs the controllers with a Git cache in cacheDir (a new
@@ -237,7 +244,11 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := git.NewCache(cacheDir, git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics))
+	gopts := []git.Option{git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics)}
+	if po.idle > 0 {
+		gopts = append(gopts, git.WithIdleTimeout(po.idle))
+	}
+	cache, err := git.NewCache(cacheDir, gopts...)
 	if err != nil {
 		t.Fatal(err)
 	}

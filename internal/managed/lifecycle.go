@@ -312,6 +312,10 @@ func (p *pass) removeFinalizer(ctx context.Context, msg string) outcome {
 		}
 	}
 	p.log.Debug("Finalized managed resource")
+	// Nothing more is done for it, whoever else still holds it: what was
+	// kept for it goes now, not only when a later reconcile finds it gone
+	// (another finalizer may keep it for long).
+	p.r.forget(p.req.NamespacedName)
 	o := progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, msg)
 	o.wait = waitNone
 	if p.otherFinalizers() {

@@ -131,13 +131,28 @@ func WithExternalNameOf(name func(resource.Managed) string) ReconcilerOption {
 	}
 }
 
-// WithGone sets what a reconcile that finds its resource gone for good calls
-// with the resource's name: to drop what was kept for it outside the API
-// server (a write's result nobody will collect, its place in a drift
-// index). A resource can go without a last reconcile of its own, when its
-// finalizer is removed by hand.
-func WithGone(fn func(types.NamespacedName)) ReconcilerOption {
-	return func(r *Reconciler) { r.gone = fn }
+// A Forgetter drops what was kept outside the API server for a managed
+// resource that is gone for good: its place in a drift index (which would
+// otherwise poll its repository forever and keep the clone from going
+// idle), a write's result nobody will collect.
+type Forgetter interface {
+	Forget(nn types.NamespacedName)
+}
+
+// A ForgetterFn is a function that satisfies Forgetter.
+type ForgetterFn func(nn types.NamespacedName)
+
+// Forget calls fn.
+func (fn ForgetterFn) Forget(nn types.NamespacedName) { fn(nn) }
+
+// WithGone adds f to what the reconciler tells when a resource is gone for
+// good, which is every way a resource can go: its deletion completed, it
+// was orphaned (managementPolicies without Delete: nothing is observed, so
+// no external client ever learns of it), or a reconcile finds it NotFound
+// (its finalizer removed by hand, so it had no last reconcile of its own).
+// A Forgetter may be told more than once of one resource.
+func WithGone(f ...Forgetter) ReconcilerOption {
+	return func(r *Reconciler) { r.gone = append(r.gone, f...) }
 }
 
 // WithInitializers replaces the default initializer, which sets the

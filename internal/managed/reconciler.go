@@ -130,8 +130,8 @@ type Reconciler struct {
 	sources     []source.Source
 	eventDriven bool
 
-	// gone drops what was kept for a resource that is gone (WithGone).
-	gone func(types.NamespacedName)
+	// gone drop what was kept for a resource that is gone (WithGone).
+	gone []Forgetter
 
 	log      logging.Logger
 	recorder record.EventRecorder
@@ -207,9 +207,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			if r.metrics != nil {
 				r.metrics.Forget(r.kind, req.Namespace, req.Name)
 			}
-			if r.gone != nil {
-				r.gone(req.NamespacedName)
-			}
+			r.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGetManaged)
@@ -238,4 +236,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	p.s = session.Begin(r.client, mg, opts...)
 
 	return p.finish(ctx, p.reconcile(ctx))
+}
+
+// forget tells every Forgetter that the resource nn is gone: the one path
+// every exit of a resource takes (reconcile of a NotFound resource, and
+// removeFinalizer, through which deletion and orphaning both end).
+func (r *Reconciler) forget(nn types.NamespacedName) {
+	for _, f := range r.gone {
+		f.Forget(nn)
+	}
 }

@@ -645,20 +645,3 @@ func TestReconcileWarnsOncePerError(t *testing.T) {
 		t.Errorf("warnings: -want, +got:\n%s", diff)
 	}
 }
-
-// TestReconcileGone: a reconcile that finds its resource gone tells
-// WithGone, so what was kept for it elsewhere is dropped.
-func TestReconcileGone(t *testing.T) {
-	s := testScheme(t)
-	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).Build()
-	var gone []types.NamespacedName
-	r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
-		WithTypedExternalConnector[*v1alpha1.Thing](newStore()), WithGone(func(nn types.NamespacedName) { gone = append(gone, nn) }))
-	nn := types.NamespacedName{Namespace: testNS, Name: testName}
-	if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: nn}); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]types.NamespacedName{nn}, gone); diff != "" {
-		t.Errorf("gone: -want, +got:\n%s", diff)
-	}
-}

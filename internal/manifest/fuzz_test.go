@@ -19,12 +19,17 @@ package manifest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
-// FuzzRender feeds Render arbitrary bytes. It must never panic, and whatever
-// it renders must render again to the same bytes: a File's blob SHA is the
-// rendering's, so an unstable rendering would commit on every poll.
+// FuzzRender feeds Render arbitrary bytes. It must never panic, whatever it
+// renders must render again to the same bytes (a File's blob SHA is the
+// rendering's, so an unstable rendering would commit on every poll), and no
+// rendering holds a Secret's values in plain text at any depth: neither
+// Render's nor, below the top level, RenderForEncryption's.
 func FuzzRender(f *testing.F) {
 	for _, seed := range []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","uid":"u","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"data":{"k":"v"}}`,
@@ -35,10 +40,19 @@ func FuzzRender(f *testing.F) {
 		"- a\n- b\n",
 		"{",
 		"apiVersion: v1\nkind: X\nanchors: &a {k: v}\nref: *a\n",
+		`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Secret","data":{"p":"cw=="}}]}`,
+		`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Secret","stringData":{"p":"s"}}]}]}`,
+		`{"apiVersion":"x/v1","kind":"Object","spec":{"forProvider":{"manifest":{"apiVersion":"v1","kind":"Secret","data":{"p":"cw=="}}}}}`,
+		"apiVersion: v1\nkind: List\nitems:\n- &s {apiVersion: v1, kind: Secret, data: {p: cw==}}\n- {apiVersion: x/v1, kind: B, spec: {r: [*s]}}\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if out, err := RenderForEncryption(in); err == nil {
+			if at, ok := plainSecret(t, out, false); ok {
+				t.Fatalf("RenderForEncryption wrote a Secret's values inside another object, at %s:\n%s", at, out)
+			}
+		}
 		out, err := Render(in)
 		if err != nil {
 			if out != nil {
@@ -56,5 +70,47 @@ func FuzzRender(f *testing.F) {
 		if !bytes.Equal(out, again) {
 			t.Fatalf("rendering is not stable:\nfirst:\n%s\nsecond:\n%s", out, again)
 		}
+		if at, ok := plainSecret(t, out, true); ok {
+			t.Fatalf("Render wrote a Secret's values in plain text, at %s:\n%s", at, out)
+		}
 	})
+}
+
+// plainSecret is the fuzz target's oracle, written apart from the renderer's
+// own walk: it reports where a rendering holds a map that is a core v1
+// Secret with data or stringData, looking at the top level too when top is
+// set.
+func plainSecret(t *testing.T, rendered []byte, top bool) (string, bool) {
+	var doc any
+	if err := yaml.Unmarshal(rendered, &doc); err != nil {
+		t.Fatalf("a rendering does not parse: %v\n%s", err, rendered)
+	}
+	var walk func(v any, at string, check bool) (string, bool)
+	walk = func(v any, at string, check bool) (string, bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			if check && v["apiVersion"] == "v1" && v["kind"] == "Secret" && (values(v["data"]) || values(v["stringData"])) {
+				return at, true
+			}
+			for k, c := range v {
+				if p, ok := walk(c, at+"."+k, true); ok {
+					return p, true
+				}
+			}
+		case []any:
+			for i, c := range v {
+				if p, ok := walk(c, fmt.Sprintf("%s[%d]", at, i), true); ok {
+					return p, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(doc, "", top)
+}
+
+// values reports whether v, a Secret's data or stringData, holds anything.
+func values(v any) bool {
+	m, isMap := v.(map[string]any)
+	return v != nil && (!isMap || len(m) > 0)
 }

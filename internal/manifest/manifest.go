@@ -60,11 +60,13 @@ var metadataNoise = []string{
 }
 
 // Render returns obj (JSON or YAML) as stable YAML without status and the
-// metadata noise above. It refuses core v1 Secrets with ErrSecret.
+// metadata noise above. It refuses core v1 Secrets with ErrSecret, and
+// objects carrying one inside (a List's items) with ErrNestedSecret.
 func Render(obj []byte) ([]byte, error) { return render(obj, false) }
 
-// RenderForEncryption renders obj as Render does, Secrets included: for a
-// caller that encrypts what it writes.
+// RenderForEncryption renders obj as Render does, a bare Secret included:
+// for a caller that encrypts what it writes. An object carrying a Secret
+// inside is still ErrNestedSecret (see there why it cannot be encrypted).
 func RenderForEncryption(obj []byte) ([]byte, error) { return render(obj, true) }
 
 func render(obj []byte, secrets bool) ([]byte, error) {
@@ -105,6 +107,10 @@ func render(obj []byte, secrets bool) ([]byte, error) {
 		if len(md) == 0 {
 			delete(m, "metadata")
 		}
+	}
+	// What is left is what Git would hold.
+	if err := refuseNestedSecret(m); err != nil {
+		return nil, err
 	}
 	// Back through JSON (json.Number keeps each number's digits), then YAML,
 	// which sorts the keys of every map.

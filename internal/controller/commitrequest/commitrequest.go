@@ -40,6 +40,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -324,7 +325,7 @@ func committing(branch string) error {
 
 // keyOf names mg's change in the branch writer.
 func keyOf(mg *v1alpha1.CommitRequest) string {
-	return v1alpha1.CommitRequestKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
+	return watch.Ref{Kind: v1alpha1.CommitRequestKind, NamespacedName: types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}}.Key()
 }
 
 // Update has nothing to do: the spec is immutable and a landed commit is

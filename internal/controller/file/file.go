@@ -105,12 +105,6 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			return f.Spec.ForProvider.Path
 		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.FileKind)),
-		// A File gone for good (possibly without a last reconcile, its
-		// finalizer removed by hand) leaves no result and no drift entry.
-		managed.WithGone(func(nn types.NamespacedName) {
-			o.Watcher.Forget(watch.Ref{Kind: v1alpha1.FileKind, NamespacedName: nn})
-			o.Cache.DropResult(keyFor(nn))
-		}),
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.File(), claim.File())),
 		// A File holding a Secret is encrypted again when its
 		// configuration's recipients change.
@@ -409,14 +403,7 @@ func (e *external) enqueue(mg *v1alpha1.File, a Action, want git.File) error {
 func (e *external) Disconnect(_ context.Context) error { return nil }
 
 // keyOf names mg's changes in the branch writer.
-func keyOf(mg *v1alpha1.File) string {
-	return keyFor(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()})
-}
-
-// keyFor names the changes of the File nn in the branch writer.
-func keyFor(nn types.NamespacedName) string {
-	return v1alpha1.FileKind + "/" + nn.Namespace + "/" + nn.Name
-}
+func keyOf(mg *v1alpha1.File) string { return refOf(mg).Key() }
 
 // refOf names mg in the watcher.
 func refOf(mg *v1alpha1.File) watch.Ref {

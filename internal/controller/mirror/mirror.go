@@ -445,9 +445,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 }
 
 // keyOf names mg's changes in the branch writer.
-func keyOf(mg *v1alpha1.Mirror) string {
-	return v1alpha1.MirrorKind + "/" + mg.GetNamespace() + "/" + mg.GetName()
-}
+func keyOf(mg *v1alpha1.Mirror) string { return refOf(mg).Key() }
 
 // refOf names mg in the watcher.
 func refOf(mg *v1alpha1.Mirror) watch.Ref {

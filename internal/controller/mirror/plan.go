@@ -115,7 +115,8 @@ func (e *external) mirrorExists(ctx context.Context, nn types.NamespacedName) (b
 
 // plan compares the folder at head with a synced snapshot and returns the
 // one change that makes them equal: every object's file written where it
-// differs, owned files of objects gone removed (unless prune is Never), and
+// differs, owned files of objects gone removed (unless prune is Never),
+// owned files of Secrets a configuration reads removed (whatever prune), and
 // the marker rewritten to list what the Mirror owns afterwards. Nothing
 // outside the folder, and nothing in it the Mirror does not own, is
 // touched; a file at an object's path that the Mirror does not own is
@@ -142,7 +143,8 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		}
 		if o.Secret && e.guarded[o.Path] {
 			// A key that protects the repository stays out of it, even
-			// encrypted; an owned file of it written before is removed.
+			// encrypted; an owned file of it written before is removed
+			// whatever prune says (below).
 			d.guarded = append(d.guarded, objectName(o))
 			continue
 		}
@@ -169,7 +171,9 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		if _, present := f.files[full]; !present {
 			continue
 		}
-		if p.Prune == v1alpha1.MirrorPruneNever {
+		// prune Never keeps the files of objects that no longer exist; a
+		// guarded Secret exists, and must not be in Git at all.
+		if p.Prune == v1alpha1.MirrorPruneNever && !e.guarded[rel] {
 			owned = append(owned, rel)
 			continue
 		}

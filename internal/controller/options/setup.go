@@ -26,9 +26,11 @@ import (
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
@@ -55,9 +57,26 @@ func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opt
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // the session takes a record.EventRecorder.
 		managed.WithConditionMetrics(o.ConditionMetrics),
+		managed.WithGone(o.forgetter(gvk.Kind)),
 	}, opts...)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), all...)
 	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
+}
+
+// forgetter is the one gone-path of every kind: a resource gone for good
+// (deleted, orphaned, or its finalizer removed by hand) leaves the drift
+// index, so its repository is no longer polled for it and its clone can go
+// idle, and the result of a write it handed to a branch writer is dropped.
+func (o Options) forgetter(kind string) managed.ForgetterFn {
+	return func(nn types.NamespacedName) {
+		r := watch.Ref{Kind: kind, NamespacedName: nn}
+		if o.Watcher != nil {
+			o.Watcher.Forget(r)
+		}
+		if o.Cache != nil {
+			o.Cache.DropResult(r.Key())
+		}
+	}
 }
 
 // SetupGated registers setup to run once the CRDs of gvks are established

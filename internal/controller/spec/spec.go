@@ -37,8 +37,10 @@ const (
 	// stored before a CRD change) or a commit message template that does
 	// not render.
 	ReasonInvalidSpec xpv2.ConditionReason = "InvalidSpec"
-	// ReasonSecretRefused marks an object that is a Secret: its data would
-	// land in Git in clear text.
+	// ReasonSecretRefused marks an object that is a Secret, or carries one
+	// (a List's item, an embedded manifest with data): its data would land
+	// in Git in clear text. A Secret inside another object is refused even
+	// when the configuration encrypts (manifest.ErrNestedSecret says why).
 	ReasonSecretRefused xpv2.ConditionReason = "SecretRefused"
 )
 
@@ -52,7 +54,8 @@ func Invalid(err error) error { return managed.Stalled(ReasonInvalidSpec, err) }
 
 // Content returns the bytes a file holds for exactly one of content or an
 // embedded object (rendered as stable YAML by internal/manifest). Errors are
-// marked Stalled: a Secret is SecretRefused, anything else InvalidSpec.
+// marked Stalled: a Secret, or an object carrying one, is SecretRefused,
+// anything else InvalidSpec.
 func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
 	var raw []byte
 	if object != nil {
@@ -66,7 +69,7 @@ func Content(content *string, object *runtime.RawExtension) ([]byte, error) {
 		return []byte(*content), nil
 	case content == nil && raw != nil:
 		out, err := manifest.Render(raw)
-		if errors.Is(err, manifest.ErrSecret) {
+		if errors.Is(err, manifest.ErrSecret) || errors.Is(err, manifest.ErrNestedSecret) {
 			return nil, managed.Stalled(ReasonSecretRefused, errors.Wrap(err, errObject))
 		}
 		if err != nil {

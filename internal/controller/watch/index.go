@@ -29,6 +29,11 @@ type Ref struct {
 	types.NamespacedName
 }
 
+// Key names r's changes in a branch writer, and so its write's result in
+// the clone cache: one name, so whoever forgets a resource that is gone
+// drops the result its controller would have collected.
+func (r Ref) Key() string { return r.Kind + "/" + r.Namespace + "/" + r.Name }
+
 // A Loc is where a resource lives in Git: a path on a branch of a
 // repository (Repository.ID). An empty Path stands for the branch head
 // itself (a Branch resource). With Folder set, Path is a folder ("." for the
@@ -108,6 +113,14 @@ func (x *Index) Track(r Ref, l Loc) {
 		return
 	}
 	x.at.add(r, l.Repo, l.Branch, l.Path)
+}
+
+// Tracks reports whether r lives anywhere.
+func (x *Index) Tracks(r Ref) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, ok := x.of[r]
+	return ok
 }
 
 // Forget drops r.

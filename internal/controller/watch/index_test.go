@@ -140,3 +140,32 @@ func TestSourceKeepsEarlyWakes(t *testing.T) {
 		t.Errorf("queue holds %d requests, want 2 (a once, b)", got)
 	}
 }
+
+// TestIndexForgetLeavesNoRepository: forgetting the last resource of a
+// repository takes the repository out of Repos, which is what ends its
+// poll loop; Tracks follows Track and Forget.
+func TestIndexForgetLeavesNoRepository(t *testing.T) {
+	x := NewIndex()
+	b, m := ref("Branch", "b"), ref("Mirror", "m")
+	x.Track(b, Loc{Repo: "r1", Branch: "main"})
+	x.Track(m, Loc{Repo: "r1", Branch: "main", Path: "live", Folder: true})
+	x.Forget(b)
+	if !x.Tracks(m) || x.Tracks(b) {
+		t.Errorf("Tracks after forgetting the Branch: Branch %t, Mirror %t; want false, true", x.Tracks(b), x.Tracks(m))
+	}
+	if diff := cmp.Diff(map[string]struct{}{"r1": {}}, x.Repos()); diff != "" {
+		t.Errorf("Repos while the Mirror lives: -want, +got:\n%s", diff)
+	}
+	x.Forget(m)
+	if diff := cmp.Diff(map[string]struct{}{}, x.Repos()); diff != "" {
+		t.Errorf("Repos once the last resource is forgotten: -want, +got:\n%s", diff)
+	}
+}
+
+// TestRefKey: a resource's write key is its kind, namespace and name, the
+// one name under which the gone-path drops its write's result.
+func TestRefKey(t *testing.T) {
+	if diff := cmp.Diff("Mirror/ns/m", ref("Mirror", "m").Key()); diff != "" {
+		t.Errorf("Key: -want, +got:\n%s", diff)
+	}
+}

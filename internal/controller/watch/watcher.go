@@ -110,8 +110,22 @@ func (w *Watcher) TrackFolder(repo Repository, r Ref, branch, folder string) {
 	w.startLocked(id)
 }
 
-// Forget stops waking r on drift (it is being deleted).
+// Forget stops waking r on drift (it is gone, or being deleted); the
+// repository is polled no more once nobody lives in it.
 func (w *Watcher) Forget(r Ref) { w.idx.Forget(r) }
+
+// Tracks reports whether r is woken on drift: whether something keeps its
+// repository polled.
+func (w *Watcher) Tracks(r Ref) bool { return w.idx.Tracks(r) }
+
+// Polling returns how many repositories have a poll loop running. A loop
+// ends at its first tick after the last resource living in its repository
+// was forgotten; until then it polls nothing.
+func (w *Watcher) Polling() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.polling)
+}
 
 // Start runs the poll loops until ctx ends.
 func (w *Watcher) Start(ctx context.Context) error {
