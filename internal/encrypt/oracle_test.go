@@ -71,7 +71,7 @@ func sopsDecrypt(t *testing.T, id string, doc []byte) ([]byte, error) {
 		return nil, errors.New("sops: no age master key opens with the identity")
 	}
 	tree.Metadata.DataKey = key
-	if _, err := common.DecryptTree(common.DecryptTreeOpts{Tree: &tree, Cipher: sopsaes.NewCipher(), }); err != nil {
+	if _, err := common.DecryptTree(common.DecryptTreeOpts{Tree: &tree, Cipher: sopsaes.NewCipher()}); err != nil {
 		return nil, err
 	}
 	return sopsStore().EmitPlainFile(tree.Branches)
