@@ -46,9 +46,10 @@ const (
 	errDataKeyLength = "the SOPS data key is not 32 bytes"
 )
 
-// Version is the SOPS release whose document format this package writes,
-// recorded in each document's metadata as the sops tool records its own.
-const Version = "3.13.3"
+// formatVersion is the SOPS release whose document format this package
+// writes, recorded in each document's metadata as the sops tool records its
+// own.
+const formatVersion = "3.13.3"
 
 // ageKey is one recipient's copy of the data key.
 type ageKey struct {
@@ -180,7 +181,7 @@ func metadataNode(keys []ageKey, lastModified, mac string) (*yaml.Node, error) {
 		LastModified   string              `yaml:"lastmodified"`
 		MAC            string              `yaml:"mac"`
 		Version        string              `yaml:"version"`
-	}{Age: ages, EncryptedRegex: EncryptedRegex, LastModified: lastModified, MAC: mac, Version: Version})
+	}{Age: ages, EncryptedRegex: EncryptedRegex, LastModified: lastModified, MAC: mac, Version: formatVersion})
 	return n, errors.Wrap(err, errEmit)
 }
 

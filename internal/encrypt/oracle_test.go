@@ -42,7 +42,7 @@ func sopsStore() *sopsyaml.Store { return sopsyaml.NewStore(&config.YAMLStoreCon
 // sopsDecrypt decrypts doc with the age identity id through the SOPS
 // library, MAC checked, as kustomize-controller does: the identity is
 // applied to each age master key, then the tree is decrypted.
-func sopsDecrypt(t *testing.T, id string, doc []byte) ([]byte, error) {
+func sopsDecrypt(t testing.TB, id string, doc []byte) ([]byte, error) {
 	t.Helper()
 	tree, err := sopsStore().LoadEncryptedFile(doc)
 	if err != nil {
