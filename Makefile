@@ -176,7 +176,7 @@ vet:
 # it does.
 FUZZ_TIME ?= 5000x
 FUZZ_TARGETS = ./internal/validate:FuzzPathAgreesWithCRD ./internal/validate:FuzzBranchAgreesWithCRD \
-	./internal/manifest:FuzzRender ./internal/controller/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers
+	./internal/manifest:FuzzRender ./internal/controller/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers ./internal/encrypt:FuzzSealRoundTrip
 
 .PHONY: fuzz
 fuzz:

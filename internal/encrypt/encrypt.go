@@ -20,27 +20,29 @@ limitations under the License.
 // knows nothing of Git or of the API server: a caller hands it the plaintext
 // manifest and the bytes a file holds now, and gets the bytes to write.
 //
-// The format is the SOPS library's own (its YAML store, AES-GCM cipher, age
-// master keys and MAC); this package only chooses what to encrypt (data and
-// stringData, so a Secret's name and namespace stay readable in review) and
-// supplies identities without reading the process environment.
+// The SOPS document is written here, on filippo.io/age and the standard
+// library, not with the SOPS library: that library links every key service
+// it supports (the AWS, Azure, GCP, Vault and Huawei Cloud SDKs, gRPC and
+// more), about a third of the binary, to write a format this package needs
+// a few hundred lines for. The SOPS library stays in this package's tests,
+// as the oracle that decrypts, and verifies the MAC of, everything written
+// here. This package chooses what to encrypt (data and stringData, so a
+// Secret's name and namespace stay readable in review) and supplies
+// identities without reading the process environment.
 package encrypt
 
 import (
 	"bytes"
 	"crypto/rand"
+	"io"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/getsops/sops/v3"
-	sopsaes "github.com/getsops/sops/v3/aes"
-	sopsage "github.com/getsops/sops/v3/age"
-	"github.com/getsops/sops/v3/cmd/sops/common"
-	"github.com/getsops/sops/v3/config"
-	sopsyaml "github.com/getsops/sops/v3/stores/yaml"
-	"github.com/getsops/sops/v3/version"
+	"go.yaml.in/yaml/v3"
 )
 
 // EncryptedRegex selects the keys whose values are encrypted: a Secret's
@@ -48,6 +50,8 @@ import (
 // Secrets. Everything else (kind, metadata) stays in clear text and is
 // covered by the MAC.
 const EncryptedRegex = "^(data|stringData)$"
+
+var encryptedRegex = regexp.MustCompile(EncryptedRegex)
 
 // dataKeySize is the size of a SOPS data key: AES-256.
 const dataKeySize = 32
@@ -74,6 +78,8 @@ const (
 type Keys struct {
 	identity   *age.X25519Identity
 	recipients []string
+	// parsed are recipients, parsed, in the same order.
+	parsed []age.Recipient
 }
 
 // NewKeys parses the provider's identity and the other recipients. The
@@ -100,7 +106,16 @@ func NewKeys(identity string, recipients ...string) (*Keys, error) {
 		set = append(set, r)
 	}
 	slices.Sort(set)
-	return &Keys{identity: id, recipients: slices.Compact(set)}, nil
+	set = slices.Compact(set)
+	parsed := make([]age.Recipient, 0, len(set))
+	for _, r := range set {
+		p, err := age.ParseX25519Recipient(r)
+		if err != nil {
+			return nil, errors.Wrapf(err, errRecipientFmt, r)
+		}
+		parsed = append(parsed, p)
+	}
+	return &Keys{identity: id, recipients: set, parsed: parsed}, nil
 }
 
 // ParseRecipients splits text holding age recipients, one or more per line
@@ -135,94 +150,147 @@ func GenerateIdentity() (identity, recipient string, err error) {
 	return id.String(), id.Recipient().String(), nil
 }
 
-// store is the SOPS YAML store with its default indentation.
-func store() *sopsyaml.Store { return sopsyaml.NewStore(&config.YAMLStoreConfig{}) }
-
 // Encrypt returns plain, a YAML manifest, as a SOPS document whose data and
 // stringData values are encrypted to every recipient of k. The output is
 // randomized (a fresh data key and nonces): use a Sealer to write a file
 // only when its plaintext changed.
 func Encrypt(k *Keys, plain []byte) ([]byte, error) {
-	branches, err := store().LoadPlainFile(plain)
+	return encryptAt(k, plain, time.Now(), rand.Reader)
+}
+
+// encryptAt is Encrypt at the time now, with the randomness of random.
+func encryptAt(k *Keys, plain []byte, now time.Time, random io.Reader) ([]byte, error) {
+	docs, err := parseDocuments(plain)
 	if err != nil {
 		return nil, errors.Wrap(err, errLoadPlain)
 	}
-	group := make(sops.KeyGroup, 0, len(k.recipients))
-	for _, r := range k.recipients {
-		group = append(group, &sopsage.MasterKey{Recipient: r})
-	}
-	tree := sops.Tree{Branches: branches, Metadata: sops.Metadata{
-		KeyGroups:      []sops.KeyGroup{group},
-		EncryptedRegex: EncryptedRegex,
-		Version:        version.Version,
-	}}
 	dataKey := make([]byte, dataKeySize)
-	if _, err := rand.Read(dataKey); err != nil {
+	if _, err := io.ReadFull(random, dataKey); err != nil {
 		return nil, errors.Wrap(err, errDataKey)
 	}
-	// Each age master key wraps the data key itself: the SOPS key services
-	// would do the same for age, through a process-wide identity lookup this
-	// package does not need for encrypting.
-	for _, mk := range group {
-		if err := mk.Encrypt(dataKey); err != nil {
-			return nil, errors.Wrap(err, errWrapKey)
+	c := valueCipher{key: dataKey, rand: random}
+	r := rule{encryptedRegex: encryptedRegex}
+	h := r.newMAC()
+	seal := func(n *yaml.Node, path []string) (*yaml.Node, any, error) {
+		v, err := scalarValue(n)
+		if err != nil || v == nil || !r.encrypts(path) {
+			// A null is neither encrypted nor covered by the MAC.
+			return n, v, err
+		}
+		if _, err := macBytes(v, path); err != nil {
+			return nil, nil, err
+		}
+		enc, err := c.encrypt(v, strings.Join(path, ":")+":")
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := valueNode(enc)
+		return out, v, err
+	}
+	for _, root := range docs {
+		if hasKey(root, metadataKey) {
+			return nil, errors.New(errReserved)
+		}
+		if err := walk(root, nil, h, seal); err != nil {
+			return nil, errors.Wrap(err, errEncrypt)
 		}
 	}
-	tree.Metadata.DataKey = dataKey
-	if err := common.EncryptTree(common.EncryptTreeOpts{Tree: &tree, Cipher: sopsaes.NewCipher(), DataKey: dataKey}); err != nil {
+	keys, err := wrapDataKey(k, dataKey)
+	if err != nil {
+		return nil, err
+	}
+	lastModified := now.UTC().Format(time.RFC3339)
+	mac, err := c.encrypt(macString(h), lastModified)
+	if err != nil {
 		return nil, errors.Wrap(err, errEncrypt)
 	}
-	out, err := store().EmitEncryptedFile(tree)
+	md, err := metadataNode(keys, lastModified, mac)
+	if err != nil {
+		return nil, err
+	}
+	for _, root := range docs {
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: metadataKey}, md)
+	}
+	out, err := emit(docs)
 	return out, errors.Wrap(err, errEmit)
 }
 
 // Decrypt returns the manifest doc holds, decrypted with k's identity after
 // the MAC was checked, and the age recipients doc is encrypted to, sorted.
+// It reads any SOPS YAML document encrypted to age recipients only, whoever
+// wrote it, with any of SOPS's suffix and regex rules.
 func Decrypt(k *Keys, doc []byte) (plain []byte, recipients []string, err error) {
-	tree, err := store().LoadEncryptedFile(doc)
+	docs, err := parseDocuments(doc)
 	if err != nil {
 		return nil, nil, errors.Wrap(err, errLoadEncrypted)
 	}
-	if recipients, err = ageRecipients(tree.Metadata); err != nil {
-		return nil, nil, err
+	md, err := takeMetadata(docs)
+	if err != nil {
+		return nil, nil, errors.Wrap(err, errLoadEncrypted)
 	}
-	ids := sopsage.ParsedIdentities{k.identity}
-	var dataKey []byte
-	for _, mk := range tree.Metadata.KeyGroups[0] {
-		amk := mk.(*sopsage.MasterKey) //nolint:forcetypeassert // ageRecipients checked every key.
-		ids.ApplyToMasterKey(amk)
-		if dataKey, err = amk.Decrypt(); err == nil {
-			break
+	if !md.ageOnly() {
+		return nil, nil, errors.New(errNotAgeKeyGroup)
+	}
+	recipients = md.recipients()
+	r, err := md.rule()
+	if err != nil {
+		return nil, recipients, errors.Wrap(err, errLoadEncrypted)
+	}
+	aad, err := md.macAAD()
+	if err != nil {
+		return nil, recipients, errors.Wrap(err, errLoadEncrypted)
+	}
+	dataKey, err := unwrapDataKey(k.identity, md.Age)
+	if err != nil {
+		return nil, recipients, err
+	}
+	c := valueCipher{key: dataKey}
+	h := r.newMAC()
+	open := func(n *yaml.Node, path []string) (*yaml.Node, any, error) {
+		v, err := scalarValue(n)
+		if err != nil || v == nil {
+			return n, nil, err
+		}
+		if !r.encrypts(path) {
+			if r.macOnlyEncrypted {
+				return n, nil, nil
+			}
+			return n, v, nil
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, nil, errors.New(errValueFmt)
+		}
+		if v, err = c.decrypt(s, strings.Join(path, ":")+":"); err != nil {
+			return nil, nil, err
+		}
+		out, err := valueNode(v)
+		return out, v, err
+	}
+	for _, root := range docs {
+		if err := walk(root, nil, h, open); err != nil {
+			return nil, recipients, errors.Wrap(err, errDecrypt)
 		}
 	}
-	if dataKey == nil {
-		return nil, recipients, errors.New(errUnwrapKey)
-	}
-	tree.Metadata.DataKey = dataKey
-	if _, err := common.DecryptTree(common.DecryptTreeOpts{Tree: &tree, Cipher: sopsaes.NewCipher()}); err != nil {
+	mac, err := c.decrypt(md.MAC, aad)
+	if err != nil {
 		return nil, recipients, errors.Wrap(err, errDecrypt)
 	}
-	plain, err = store().EmitPlainFile(tree.Branches)
+	if want, ok := mac.(string); !ok || want != macString(h) {
+		return nil, recipients, errors.New(errMAC)
+	}
+	plain, err = emit(docs)
 	return plain, recipients, errors.Wrap(err, errEmitPlain)
 }
 
-// ageRecipients returns the recipients of a document encrypted to one key
-// group of age keys, which is all this package writes; anything else is an
-// error, so the caller re-encrypts it.
-func ageRecipients(m sops.Metadata) ([]string, error) {
-	if len(m.KeyGroups) != 1 || len(m.KeyGroups[0]) == 0 {
-		return nil, errors.New(errNotAgeKeyGroup)
-	}
-	out := make([]string, 0, len(m.KeyGroups[0]))
-	for _, mk := range m.KeyGroups[0] {
-		amk, ok := mk.(*sopsage.MasterKey)
-		if !ok {
-			return nil, errors.New(errNotAgeKeyGroup)
+// hasKey reports whether the mapping m has the key k.
+func hasKey(m *yaml.Node, k string) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == k {
+			return true
 		}
-		out = append(out, amk.Recipient)
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return false
 }
 
 // IsEncrypted reports whether b looks like a SOPS YAML document: a

@@ -40,7 +40,7 @@ stringData:
 type: Opaque
 `)
 
-func mustKeys(t *testing.T, recipients ...string) (*Keys, string) {
+func mustKeys(t testing.TB, recipients ...string) (*Keys, string) {
 	t.Helper()
 	id, _, err := GenerateIdentity()
 	if err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package encrypt
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"reflect"
@@ -28,12 +29,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// DefaultMemo is how many encrypted documents a Sealer remembers: enough for
-// every Secret written within a few commit windows; an evicted entry costs
-// one extra encryption, never an extra commit unless its write is still
-// queued.
-const DefaultMemo = 4096
-
 const errCompare = "cannot read the manifest to compare"
 
 // A Sealer decides what an encrypted file must hold. SOPS output is
@@ -44,6 +39,12 @@ const errCompare = "cannot read the manifest to compare"
 // again is asked for with the same bytes (the branch writer then sees the
 // same change, not a second one).
 //
+// A document is remembered until the write it serves has landed: until the
+// Sealer is asked about a file that holds it, which is how both File and
+// Mirror observe the branch after their write. From then on the file itself
+// is the record, and the memo is bounded by bytes (DefaultMemoBytes), not
+// by documents: a burst of large Secrets holds no more than a burst of small ones.
+//
 // It also remembers which file contents it found, or made, to hold a
 // plaintext for a recipient set, so observing an unchanged file again costs
 // a hash, not a decryption: a Mirror compares every Secret of its folder at
@@ -52,19 +53,19 @@ const errCompare = "cannot read the manifest to compare"
 // mu guards memo and held; it is never held while encrypting or decrypting.
 type Sealer struct {
 	mu   sync.Mutex
-	memo *bounded[[]byte]
+	memo *memo
 	held *bounded[struct{}]
 	// decrypt is Decrypt; tests count its calls.
 	decrypt func(k *Keys, doc []byte) ([]byte, []string, error)
 }
 
-// NewSealer returns a Sealer remembering up to size documents (DefaultMemo
-// when size <= 0).
-func NewSealer(size int) *Sealer {
-	if size <= 0 {
-		size = DefaultMemo
+// NewSealer returns a Sealer remembering up to memoBytes bytes of documents
+// whose writes have not landed (DefaultMemoBytes when memoBytes <= 0).
+func NewSealer(memoBytes int) *Sealer {
+	if memoBytes <= 0 {
+		memoBytes = DefaultMemoBytes
 	}
-	return &Sealer{memo: newBounded[[]byte](size), held: newBounded[struct{}](size), decrypt: Decrypt}
+	return &Sealer{memo: newMemo(memoBytes), held: newBounded[struct{}](DefaultHeld), decrypt: Decrypt}
 }
 
 // Seal returns the bytes a file must hold for plain, a YAML manifest,
@@ -75,11 +76,15 @@ func NewSealer(size int) *Sealer {
 // Otherwise the file is encrypted again, once: a changed plaintext, a
 // changed recipient set, a file the identity cannot decrypt (written for
 // other keys, or by hand) or one that is not SOPS at all.
+//
+// A file that holds the very document remembered for plain is the write it
+// served, landed: the document is forgotten.
 func (s *Sealer) Seal(k *Keys, plain, existing []byte) (out []byte, changed bool, err error) {
-	if existing != nil && s.holds(k, plain, existing) {
+	d := digest(k, plain)
+	if existing != nil && s.holds(k, d, plain, existing) {
+		s.landed(d, existing)
 		return existing, false, nil
 	}
-	d := digest(k, plain)
 	s.mu.Lock()
 	out, ok := s.memo.get(d)
 	s.mu.Unlock()
@@ -96,12 +101,21 @@ func (s *Sealer) Seal(k *Keys, plain, existing []byte) (out []byte, changed bool
 	return out, true, nil
 }
 
-// holds reports whether existing already holds plain for k.
-func (s *Sealer) holds(k *Keys, plain, existing []byte) bool {
+// landed forgets the document remembered for d when existing is it.
+func (s *Sealer) landed(d [sha256.Size]byte, existing []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if doc, ok := s.memo.get(d); ok && bytes.Equal(doc, existing) {
+		s.memo.drop(d)
+	}
+}
+
+// holds reports whether existing already holds plain, of digest d, for k.
+func (s *Sealer) holds(k *Keys, d [sha256.Size]byte, plain, existing []byte) bool {
 	if !IsEncrypted(existing) {
 		return false
 	}
-	hk := heldKey(digest(k, plain), existing)
+	hk := heldKey(d, existing)
 	s.mu.Lock()
 	_, known := s.held.get(hk)
 	s.mu.Unlock()

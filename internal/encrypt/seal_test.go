@@ -18,6 +18,7 @@ package encrypt
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -140,7 +141,8 @@ func TestSealRemembers(t *testing.T) {
 	if _, _, err := s.Seal(k, other, nil); err != nil {
 		t.Fatal(err)
 	}
-	// The memo holds one document: the first was evicted.
+	// The memo holds one byte, so only the newest document: the first was
+	// evicted.
 	evicted, _, _ := s.Seal(k, secretYAML, nil)
 	if bytes.Equal(first, evicted) {
 		t.Error("Seal(...) after eviction: want a fresh encryption, got the evicted bytes")
@@ -189,6 +191,65 @@ func TestSealRemembersWhatHolds(t *testing.T) {
 		}
 		if changed && made == nil {
 			made = out
+		}
+	}
+}
+
+// TestSealForgetsLanded: once the branch holds the document the Sealer made,
+// the write has landed and the document is forgotten; the file is the
+// record from then on, and an unchanged file is still kept.
+func TestSealForgetsLanded(t *testing.T) {
+	k, _ := mustKeys(t)
+	s := NewSealer(0)
+	queued, _, err := s.Seal(k, secretYAML, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Observed while queued: the file still does not exist.
+	if again, _, _ := s.Seal(k, secretYAML, nil); !bytes.Equal(queued, again) {
+		t.Fatal("Seal(...) while the write is queued: want the same bytes, got new ones")
+	}
+	// Observed once landed: the file holds the document.
+	out, changed, err := s.Seal(k, secretYAML, queued)
+	if err != nil || changed || !bytes.Equal(out, queued) {
+		t.Fatalf("Seal(...) of the landed file: changed %t, err %v; want it kept", changed, err)
+	}
+	// Forgotten: asked again for a missing file (removed since), the Sealer
+	// encrypts anew.
+	if fresh, _, _ := s.Seal(k, secretYAML, nil); bytes.Equal(fresh, queued) {
+		t.Error("Seal(...) after the write landed: want the document forgotten, got it again")
+	}
+	// The landed file is still known to hold the plaintext.
+	if _, changed, _ := s.Seal(k, secretYAML, queued); changed {
+		t.Error("Seal(...) of the landed file observed again: want it kept, got a change")
+	}
+}
+
+// TestSealMemoBytes: the memo is bounded by the bytes of its documents, not
+// by their number.
+func TestSealMemoBytes(t *testing.T) {
+	k, _ := mustKeys(t)
+	plain := func(i int) []byte {
+		return bytes.Replace(secretYAML, []byte("name: db"), []byte("name: db"+strings.Repeat("x", i)), 1)
+	}
+	doc, err := Encrypt(k, plain(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Room for two documents and a half.
+	s := NewSealer(len(doc)*5/2 + 16)
+	var first [3][]byte
+	for i := range first {
+		if first[i], _, err = s.Seal(k, plain(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Newest first: asking for an evicted one encrypts, and evicts, again.
+	for _, i := range []int{2, 1, 0} {
+		wantKept := i > 0
+		again, _, _ := s.Seal(k, plain(i), nil)
+		if kept := bytes.Equal(first[i], again); kept != wantKept {
+			t.Errorf("document %d of 3, room for 2: kept %t, want %t", i, kept, wantKept)
 		}
 	}
 }

@@ -19,6 +19,7 @@ package localenv_test
 import (
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,21 +29,14 @@ import (
 // TestLinksNoTestBed keeps the test bed out of what runs outside tests: the
 // provider binary, the local default ('make run') and this package, which the
 // local default links. It lists who imports each forbidden package: none of
-// this module's packages may, and a dependency only where it is known and
-// harmless (importing testing registers no flags since testing.Init exists;
-// it links code a binary does not need).
+// this module's packages may, nor any dependency (the SOPS library's age
+// key source did, until the provider stopped linking that library).
 func TestLinksNoTestBed(t *testing.T) {
 	const module = "github.com/crossplane-contrib/provider-git/"
 	forbidden := map[string]bool{
 		"testing":                   true,
 		"net/http/httptest":         true,
 		module + "internal/testenv": true,
-	}
-	// Dependencies allowed to import a forbidden package, and why.
-	allowed := map[string]string{
-		// SOPS's age key source asks testing.Testing() before a terminal
-		// prompt the provider never reaches; SOPS writes the format.
-		"github.com/getsops/sops/v3/age testing": "testing.Testing() guard",
 	}
 	cases := map[string]struct {
 		reason string
@@ -54,26 +48,13 @@ func TestLinksNoTestBed(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, tc.pkg).Output()
-			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-				t.Fatalf("go list -deps %s: %v\n%s", tc.pkg, err, ee.Stderr)
-			} else if err != nil {
-				t.Fatalf("go list -deps %s: %v", tc.pkg, err)
-			}
+			imports := goListDeps(t, tc.pkg)
 			var got []string
-			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				f := strings.Fields(line)
-				if len(f) == 0 {
-					continue
-				}
-				for _, imp := range f[1:] {
-					if !forbidden[imp] {
-						continue
+			for _, p := range imports {
+				for _, imp := range p.imports {
+					if forbidden[imp] {
+						got = append(got, p.path+" imports "+imp)
 					}
-					if _, ok := allowed[f[0]+" "+imp]; ok && !strings.HasPrefix(f[0], module) {
-						continue
-					}
-					got = append(got, f[0]+" imports "+imp)
 				}
 			}
 			if diff := cmp.Diff([]string(nil), got); diff != "" {
@@ -81,4 +62,108 @@ func TestLinksNoTestBed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// MaxModules is the most modules the provider binary may link. It links 96
+// since it writes SOPS documents itself: the SOPS library brought 98 more
+// (every key service's SDK), 194 in all. Raise it only for a module the
+// provider needs, knowing each is a dependency users' image scanners report.
+const MaxModules = 110
+
+// TestLinksNoCloudSDK keeps key-service and database clients out of the
+// provider binary, and its module count under MaxModules: a package of
+// these families enters only through an importer listed in allowed, and the
+// failure names the importer that brought it.
+func TestLinksNoCloudSDK(t *testing.T) {
+	const module = "github.com/crossplane-contrib/provider-git"
+	// Import path prefixes of families the provider has no use for.
+	forbidden := []string{
+		"github.com/getsops/",
+		"github.com/aws/",
+		"cloud.google.com/",
+		"google.golang.org/api/",
+		"github.com/Azure/",
+		"github.com/AzureAD/",
+		"github.com/hashicorp/vault",
+		"github.com/huaweicloud/",
+		"go.mongodb.org/",
+		"github.com/lib/pq",
+		"github.com/jackc/pgx",
+		"github.com/envoyproxy/",
+		"google.golang.org/grpc",
+	}
+	// Importers allowed to bring in a family ("importer prefix"), and why.
+	allowed := map[string]string{
+		// crossplane-runtime's managed reconciler carries the change-log
+		// gRPC client (--enable-change-logs); every provider links it.
+		"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed google.golang.org/grpc":         "change logs",
+		"github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1 google.golang.org/grpc": "change logs",
+	}
+	// family is the forbidden prefix path falls under, or "".
+	family := func(path string) string {
+		for _, prefix := range forbidden {
+			if strings.HasPrefix(path, prefix) {
+				return prefix
+			}
+		}
+		return ""
+	}
+	pkgs := goListDeps(t, module+"/cmd/provider")
+	var got []string
+	modules := map[string]bool{}
+	for _, p := range pkgs {
+		if p.module != "" && p.module != module {
+			modules[p.module] = true
+		}
+		if family(p.path) != "" {
+			continue
+		}
+		for _, imp := range p.imports {
+			f := family(imp)
+			if _, ok := allowed[p.path+" "+f]; f != "" && !ok {
+				got = append(got, p.path+" imports "+imp)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string(nil), got); diff != "" {
+		t.Errorf("go list -deps ./cmd/provider: the provider links a cloud SDK or database client: -want, +got:\n%s", diff)
+	}
+	if len(modules) > MaxModules {
+		names := make([]string, 0, len(modules))
+		for m := range modules {
+			names = append(names, m)
+		}
+		slices.Sort(names)
+		t.Errorf("the provider links %d modules, more than %d:\n%s", len(modules), MaxModules, strings.Join(names, "\n"))
+	}
+}
+
+// pkg is one package of go list -deps.
+type pkg struct {
+	path, module string
+	imports      []string
+}
+
+// goListDeps lists pkg and every package it depends on.
+func goListDeps(t *testing.T, p string) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{with .Module}}{{.Path}}{{else}}-{{end}}{{range .Imports}} {{.}}{{end}}`, p).Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		t.Fatalf("go list -deps %s: %v\n%s", p, err, ee.Stderr)
+	} else if err != nil {
+		t.Fatalf("go list -deps %s: %v", p, err)
+	}
+	var pkgs []pkg
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		m := f[1]
+		if m == "-" {
+			m = ""
+		}
+		pkgs = append(pkgs, pkg{path: f[0], module: m, imports: f[2:]})
+	}
+	return pkgs
 }
