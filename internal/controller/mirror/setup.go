@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithTypedExternalConnector[*v1alpha1.Mirror](&connector{
 			kube:   mgr.GetClient(),
 			claims: o.Claims,
-			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			git:    config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
 			src:    o.Mirrors,
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
@@ -99,18 +99,19 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 }
 
 // selectsSecrets reports whether the Mirror nn, as cached, selects core
-// Secrets.
-func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
+// Secrets. A Mirror that is gone selects none; one that cannot be read is
+// an error (EncryptionWakes logs it and wakes the Mirror).
+func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error) {
 	m := &v1alpha1.Mirror{}
-	if c.Get(ctx, nn, m) != nil {
-		return false
+	if err := c.Get(ctx, nn, m); err != nil {
+		return false, client.IgnoreNotFound(err)
 	}
 	for _, r := range m.Spec.ForProvider.Resources {
 		if (r.APIVersion == "v1" && r.Kind == "Secret") || (ptr.Deref(r.Group, "") == "" && r.Resource == "secrets") {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // SetupGated adds the Mirror controller once its CRD, and those of the
