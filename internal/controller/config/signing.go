@@ -153,28 +153,6 @@ func ensureSigningKey(ctx context.Context, get SecretReader, c client.Writer, re
 	return err == nil, errors.Wrap(err, errCreateSigning)
 }
 
-// secretsOf is every Secret resolving pc reads.
-func secretsOf(pc configObject) []types.NamespacedName {
-	v, err := viewOf(pc)
-	if err != nil {
-		return nil
-	}
-	var out []types.NamespacedName
-	if v.secret != nil && v.source == xpv2.CredentialsSourceSecret {
-		out = append(out, v.secret.key)
-	}
-	if v.signing != nil && v.signing.invalid == "" {
-		out = append(out, v.signing.key)
-	}
-	if e := v.encryption; e != nil && e.invalid == "" {
-		out = append(out, e.identity.key)
-		if e.recipients != nil {
-			out = append(out, e.recipients.key)
-		}
-	}
-	return out
-}
-
 // reads reports whether resolving the configuration reads the Secret key.
 func (v view) reads(key types.NamespacedName) bool {
 	return (v.secret != nil && v.secret.key == key) || (v.signing != nil && v.signing.key == key) || v.encryption.reads(key)

@@ -178,6 +178,12 @@ type external struct {
 	keys *encrypt.Keys
 	// sealer is shared by every reconcile (see secret.go).
 	sealer *encrypt.Sealer
+	// memo keeps what blobs of the folder were found to hold, shared by
+	// every reconcile (sealed.go).
+	memo *sealedFiles
+	// sealed is what this Observe found or made the Secrets' files to
+	// hold, kept in memo once the folder is planned.
+	sealed map[string]sealedFile
 
 	// change is what this reconcile's Observe found the folder needs, for
 	// Create, Update or Delete to hand to the branch writer.
@@ -250,10 +256,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if e.guarded, err = e.guardedSecrets(ctx, snap); err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	e.sealed = nil
 	d, err := e.plan(mg, head, f, snap)
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	e.memo.keepSecrets(keyOf(mg), e.sealed)
 	observed(mg, snap, d)
 	if d.empty() {
 		e.note = noteOf(snap, d.skipped)

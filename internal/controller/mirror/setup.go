@@ -62,7 +62,8 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if o.Mirrors == nil {
 		return errors.New(errNoSources)
 	}
-	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors}); err != nil {
+	memo := newSealedFiles()
+	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
 	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
@@ -84,6 +85,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 			sealer: encrypt.NewSealer(0),
+			memo:   memo,
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			m, _ := mg.(*v1alpha1.Mirror)
@@ -146,6 +148,8 @@ type connector struct {
 	// sealer outlives reconciles: a Secret whose write is still queued is
 	// asked for with the same encrypted bytes at every observation.
 	sealer *encrypt.Sealer
+	// memo outlives reconciles: what the folder's blobs hold (sealed.go).
+	memo *sealedFiles
 }
 
 // Connect opens the shared clone of the Mirror's repository; it does not
@@ -156,7 +160,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 		return nil, err
 	}
 	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
-		keys: conn.Keys, sealer: c.sealer}, nil
+		keys: conn.Keys, sealer: c.sealer, memo: c.memo}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however
@@ -165,6 +169,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 type releaser struct {
 	cache cache.Informers
 	src   sources
+	memo  *sealedFiles
 }
 
 // Start watches Mirror deletions until ctx ends.
@@ -186,5 +191,6 @@ func (r *releaser) deleted(obj any) {
 	}
 	if m, ok := obj.(*v1alpha1.Mirror); ok {
 		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
+		r.memo.forget(keyOf(m))
 	}
 }
