@@ -65,11 +65,12 @@ limitations under the License.
 // Secrets are read only when the Mirror's configuration encrypts
 // (spec.encryption): the request then opts in to them, and each Secret is
 // written as a SOPS document encrypted to the configuration's age
-// recipients, with the same Sealer as File (secret.go). SOPS output is
-// randomized, so a Secret's file is compared by what it decrypts to, not by
-// blob SHA: an unchanged Secret is never committed again. Without
-// encryption no Secret is read, and Ready's message says they were left
-// out.
+// recipients, through a Sealer of the Mirror controller's own (secret.go).
+// SOPS output is randomized, so a Secret's file is compared by what it
+// decrypts to, not by the blob SHA of a new encryption: an unchanged Secret
+// is never committed again. That verdict is kept by the blob SHA of the
+// file (sealed.go), so a steady poll reads no blob. Without encryption no
+// Secret is read, and Ready's message says they were left out.
 package mirror
 
 import (
