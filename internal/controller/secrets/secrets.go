@@ -95,7 +95,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	}
 	c.ctx = ctx
 	for k, w := range c.watches {
-		c.run(k, w)
+		c.run(ctx, k, w)
 	}
 	c.mu.Unlock()
 	<-ctx.Done()
@@ -137,7 +137,7 @@ func (c *Cache) Retain(owner string, keys []types.NamespacedName) {
 			w = &secretWatch{owners: map[string]bool{}}
 			c.watches[k] = w
 			if c.ctx != nil && !c.stopped {
-				c.run(k, w)
+				c.run(c.ctx, k, w) // Start's: the watch outlives the call that retained it.
 			}
 		}
 		w.owners[owner] = true
@@ -203,8 +203,8 @@ func (c *Cache) Watched() []types.NamespacedName {
 	return out
 }
 
-// run starts w's informer on Start's context. Call with mu held.
-func (c *Cache) run(key types.NamespacedName, w *secretWatch) {
+// run starts w's informer on ctx, Start's. Call with mu held.
+func (c *Cache) run(ctx context.Context, key types.NamespacedName, w *secretWatch) {
 	sel := fields.OneTermEqualSelector("metadata.name", key.Name).String()
 	secrets := c.cs.CoreV1().Secrets(key.Namespace)
 	lw := &toolscache.ListWatch{
@@ -229,7 +229,7 @@ func (c *Cache) run(key types.NamespacedName, w *secretWatch) {
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: notify, UpdateFunc: func(_, obj any) { notify(obj) }, DeleteFunc: notify,
 	})
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	w.inf, w.cancel = inf, cancel
 	c.wg.Add(1)
 	go func() {

@@ -122,7 +122,7 @@ func TestCache(t *testing.T) {
 		before := direct.count()
 		v, err := read(creds)
 		if err != nil || v != "1" {
-			return fmt.Errorf("creds: %q, %v", v, err)
+			return fmt.Errorf("creds: %q, %w", v, err)
 		}
 		if direct.count() != before {
 			return fmt.Errorf("creds was read from the API server, not from its watch")
@@ -136,7 +136,7 @@ func TestCache(t *testing.T) {
 	}
 	eventually(t, 10*time.Second, func() error {
 		if v, err := read(creds); err != nil || v != "2" {
-			return fmt.Errorf("creds after the update: %q, %v", v, err)
+			return fmt.Errorf("creds after the update: %q, %w", v, err)
 		}
 		return nil
 	})
@@ -172,7 +172,7 @@ func TestCache(t *testing.T) {
 	}
 	eventually(t, 10*time.Second, func() error {
 		if _, err := read(creds); !kerrors.IsNotFound(err) {
-			return fmt.Errorf("creds after its deletion: %v, want NotFound", err)
+			return fmt.Errorf("creds after its deletion: %w, want NotFound", err)
 		}
 		return nil
 	})
