@@ -32,11 +32,13 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -105,7 +107,12 @@ func run(ctx context.Context, args []string) error {
 
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
 		// Nothing reads managedFields; they are most of a cached File.
-		Cache:                   cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
+		// A Secret is never read through the manager's cache: its first read
+		// would list and watch every Secret of the cluster. Configurations'
+		// Secrets are watched by name (package secrets); any other read,
+		// such as a connection Secret's, goes to the API server.
+		Client:                  client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 		LeaderElection:          *leaderElection,
 		LeaderElectionID:        "crossplane-leader-election-provider-git",
 		LeaseDuration:           func() *time.Duration { d := 60 * time.Second; return &d }(),

@@ -19,6 +19,7 @@ package controller
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -29,6 +30,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
@@ -36,14 +38,16 @@ import (
 const (
 	errAddWatcher = "cannot add the Git watcher to the manager"
 	errAddSources = "cannot add the Mirror watches to the manager"
+	errAddSecrets = "cannot add the Secret cache to the manager"
+	errClientset  = "cannot create the client Secrets are watched with"
 )
 
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability). The
 // controllers share one watch.Watcher, made here unless o has one, which
 // polls each repository in use once per o.PollInterval, one claim.Index and
-// one set of Mirror watches (informers shared by every Mirror), each made
-// here unless o has it.
+// one set of Mirror watches (informers shared by every Mirror), and one
+// cache of the Secrets configurations name, each made here unless o has it.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
 		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
@@ -63,6 +67,16 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 			return errors.Wrap(err, errAddSources)
 		}
 		o.Mirrors = src
+	}
+	if o.Secrets == nil {
+		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+		if err != nil {
+			return errors.Wrap(err, errClientset)
+		}
+		o.Secrets = secrets.NewCache(cs, mgr.GetAPIReader())
+		if err := mgr.Add(o.Secrets); err != nil {
+			return errors.Wrap(err, errAddSecrets)
+		}
 	}
 	for _, setup := range []func(ctrl.Manager, options.Options) error{
 		config.SetupGated,

@@ -81,7 +81,7 @@ const (
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.CommitRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.CommitRequest](&connector{
-			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			git:    config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
 			wake:   o.Watcher,
 			maxAge: o.PollInterval,
 		}),

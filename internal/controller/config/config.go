@@ -27,10 +27,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -68,7 +69,8 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 	name := "config/" + strings.ToLower(k.gvk.GroupKind().String())
 	r := &Reconciler{
 		client:   mgr.GetClient(),
-		resolver: NewResolver(mgr.GetClient(), o.AllowInsecureRemotes),
+		resolver: NewResolver(mgr.GetClient(), o.Secrets, o.AllowInsecureRemotes),
+		secrets:  o.Secrets,
 		cache:    o.Cache,
 		kind:     k,
 		poll:     o.PollInterval,
@@ -81,8 +83,16 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		WithOptions(o.ForControllerRuntime()).
 		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged())).
 		Watches(&v1alpha1.ProviderConfigUsage{}, debounced{TypedEventHandler: &resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, after: UsageDebounce}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsing)).
+		// Only the Secrets configurations name are watched, each by name
+		// (package secrets): a watch of corev1.Secret would cache every
+		// Secret of the cluster.
+		WatchesRawSource(o.Secrets.Source(r.secretChanged)).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// secretChanged maps a watched Secret to the configurations that read it.
+func (r *Reconciler) secretChanged(ctx context.Context, key types.NamespacedName) []reconcile.Request {
+	return r.configsUsing(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
 }
 
 // configsUsing maps a Secret to the configurations that read it, so a fixed

@@ -215,7 +215,7 @@ func TestResolverForManaged(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.objects...).Build()
-			conn, err := NewResolver(c, tc.allowInsecure).ForManaged(context.Background(), tc.mg)
+			conn, err := NewResolver(c, c, tc.allowInsecure).ForManaged(context.Background(), tc.mg)
 			reason, _ := managed.StalledReason(err)
 			if err != nil && reason == "" {
 				t.Fatalf("%s\nForManaged: unexpected transient error: %v", tc.reason, err)

@@ -41,12 +41,12 @@ type Connector struct {
 	cache    *git.Cache
 }
 
-// NewConnector returns a Connector reading configurations and Secrets
-// through c and opening clones in cache.
-func NewConnector(c client.Client, cache *git.Cache, allowInsecure bool) *Connector {
+// NewConnector returns a Connector reading configurations through c, their
+// Secrets through s, and opening clones in cache.
+func NewConnector(c client.Client, s SecretReader, cache *git.Cache, allowInsecure bool) *Connector {
 	return &Connector{
 		usage:    resource.NewProviderConfigUsageTracker(c, &v1alpha1.ProviderConfigUsage{}),
-		resolver: NewResolver(c, allowInsecure),
+		resolver: NewResolver(c, s, allowInsecure),
 		cache:    cache,
 	}
 }

@@ -171,7 +171,7 @@ func (r *Resolver) keys(ctx context.Context, ref *encryptionRef) (*encrypt.Keys,
 func (r *Resolver) secretKey(ctx context.Context, ref secretKeyRef, what string, generated bool) ([]byte, error) {
 	errGet := "cannot get " + what
 	s := &corev1.Secret{}
-	err := r.client.Get(ctx, ref.key, s)
+	err := r.secrets.Get(ctx, ref.key, s)
 	switch {
 	case kerrors.IsNotFound(err) && generated:
 		return nil, errors.Errorf("%s %s", errIdentityPending, ref.key)
@@ -190,11 +190,11 @@ func (r *Resolver) secretKey(ctx context.Context, ref secretKeyRef, what string,
 // ensureAgeIdentity creates the age identity Secret of a configuration that
 // asks for one to be generated, once: an existing Secret is left alone, so
 // a restart or a second replica never replaces a key whose files exist.
-func ensureAgeIdentity(ctx context.Context, c client.Client, ref *encryptionRef) (bool, error) {
+func ensureAgeIdentity(ctx context.Context, get SecretReader, c client.Writer, ref *encryptionRef) (bool, error) {
 	if ref == nil || !ref.generate || ref.invalid != "" {
 		return false, nil
 	}
-	err := c.Get(ctx, ref.identity.key, &corev1.Secret{})
+	err := get.Get(ctx, ref.identity.key, &corev1.Secret{})
 	if !kerrors.IsNotFound(err) {
 		return false, errors.Wrap(err, errGetIdentitySecret)
 	}
@@ -241,7 +241,7 @@ func (r *Reconciler) encryptionKeys(ctx context.Context, pc configObject, rd *se
 		publishEncryption(pc, nil)
 		return true
 	}
-	if _, err := ensureAgeIdentity(ctx, r.client, v.encryption); err != nil {
+	if _, err := ensureAgeIdentity(ctx, r.resolver.secrets, r.client, v.encryption); err != nil {
 		rd.Progressing(corev1.ConditionUnknown, ReasonEncryptionKeyFailed, err.Error())
 		return false
 	}

@@ -150,7 +150,7 @@ func TestEncryptionKeyMessages(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.objects...).Build()
-			_, err := NewResolver(c, false).keys(context.Background(), tc.ref)
+			_, err := NewResolver(c, c, false).keys(context.Background(), tc.ref)
 			var got want
 			if err != nil {
 				got.reason, _ = managed.StalledReason(err)

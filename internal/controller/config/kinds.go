@@ -18,6 +18,7 @@ package config
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -31,7 +32,11 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/session"
 )
 
-const errUnknownType = "unexpected configuration type %T"
+const (
+	errUnknownType = "unexpected configuration type %T"
+	errListPCs     = "cannot list ProviderConfigs"
+	errListCPCs    = "cannot list ClusterProviderConfigs"
+)
 
 // configObject is what the reconciler needs of a ProviderConfig or
 // ClusterProviderConfig.
@@ -179,21 +184,73 @@ func transportOf(url string) transport {
 	return transportInsecure
 }
 
-// ReadsSecret reports whether any ProviderConfig or ClusterProviderConfig
-// reads the Secret key: its credentials, signing key, age identity or
-// recipients. A Mirror never writes such a Secret to Git, even encrypted:
-// a key that protects the repository does not belong in it.
-func ReadsSecret(ctx context.Context, c client.Reader, key types.NamespacedName) (bool, error) {
-	for _, k := range []configKind{providerConfig, clusterProviderConfig} {
-		configs, err := k.list(ctx, c, key.Namespace)
-		if err != nil {
-			return false, errors.Wrap(err, k.errList)
-		}
-		for _, pc := range configs {
-			if v, err := viewOf(pc); err == nil && v.reads(key) {
-				return true, nil
+// SecretsRead returns, of the Secrets in namespaces, those any
+// ProviderConfig or ClusterProviderConfig reads: its credentials, signing
+// key, age identity or recipients. A Mirror never writes such a Secret to
+// Git, even encrypted: a key that protects the repository does not belong
+// in it. It makes one pass, whatever the number of Secrets asked about: one
+// list of the ProviderConfigs of each namespace and one of the
+// ClusterProviderConfigs, read in place (nothing is copied or kept).
+func SecretsRead(ctx context.Context, c client.Reader, namespaces []string) (map[types.NamespacedName]bool, error) {
+	out := map[types.NamespacedName]bool{}
+	add := func(pc configObject) {
+		for _, k := range readsOf(pc) {
+			if slices.Contains(namespaces, k.Namespace) {
+				out[k] = true
 			}
 		}
 	}
-	return false, nil
+	for _, ns := range namespaces {
+		l := &v1alpha1.ProviderConfigList{}
+		if err := c.List(ctx, l, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+			return nil, errors.Wrap(err, errListPCs)
+		}
+		for i := range l.Items {
+			add(&l.Items[i])
+		}
+	}
+	l := &v1alpha1.ClusterProviderConfigList{}
+	if err := c.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, errors.Wrap(err, errListCPCs)
+	}
+	for i := range l.Items {
+		add(&l.Items[i])
+	}
+	return out, nil
+}
+
+// readsOf is every Secret pc names, whatever its credentials source: the
+// keys a Mirror must keep out of Git (v.reads answers for one key).
+func readsOf(pc configObject) []types.NamespacedName {
+	v, err := viewOf(pc)
+	if err != nil {
+		return nil
+	}
+	var out []types.NamespacedName
+	if v.secret != nil {
+		out = append(out, v.secret.key)
+	}
+	if v.signing != nil {
+		out = append(out, v.signing.key)
+	}
+	if e := v.encryption; e != nil {
+		out = append(out, e.identity.key)
+		if e.recipients != nil {
+			out = append(out, e.recipients.key)
+		}
+	}
+	return out
+}
+
+// secretsOf is every Secret pc names that can be watched: one whose
+// namespace is unknown (a reference the configuration's checks refuse)
+// would be watched in every namespace.
+func secretsOf(pc configObject) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, k := range readsOf(pc) {
+		if k.Namespace != "" && k.Name != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -30,8 +29,8 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 )
 
-// TestReadsSecretListError: a List failure says List, and which kind.
-func TestReadsSecretListError(t *testing.T) {
+// TestSecretsReadListError: a List failure says List, and which kind.
+func TestSecretsReadListError(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		fails  func(client.ObjectList) bool
@@ -58,13 +57,13 @@ func TestReadsSecretListError(t *testing.T) {
 					return c.List(ctx, l, opts...)
 				},
 			}).Build()
-			_, err := ReadsSecret(context.Background(), c, types.NamespacedName{Namespace: "a", Name: "s"})
+			_, err := SecretsRead(context.Background(), c, []string{"a"})
 			got := ""
 			if err != nil {
 				got = err.Error()
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\nReadsSecret: -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nSecretsRead: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

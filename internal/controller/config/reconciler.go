@@ -27,6 +27,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -71,6 +72,8 @@ const (
 type Reconciler struct {
 	client   client.Client
 	resolver *Resolver
+	// secrets watches the Secrets each configuration names.
+	secrets  secretWatches
 	cache    *git.Cache
 	kind     configKind
 	poll     time.Duration
@@ -88,10 +91,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if kerrors.IsNotFound(err) {
 			r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 			r.checks.forget(req.NamespacedName)
+			r.secrets.Retain(r.owner(req.NamespacedName), nil)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGet)
 	}
+	// Watched before they are read: a Secret created or fixed from now on
+	// wakes this configuration.
+	r.secrets.Retain(r.owner(req.NamespacedName), secretsOf(pc))
 	kind := r.kind.gvk.Kind
 	s := session.Begin(r.client, pc, session.WithRecorder(r.recorder), session.WithMetrics(r.metrics, kind), session.WithLogger(log))
 	rd := session.NewReadiness(session.ReasonSucceeded, readyMessage(pc, false), kind+" is not stalled")
@@ -106,6 +113,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: s.RequeueAfter(cadence)}, nil
+}
+
+// secretWatches is what the reconciler needs of package secrets' Cache: to
+// say which Secrets a configuration reads, so only those are watched.
+type secretWatches interface {
+	Retain(owner string, keys []types.NamespacedName)
+}
+
+// owner names a configuration of the reconciler's kind to the Secret cache.
+func (r *Reconciler) owner(nn types.NamespacedName) string {
+	return r.kind.gvk.Kind + "/" + nn.String()
 }
 
 // check runs the gates in precedence order and returns when to come back,

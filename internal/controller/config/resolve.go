@@ -96,13 +96,22 @@ func (c *Connection) Open(cache *git.Cache) (*git.Repository, error) {
 // a Secret's namespace.
 type Resolver struct {
 	client        client.Reader
+	secrets       SecretReader
 	allowInsecure bool
 }
 
-// NewResolver returns a Resolver reading through c. allowInsecure accepts
-// http:// and file:// URLs (tests and the local default only).
-func NewResolver(c client.Reader, allowInsecure bool) *Resolver {
-	return &Resolver{client: c, allowInsecure: allowInsecure}
+// A SecretReader reads the Secrets configurations name. Package secrets'
+// Cache holds those alone; a manager's cached client would list and watch
+// every Secret of the cluster on the first read.
+type SecretReader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error
+}
+
+// NewResolver returns a Resolver reading configurations through c and
+// their Secrets through s. allowInsecure accepts http:// and file:// URLs
+// (tests and the local default only).
+func NewResolver(c client.Reader, s SecretReader, allowInsecure bool) *Resolver {
+	return &Resolver{client: c, secrets: s, allowInsecure: allowInsecure}
 }
 
 // ForManaged resolves the configuration mg's providerConfigRef names.
@@ -120,7 +129,7 @@ func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*
 		key.Namespace = mg.GetNamespace()
 	}
 	pc := k.new()
-	if err := r.get(ctx, key, pc, ReasonProviderConfigNotFound, k.errGet); err != nil {
+	if err := r.get(ctx, r.client, key, pc, ReasonProviderConfigNotFound, k.errGet); err != nil {
 		return nil, err
 	}
 	return r.resolve(ctx, pc)
@@ -161,7 +170,7 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	}
 	ref := v.secret
 	s := &corev1.Secret{}
-	if err := r.get(ctx, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
+	if err := r.get(ctx, r.secrets, ref.key, s, ReasonSecretNotFound, errGetSecret); err != nil {
 		return nil, err
 	}
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
@@ -170,10 +179,10 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	return c, nil
 }
 
-// get reads one object; NotFound needs a human (someone must create it), any
+// get reads one object through c; NotFound needs a human (someone must create it), any
 // other error is transient.
-func (r *Resolver) get(ctx context.Context, key types.NamespacedName, obj client.Object, notFound xpv2.ConditionReason, msg string) error {
-	err := r.client.Get(ctx, key, obj)
+func (r *Resolver) get(ctx context.Context, c SecretReader, key types.NamespacedName, obj client.Object, notFound xpv2.ConditionReason, msg string) error {
+	err := c.Get(ctx, key, obj)
 	switch {
 	case kerrors.IsNotFound(err):
 		return managed.Stalled(notFound, errors.Wrapf(err, "%s %s", msg, key))

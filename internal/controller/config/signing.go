@@ -102,7 +102,7 @@ func (r *Resolver) signer(ctx context.Context, ref *signingRef) (git.Signer, err
 		return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(ref.invalid))
 	}
 	s := &corev1.Secret{}
-	err := r.client.Get(ctx, ref.key, s)
+	err := r.secrets.Get(ctx, ref.key, s)
 	switch {
 	case kerrors.IsNotFound(err) && ref.generate:
 		return nil, errors.Errorf("%s %s", errSigningPending, ref.key)
@@ -127,11 +127,11 @@ func (r *Resolver) signer(ctx context.Context, ref *signingRef) (git.Signer, err
 // asks for one to be generated, once: an existing Secret, whatever it holds,
 // is left alone, so a restart or a second replica never replaces a key users
 // registered. It reports whether it created the Secret.
-func ensureSigningKey(ctx context.Context, c client.Client, ref *signingRef, owner string) (bool, error) {
+func ensureSigningKey(ctx context.Context, get SecretReader, c client.Writer, ref *signingRef, owner string) (bool, error) {
 	if ref == nil || !ref.generate || ref.invalid != "" {
 		return false, nil
 	}
-	err := c.Get(ctx, ref.key, &corev1.Secret{})
+	err := get.Get(ctx, ref.key, &corev1.Secret{})
 	if !kerrors.IsNotFound(err) {
 		return false, errors.Wrap(err, errGetSigningSecret)
 	}
@@ -183,7 +183,7 @@ func (r *Reconciler) signingKey(ctx context.Context, pc configObject, rd *sessio
 		return true
 	}
 	owner := "provider-git " + r.kind.gvk.Kind + " " + client.ObjectKeyFromObject(pc).String()
-	if _, err := ensureSigningKey(ctx, r.client, v.signing, owner); err != nil {
+	if _, err := ensureSigningKey(ctx, r.resolver.secrets, r.client, v.signing, owner); err != nil {
 		rd.Progressing(corev1.ConditionUnknown, ReasonSigningKeyFailed, err.Error())
 		return false
 	}

@@ -131,7 +131,7 @@ func TestResolveSigning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := NewResolver(c, false).signer(context.Background(), v.signing)
+			s, err := NewResolver(c, c, false).signer(context.Background(), v.signing)
 			reason, stalled := managed.StalledReason(err)
 			got := want{reason: reason, transient: err != nil && !stalled}
 			if s != nil {
@@ -173,7 +173,7 @@ func TestEnsureSigningKey(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.objects...).Build()
-			created, err := ensureSigningKey(context.Background(), c, tc.ref, "test")
+			created, err := ensureSigningKey(context.Background(), c, c, tc.ref, "test")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func TestEnsureSigningKey(t *testing.T) {
 				if diff := cmp.Diff(signer.PublicKey()+" test\n", string(s.Data["identity.pub"])); diff != "" {
 					t.Errorf("%s\nidentity.pub: -want, +got:\n%s", tc.reason, diff)
 				}
-				again, err := ensureSigningKey(context.Background(), c, tc.ref, "test")
+				again, err := ensureSigningKey(context.Background(), c, c, tc.ref, "test")
 				if err != nil || again {
 					t.Errorf("%s\na second call created again (%v) or failed: %v", tc.reason, again, err)
 				}

@@ -35,12 +35,17 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 )
 
-// errListUsers is logged when the users of a configuration could not be
-// listed, so none could be woken.
-const errListUsers = "cannot list the ProviderConfigUsages of a configuration whose encryption changed"
+// errListUsers is logged when the users of a configuration could not all
+// be found or read: those listed but not read are woken all the same.
+const errListUsers = "cannot find every user of a configuration whose encryption changed"
 
-// Wants reports whether the resource nn, read through c, needs waking.
-type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) bool
+// errWants says which user could not be read.
+const errWantsFmt = "cannot tell whether %s needs waking"
+
+// Wants reports whether the resource nn, read through c, needs waking. A
+// resource that is gone does not (false, nil); one that cannot be read is
+// an error.
+type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error)
 
 // EncryptionWakes are event sources that enqueue the resources of mrKind
 // that use a ProviderConfig or ClusterProviderConfig whose published
@@ -83,7 +88,8 @@ func encryptionChanged() predicate.Funcs {
 
 // usersOf is every resource of mrKind that a ProviderConfigUsage records as
 // using pc, of cfgKind, and that wants. A namespaced resource's usage is in
-// its own namespace.
+// its own namespace. A user that wants cannot read is woken too (its own
+// reconcile reads it again), and the error is returned with the others.
 func usersOf(ctx context.Context, c client.Reader, cfgKind configKind, pc client.Object, mrKind string, wants Wants) ([]reconcile.Request, error) {
 	l := &v1alpha1.ProviderConfigUsageList{}
 	opts := []client.ListOption{client.MatchingLabels{
@@ -97,12 +103,24 @@ func usersOf(ctx context.Context, c client.Reader, cfgKind configKind, pc client
 		return nil, errors.Wrap(err, errListUsages)
 	}
 	var out []reconcile.Request
+	var errs []error
 	for _, u := range l.Items {
 		ref := u.ResourceReference
+		if ref.Kind != mrKind {
+			continue
+		}
 		nn := types.NamespacedName{Namespace: u.GetNamespace(), Name: ref.Name}
-		if ref.Kind == mrKind && wants(ctx, c, nn) {
+		want, err := wants(ctx, c, nn)
+		if err != nil {
+			errs = append(errs, errors.Wrapf(err, errWantsFmt, nn))
+			want = true
+		}
+		if want {
 			out = append(out, reconcile.Request{NamespacedName: nn})
 		}
+	}
+	if len(errs) > 0 {
+		return out, errors.Join(errs...)
 	}
 	return out, nil
 }

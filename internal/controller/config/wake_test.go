@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,13 +54,14 @@ func TestUsersOf(t *testing.T) {
 	req := func(ns, name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
 	}
-	all := func(context.Context, client.Reader, types.NamespacedName) bool { return true }
+	all := func(context.Context, client.Reader, types.NamespacedName) (bool, error) { return true, nil }
 	cases := map[string]struct {
 		reason string
 		k      configKind
 		pc     client.Object
 		wants  Wants
 		want   []reconcile.Request
+		err    bool
 	}{
 		"ProviderConfigReachesItsNamespaceOnly": {
 			reason: "A ProviderConfig's users are the resources of the kind in its namespace whose usage names it.",
@@ -79,18 +81,31 @@ func TestUsersOf(t *testing.T) {
 			reason: "Only the resources wants accepts are woken.",
 			k:      providerConfig,
 			pc:     &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "git"}},
-			wants: func(_ context.Context, _ client.Reader, nn types.NamespacedName) bool {
-				return nn.Name == "two"
+			wants: func(_ context.Context, _ client.Reader, nn types.NamespacedName) (bool, error) {
+				return nn.Name == "two", nil
 			},
 			want: []reconcile.Request{req("a", "two")},
+		},
+		"UnreadableUserIsWokenAndSaid": {
+			reason: "A user wants cannot read is woken all the same (its reconcile reads it again), and the error is returned, not dropped.",
+			k:      providerConfig,
+			pc:     &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "git"}},
+			wants: func(_ context.Context, _ client.Reader, nn types.NamespacedName) (bool, error) {
+				if nn.Name == "one" {
+					return false, errors.New("boom")
+				}
+				return false, nil
+			},
+			want: []reconcile.Request{req("a", "one")},
+			err:  true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(usages...).Build()
 			got, err := usersOf(context.Background(), c, tc.k, tc.pc, "File", tc.wants)
-			if err != nil {
-				t.Fatal(err)
+			if (err != nil) != tc.err {
+				t.Errorf("%s\nusersOf(...): error %v, want error: %t", tc.reason, err, tc.err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nusersOf(...): -want, +got:\n%s", tc.reason, diff)

@@ -92,7 +92,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	}
 	return o.SetupManaged(mgr, v1alpha1.FileGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.File](&connector{
-			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			git:    config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
 			watch:  o.Watcher,
 			claims: o.Claims,
 			maxAge: o.PollInterval,

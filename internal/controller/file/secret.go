@@ -78,8 +78,12 @@ func isSecret(mg *v1alpha1.File) bool {
 }
 
 // holdsSecret reports whether the File nn, as cached, holds a Secret: the
-// Files a change of their configuration's recipients must wake.
-func holdsSecret(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
+// Files a change of their configuration's recipients must wake. A File
+// that is gone holds none.
+func holdsSecret(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error) {
 	f := &v1alpha1.File{}
-	return c.Get(ctx, nn, f) == nil && isSecret(f)
+	if err := c.Get(ctx, nn, f); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return isSecret(f), nil
 }

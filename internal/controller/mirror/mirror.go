@@ -72,11 +72,12 @@ limitations under the License.
 // Secrets are read only when the Mirror's configuration encrypts
 // (spec.encryption): the request then opts in to them, and each Secret is
 // written as a SOPS document encrypted to the configuration's age
-// recipients (secret.go) by the Mirror controller's own Sealer (setup.go;
-// File's controller has another). SOPS output is randomized, so a Secret's
-// file is compared by what it decrypts to, not by blob SHA: an unchanged
-// Secret is never committed again. Without encryption no Secret is read,
-// and Ready's message says they were left out.
+// recipients, through a Sealer of the Mirror controller's own (secret.go).
+// SOPS output is randomized, so a Secret's file is compared by what it
+// decrypts to, not by the blob SHA of a new encryption: an unchanged Secret
+// is never committed again. That verdict is kept by the blob SHA of the
+// file (sealed.go), so a steady poll reads no blob. Without encryption no
+// Secret is read, and Ready's message says they were left out.
 package mirror
 
 import (
@@ -185,6 +186,12 @@ type external struct {
 	keys *encrypt.Keys
 	// sealer is shared by every reconcile (see secret.go).
 	sealer *encrypt.Sealer
+	// memo keeps what blobs of the folder were found to hold, shared by
+	// every reconcile (sealed.go).
+	memo *sealedFiles
+	// sealed is what this Observe found or made the Secrets' files to
+	// hold, kept in memo once the folder is planned.
+	sealed map[string]sealedFile
 
 	// change is what this reconcile's Observe found the folder needs, for
 	// Create, Update or Delete to hand to the branch writer.
@@ -262,10 +269,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if e.guarded, err = e.guardedSecrets(ctx, snap); err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	e.sealed = nil
 	d, err := e.plan(mg, head, f, snap)
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	e.memo.keepSecrets(keyOf(mg), e.sealed)
 	observed(mg, snap, d)
 	if d.empty() {
 		e.note = noteOf(snap, d.skipped)

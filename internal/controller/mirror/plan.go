@@ -74,11 +74,10 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 	if _, ok := files[mp]; !ok {
 		return f, nil
 	}
-	b, err := e.repo.ReadFile(head, mp)
+	m, ok, err := e.marker(mg, head, mp, files[mp])
 	if err != nil {
-		return folder{}, errors.Wrapf(spec.GitError(err), errReadFmt, mp, p.Branch)
+		return folder{}, err
 	}
-	m, ok := parseMarker(b.Content)
 	if !ok {
 		// Overwritten by hand: what it recorded is lost. This Mirror
 		// rewrites it with what it writes and adopts.
@@ -100,6 +99,21 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 		f.owned[rel] = true
 	}
 	return f, nil
+}
+
+// marker reads the marker at mp, blob SHA sha, unless that blob was
+// parsed before (a blob never changes): a steady poll reads no blob.
+func (e *external) marker(mg *v1alpha1.Mirror, head, mp, sha string) (marker, bool, error) {
+	if m, ok, known := e.memo.markerAt(keyOf(mg), sha); known {
+		return m, ok, nil
+	}
+	b, err := e.repo.ReadFile(head, mp)
+	if err != nil {
+		return marker{}, false, errors.Wrapf(spec.GitError(err), errReadFmt, mp, mg.Spec.ForProvider.Branch)
+	}
+	m, ok := parseMarker(b.Content)
+	e.memo.keepMarker(keyOf(mg), sha, m, ok)
+	return m, ok, nil
 }
 
 func (e *external) mirrorExists(ctx context.Context, nn types.NamespacedName) (bool, error) {
@@ -196,7 +210,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 func (e *external) file(mg *v1alpha1.Mirror, head string, f folder, full string, o mirror.Object) (git.File, bool, error) {
 	have, present := f.files[full]
 	if o.Secret {
-		return e.sealSecret(mg, head, full, o, present, f.owned[o.Path])
+		return e.sealSecret(mg, head, full, o, have, present, f.owned[o.Path])
 	}
 	switch {
 	case present && have == git.BlobSHA(o.Content):

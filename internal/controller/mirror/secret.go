@@ -19,6 +19,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -41,19 +42,26 @@ const (
 // ProviderConfig or ClusterProviderConfig reads (credentials, signing key,
 // age identity or recipients): those are never mirrored, even encrypted,
 // since a key that protects the repository does not belong in it, and an
-// identity encrypted to itself protects nothing. Without encryption no
-// Secret is in the snapshot, and nothing is looked up.
+// identity encrypted to itself protects nothing. The configurations are
+// listed once for all the snapshot's Secrets (config.SecretsRead). Without
+// encryption no Secret is in the snapshot, and nothing is looked up.
 func (e *external) guardedSecrets(ctx context.Context, snap mirror.Snapshot) (map[string]bool, error) {
+	var namespaces []string
+	for _, o := range snap.Objects {
+		if o.Secret && !slices.Contains(namespaces, o.Namespace) {
+			namespaces = append(namespaces, o.Namespace)
+		}
+	}
+	if len(namespaces) == 0 {
+		return nil, nil
+	}
+	read, err := config.SecretsRead(ctx, e.kube, namespaces)
+	if err != nil {
+		return nil, errors.Wrap(err, errGuarded)
+	}
 	var out map[string]bool
 	for _, o := range snap.Objects {
-		if !o.Secret {
-			continue
-		}
-		reads, err := config.ReadsSecret(ctx, e.kube, types.NamespacedName{Namespace: o.Namespace, Name: o.Name})
-		if err != nil {
-			return nil, errors.Wrap(err, errGuarded)
-		}
-		if reads {
+		if o.Secret && read[types.NamespacedName{Namespace: o.Namespace, Name: o.Name}] {
 			if out == nil {
 				out = map[string]bool{}
 			}
@@ -73,15 +81,22 @@ func keysNote(note string, guarded []string) string {
 }
 
 // sealSecret returns what the file of o, a Secret in plain text, must hold
-// at full, and whether that differs from what it holds: the file is read and compared
-// by what it decrypts to, because a SOPS document never encrypts the same
-// way twice, so the blob SHA of a new encryption never matches. The Sealer
-// keeps a file that decrypts to the same Secret for the same recipients,
-// and hands a write still queued the same bytes again, so an unchanged
-// Secret never makes a commit. A file the Mirror does not own is adopted,
-// as any object's, only when it is a document of that very Secret (its
-// name and namespace stay in clear text).
-func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.Object, present, owned bool) (git.File, bool, error) {
+// at full, and whether that differs from what it holds (blob SHA have):
+// the file is compared by what it decrypts to, because a SOPS document
+// never encrypts the same way twice, so the blob SHA of a new encryption
+// never matches. The Sealer keeps a file that decrypts to the same Secret
+// for the same recipients, and hands a write still queued the same bytes
+// again, so an unchanged Secret never makes a commit. Its verdict is kept
+// by blob SHA (sealedFiles): the same owned blob for the same plaintext and
+// keys is not read again. A file the Mirror does not own is adopted, as
+// any object's, only when it is a document of that very Secret (its name
+// and namespace stay in clear text).
+func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.Object, have string, present, owned bool) (git.File, bool, error) {
+	digest := sealedDigest(e.keys, o.Content)
+	if present && owned && e.memo.holds(keyOf(mg), full, have, digest) {
+		e.found(full, sealedFile{blob: have, digest: digest})
+		return git.File{}, false, nil
+	}
 	var existing []byte
 	if present {
 		b, err := e.repo.ReadFile(head, full)
@@ -97,5 +112,16 @@ func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.O
 	if err != nil {
 		return git.File{}, false, errors.Wrapf(err, errEncryptFmt, objectName(o))
 	}
+	// Unchanged: the blob at head holds it. Changed: the blob this write
+	// lands holds it, and the first Observe after it reads nothing.
+	e.found(full, sealedFile{blob: git.BlobSHA(out), digest: digest})
 	return git.File{Content: out}, changed, nil
+}
+
+// found records what the Secret's file at full holds, for memo.
+func (e *external) found(full string, f sealedFile) {
+	if e.sealed == nil {
+		e.sealed = map[string]sealedFile{}
+	}
+	e.sealed[full] = f
 }

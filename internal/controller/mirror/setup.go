@@ -62,7 +62,8 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if o.Mirrors == nil {
 		return errors.New(errNoSources)
 	}
-	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors}); err != nil {
+	memo := newSealedFiles()
+	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
 	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
@@ -79,11 +80,12 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithTypedExternalConnector[*v1alpha1.Mirror](&connector{
 			kube:   mgr.GetClient(),
 			claims: o.Claims,
-			git:    config.NewConnector(mgr.GetClient(), o.Cache, o.AllowInsecureRemotes),
+			git:    config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
 			src:    o.Mirrors,
 			watch:  o.Watcher,
 			maxAge: o.PollInterval,
 			sealer: encrypt.NewSealer(0),
+			memo:   memo,
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			m, _ := mg.(*v1alpha1.Mirror)
@@ -99,18 +101,19 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 }
 
 // selectsSecrets reports whether the Mirror nn, as cached, selects core
-// Secrets.
-func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) bool {
+// Secrets. A Mirror that is gone selects none; one that cannot be read is
+// an error (EncryptionWakes logs it and wakes the Mirror).
+func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error) {
 	m := &v1alpha1.Mirror{}
-	if c.Get(ctx, nn, m) != nil {
-		return false
+	if err := c.Get(ctx, nn, m); err != nil {
+		return false, client.IgnoreNotFound(err)
 	}
 	for _, r := range m.Spec.ForProvider.Resources {
 		if (r.APIVersion == "v1" && r.Kind == "Secret") || (ptr.Deref(r.Group, "") == "" && r.Resource == "secrets") {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // SetupGated adds the Mirror controller once its CRD, and those of the
@@ -145,6 +148,8 @@ type connector struct {
 	// sealer outlives reconciles: a Secret whose write is still queued is
 	// asked for with the same encrypted bytes at every observation.
 	sealer *encrypt.Sealer
+	// memo outlives reconciles: what the folder's blobs hold (sealed.go).
+	memo *sealedFiles
 }
 
 // Connect opens the shared clone of the Mirror's repository; it does not
@@ -155,7 +160,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 		return nil, err
 	}
 	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
-		keys: conn.Keys, sealer: c.sealer}, nil
+		keys: conn.Keys, sealer: c.sealer, memo: c.memo}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however
@@ -164,6 +169,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 type releaser struct {
 	cache cache.Informers
 	src   sources
+	memo  *sealedFiles
 }
 
 // Start watches Mirror deletions until ctx ends.
@@ -185,5 +191,6 @@ func (r *releaser) deleted(obj any) {
 	}
 	if m, ok := obj.(*v1alpha1.Mirror); ok {
 		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
+		r.memo.forget(keyOf(m))
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -55,6 +56,10 @@ type Options struct {
 	// Mirrors are the shared watches Mirrors read live objects from.
 	// SetupGated in package controller makes them when nil.
 	Mirrors *mirror.Sources
+	// Secrets holds the Secrets configurations name, each watched by
+	// name, and no other. SetupGated in package controller makes it when
+	// nil.
+	Secrets *secrets.Cache
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
 }
