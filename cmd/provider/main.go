@@ -166,7 +166,7 @@ func run(ctx context.Context, args []string) error {
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: *allowInsecure,
-		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100, //nolint:gosec // At most 100: checked after parsing.
+		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
 		ConditionMetrics:     conditions,
 	}
 	// Safe start: controllers are registered with the gate and start once their

@@ -193,7 +193,7 @@ func (pl *planner) add(i int) error {
 	if err := expect(pl.st, pl.t, c); err != nil {
 		// Someone else changed what the change was computed against.
 		pl.p.results[i].Err = err
-		return nil
+		return nil //nolint:nilerr // The change fails alone; the batch goes on without it.
 	}
 	puts, dels, ownErr := check(pl.st, pl.t, c)
 	switch {
