@@ -137,7 +137,10 @@ func TestWakes(t *testing.T) {
 	owner := types.NamespacedName{Namespace: ns, Name: "m"}
 	req := Request{Owner: owner, Kinds: []Kind{configMaps, deployments}, SkipControlled: true}
 	ensureSynced(t, h.s, req)
-	n := h.wakes.of(owner) // the sync wakes
+	// Each informer wakes its owners once its list is complete, from a
+	// goroutine of its own that may run after Ensure reported Synced.
+	n := len(req.Kinds)
+	waitWakes(t, h, owner, n)
 
 	cm := configMap(ns, "settings", nil, "1")
 	if err := cp.Client.Create(ctx, cm); err != nil {
@@ -228,7 +231,8 @@ func TestLabelSelector(t *testing.T) {
 	if diff := cmp.Diff([]string{ns + "/core/configmap/a1.yaml"}, paths(snap)); diff != "" {
 		t.Errorf("selected: -want, +got:\n%s", diff)
 	}
-	n := h.wakes.of(owner)
+	n := len(req.Kinds) // the sync wakes, as in TestWakes
+	waitWakes(t, h, owner, n)
 
 	b1.Data["k"] = "2"
 	if err := cp.Client.Update(ctx, b1); err != nil {
