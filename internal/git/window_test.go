@@ -102,7 +102,7 @@ func TestCommitWindowIsExact(t *testing.T) {
 
 	waitArmed(t, clk) // the round that opened at t=1s
 	clk.Step(100 * time.Millisecond)
-	enqueue("c") // t=1.1s
+	enqueue("c")                     // t=1.1s
 	clk.Step(899 * time.Millisecond) // t=1.999s
 	still(1)
 	clk.Step(time.Millisecond) // t=2s
