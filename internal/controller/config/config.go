@@ -80,7 +80,7 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged())).
-		Watches(&v1alpha1.ProviderConfigUsage{}, debounced{TypedEventHandler: &resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, after: UsageDebounce}).
+		Watches(&v1alpha1.ProviderConfigUsage{}, newDebounced(&resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, UsageDebounce, o.Clock)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsing)).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
