@@ -210,6 +210,15 @@ func TestUsageCountDebounced(t *testing.T) {
 		}
 		return nil
 	})
+	// The write that made it Ready is counted once its response is back,
+	// which may be after the test read Ready: wait for it, so that it is
+	// not taken for a count.
+	eventually(t, 30*time.Second, func() error {
+		if counter.of(f.ns)["PATCH providerconfigs/status"] == 0 {
+			return fmt.Errorf("the Ready status write is not counted yet")
+		}
+		return nil
+	})
 	before := counter.of(f.ns)
 	for i := range n {
 		create(t, newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), "x\n"))
