@@ -42,6 +42,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -149,6 +150,8 @@ type provider struct {
 	cache   *git.Cache
 	watcher *watch.Watcher
 	mirrors *mirror.Sources
+	// client reads through the manager's cache: what the controllers see.
+	client client.Client
 }
 
 // providerOptions vary how startProvider runs the controllers.
@@ -160,6 +163,8 @@ type providerOptions struct {
 	poll       time.Duration
 	mirrorCfg  *rest.Config
 	idle       time.Duration
+	clock      clock.WithDelayedExecution
+	gitClock   clock.Clock
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -189,6 +194,16 @@ func withLogger(l logr.Logger) providerOption {
 // backoff) instead of poll.
 func withPoll(d time.Duration) providerOption {
 	return func(o *providerOptions) { o.poll = d }
+}
+
+// withClock times the controllers' own delays (the usage debounce) by c.
+func withClock(c clock.WithDelayedExecution) providerOption {
+	return func(o *providerOptions) { o.clock = c }
+}
+
+// withGitClock runs the Git engine's commit windows on c.
+func withGitClock(c clock.Clock) providerOption {
+	return func(o *providerOptions) { o.gitClock = c }
 }
 
 // withMirrorIdentity makes Mirrors read objects as cfg's identity, as a
@@ -244,7 +259,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopts := []git.Option{git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics)}
+	gopts := []git.Option{git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock)}
 	if po.idle > 0 {
 		gopts = append(gopts, git.WithIdleTimeout(po.idle))
 	}
@@ -281,6 +296,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		AllowInsecureRemotes: true,
 		PollJitter:           po.poll / 10,
 		ConditionMetrics:     po.conditions,
+		Clock:                po.clock,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)
@@ -289,7 +305,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w, mirrors: mirrors}
+	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w, mirrors: mirrors, client: mgr.GetClient()}
 	go func() { p.done <- mgr.Start(ctx) }()
 	t.Cleanup(p.stop)
 	running = p

@@ -194,16 +194,11 @@ func TestEncryptedSecretFile(t *testing.T) {
 	}
 	noPlaintextInHistory(t, f)
 
-	// Steady state: wakes as Git events would, then a restart.
-	head := f.repo.Head(t, "main")
-	before := rec.count()
-	f.stays(t, fl, false, "main", head, "an unchanged Secret must not be committed again")
-	if n := rec.count() - before; n != 0 {
-		t.Errorf("steady state wrote status %d times, want 0: %v", n, rec.seen[before:])
-	}
-	// The usage count is written a few seconds after its last change
-	// (debounced): let it land before the restart, or the restarted
-	// provider writes it, rightly.
+	// The usage count is written config.UsageDebounce after its last
+	// change: let it land before the steady state is measured (a status
+	// write of its own, which landed inside the measurement when the steps
+	// above took less than the debounce) and before the restart, or the
+	// restarted provider writes it, rightly.
 	pcNow := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 	waitFor(t, 30*time.Second, pcNow, func() error {
 		if pcNow.Status.Users != 1 {
@@ -211,6 +206,13 @@ func TestEncryptedSecretFile(t *testing.T) {
 		}
 		return nil
 	})
+	// Steady state: wakes as Git events would, then a restart.
+	head := f.repo.Head(t, "main")
+	before := rec.count()
+	f.stays(t, fl, false, "main", head, "an unchanged Secret must not be committed again")
+	if n := rec.count() - before; n != 0 {
+		t.Errorf("steady state wrote status %d times, want 0: %v", n, rec.seen[before:])
+	}
 	p.stop()
 	rec2 := &statusWrites{ns: f.ns}
 	startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper { rec2.next = rt; return rec2 }))

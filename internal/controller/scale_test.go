@@ -30,6 +30,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -51,18 +52,22 @@ func (c *statusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestScaleFilesOnOneBranch creates 300 Files on one branch at once. They
-// must converge with a handful of pushes, cost about one fetch per poll
-// interval between them, and, once converged, be neither reconciled nor
-// write any status while nothing moves in Git.
+// must converge with one push, cost about one fetch per poll interval
+// between them, and, once converged, be neither reconciled nor write any
+// status while nothing moves in Git. The commit window runs on a fake clock
+// the test steps once every File's change is queued: how long a loaded
+// machine takes to queue them no longer decides how many windows, so how
+// many pushes, the burst spans.
 func TestScaleFilesOnOneBranch(t *testing.T) {
 	const n = 300
+	clk := testingclock.NewFakeClock(time.Now())
 	counter := &statusCounter{}
 	reg := prometheus.NewRegistry()
 	gm := git.NewMetrics()
 	if err := gm.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	startProvider(t, "", withGitMetrics(gm), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	startProvider(t, "", withGitMetrics(gm), withGitClock(clk), withTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))
@@ -98,6 +103,18 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Every File hands its change to the branch writer, which waits for
+	// the window to close on the clock that stands still.
+	eventually(t, 3*time.Minute, func() error {
+		if got := running.cache.Pending(); got != n || !clk.HasWaiters() {
+			return fmt.Errorf("%d of %d changes queued", got, n)
+		}
+		return nil
+	})
+	if got := counterSum(t, reg, "provider_git_pushes_total") - pushes0; got != 0 {
+		t.Errorf("%.0f pushes before the commit window closed, want 0", got)
+	}
+	clk.Step(4 * time.Second)
 
 	// Converged: every File Ready and Synced.
 	files := make([]client.Object, n)
@@ -175,12 +192,10 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| status writes over the same polls, steady state | %d |",
 		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyReconciles, steadyWrites)
 
-	// A push carries what arrived within its window, so pushes follow how
-	// long the burst took to arrive, not how many Files it holds: a handful
-	// on an idle machine, a few more when a loaded one stretches the burst
-	// over more windows; never anywhere near one per File.
-	if limit := max(10, float64(converge/(4*time.Second))+2); pushes > limit {
-		t.Errorf("%.0f pushes for %d Files created at once over %s, want at most %.0f (one per 4s commit window)", pushes, n, converge.Round(time.Second), limit)
+	// A push carries what arrived within its window: the whole burst,
+	// queued before the window closed.
+	if pushes != 1 {
+		t.Errorf("%.0f pushes for %d Files queued within one commit window, want 1", pushes, n)
 	}
 	if fetchesPerPoll > 2 {
 		t.Errorf("%.1f fetches per poll interval in steady state, want about one", fetchesPerPoll)

@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -187,14 +188,17 @@ func waitEvent(t *testing.T, ns, name, reason string) {
 	})
 }
 
-// TestUsageCountDebounced creates a burst of Files on one ProviderConfig:
-// its status counts them exactly in the end, written at most once per
-// config.UsageDebounce while usages keep coming (and once more after the
-// last), not once per File.
+// TestUsageCountDebounced creates a burst of Files on one ProviderConfig
+// while the provider's clock stands still: no count is written while the
+// debounce waits, however many usages arrive, and once config.UsageDebounce
+// has passed one count covers them all, exactly, in one status write. The
+// configuration's own poll is an hour here, so every count is the
+// debounce's.
 func TestUsageCountDebounced(t *testing.T) {
 	const n = 100
 	counter := &writeCounter{n: map[string]map[string]int{}}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	clk := testingclock.NewFakeClock(time.Now())
+	p := startProvider(t, "", withClock(clk), withPoll(time.Hour), withTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))
@@ -206,38 +210,52 @@ func TestUsageCountDebounced(t *testing.T) {
 		}
 		return nil
 	})
-	before := counter.of(f.ns)
-	start := time.Now()
-	for i := range n {
-		create(t, newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), "x\n"))
-	}
-	eventually(t, time.Minute, func() error {
-		l := &v1alpha1.ProviderConfigUsageList{}
-		if err := cp.Client.List(context.Background(), l, client.InNamespace(f.ns)); err != nil {
-			return err
-		}
-		if len(l.Items) != n {
-			return fmt.Errorf("%d of %d usages", len(l.Items), n)
+	// The write that made it Ready is counted once its response is back,
+	// which may be after the test read Ready: wait for it, so that it is
+	// not taken for a count.
+	eventually(t, 30*time.Second, func() error {
+		if counter.of(f.ns)["PATCH providerconfigs/status"] == 0 {
+			return fmt.Errorf("the Ready status write is not counted yet")
 		}
 		return nil
 	})
+	// Reconciles already asked for (the echo of the configuration's own
+	// finalizer, its Secret's event) run before the burst, not in it, where
+	// they would count usages on their own: a reconcile asked for now has
+	// finished once the next one started.
+	reconciledAgain(t, 1, true, pc)
+	before := counter.of(f.ns)
+	for i := range n {
+		create(t, newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), "x\n"))
+	}
+	// Every usage is in the controllers' cache, so the count made when the
+	// debounce passes sees them all.
+	eventually(t, time.Minute, func() error {
+		l := &v1alpha1.ProviderConfigUsageList{}
+		if err := p.client.List(context.Background(), l, client.InNamespace(f.ns)); err != nil {
+			return err
+		}
+		if len(l.Items) != n {
+			return fmt.Errorf("%d of %d usages in the provider's cache", len(l.Items), n)
+		}
+		return nil
+	})
+	writes := func() int { return minus(counter.of(f.ns), before)["PATCH providerconfigs/status"] }
+	clk.Step(config.UsageDebounce - time.Nanosecond)
+	if !clk.HasWaiters() {
+		t.Fatal("no debounce waits for the clock: the usages asked for no count")
+	}
+	if got := writes(); got != 0 {
+		t.Errorf("%d ProviderConfig status writes before the debounce passed, want 0", got)
+	}
+	clk.Step(time.Nanosecond)
 	waitFor(t, time.Minute, pc, func() error {
 		if pc.Status.Users != n {
 			return fmt.Errorf("ProviderConfig counts %d users, want %d", pc.Status.Users, n)
 		}
 		return nil
 	})
-	got := minus(counter.of(f.ns), before)
-	span := time.Since(start)
-	writes := got["PATCH providerconfigs/status"]
-	// One write per debounce window from the first new usage until the
-	// count was read (the write that stores the last one lands after it
-	// was created), and one more. The configuration's own poll counts too,
-	// and these tests poll every 2s. Without the debounce: one per usage.
-	most := 2 + int(span/min(config.UsageDebounce, poll))
-	t.Logf("%d Files created over %s: %d ProviderConfig status writes (at most %d allowed), users %d",
-		n, span.Round(100*time.Millisecond), writes, most, pc.Status.Users)
-	if writes > most {
-		t.Errorf("%d ProviderConfig status writes for %d new Files over %s, want <= %d", writes, n, span.Round(100*time.Millisecond), most)
+	if got := writes(); got != 1 {
+		t.Errorf("%d ProviderConfig status writes for %d new Files once the debounce passed, want 1", got, n)
 	}
 }

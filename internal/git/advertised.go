@@ -20,6 +20,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -90,7 +91,73 @@ func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 	return "", newError(KindBranchNotFound, errNoDefaultBranch)
 }
 
+// An advert is one reference advertisement asked of the remote: what a
+// configuration's check needs of it, once answered.
+type advert struct {
+	at   time.Time     // when it was asked for, by the cache's clock
+	done chan struct{} // closed once empty and err are set
+	// empty: the remote has no branch; err: nil or what failed.
+	empty bool
+	err   error
+}
+
+// CheckWithin is Check answered from the repository's latest reference
+// advertisement when that was asked for less than maxAge ago (the drift
+// poll's, say), or from the one under way: one remote check per repository
+// per poll interval serves both the drift poll and the configuration's own
+// check. A failed advertisement is never reused: the next check asks.
+func (r *Repository) CheckWithin(ctx context.Context, maxAge time.Duration) (empty bool, err error) {
+	r.amu.Lock()
+	latest, asking := r.latest, r.asking
+	r.amu.Unlock()
+	if latest != nil && r.cache.opts.Clock.Since(latest.at) < maxAge {
+		return latest.empty, nil
+	}
+	if asking != nil {
+		select {
+		case <-asking.done:
+			if asking.err == nil {
+				return asking.empty, nil
+			}
+		case <-ctx.Done():
+			return false, errors.Wrap(ctx.Err(), errListRefs)
+		}
+	}
+	return r.Check(ctx)
+}
+
+// advertised asks the remote for its references and remembers the answer
+// for CheckWithin.
 func (r *Repository) advertised(ctx context.Context) (*packp.AdvRefs, error) {
+	a := &advert{at: r.cache.opts.Clock.Now(), done: make(chan struct{})}
+	r.amu.Lock()
+	r.asking = a
+	r.amu.Unlock()
+	ar, err := r.advertise(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		a.empty = true
+	case err != nil:
+		a.err = err
+	default:
+		a.empty = !hasBranch(ar.References)
+	}
+	close(a.done)
+	r.amu.Lock()
+	if r.asking == a {
+		r.asking = nil
+	}
+	switch {
+	case a.err != nil:
+		r.latest = nil
+	case r.latest == nil || a.at.After(r.latest.at):
+		r.latest = a
+	}
+	r.amu.Unlock()
+	return ar, err
+}
+
+func (r *Repository) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	if err := r.begin(); err != nil {
 		return nil, err
 	}

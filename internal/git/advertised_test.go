@@ -17,10 +17,14 @@ limitations under the License.
 package git
 
 import (
+	"context"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -75,4 +79,62 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 			t.Errorf("DefaultBranch of an empty repository: want KindBranchNotFound wrapping ErrEmptyRepository, got %v", err)
 		}
 	})
+}
+
+// TestCheckWithinReusesTheLatestAdvertisement: a configuration's check is
+// answered from the repository's latest reference advertisement (a drift
+// poll's) while that is younger than maxAge, by the cache's clock; an older
+// one, or a failed one, is asked again.
+func TestCheckWithinReusesTheLatestAdvertisement(t *testing.T) {
+	type want struct {
+		adverts int64
+		err     bool
+	}
+	cases := map[string]struct {
+		reason string
+		// before runs after a successful Poll at the clock's start.
+		before func(t *testing.T, s *server, r *Repository, clk *testingclock.FakeClock)
+		want   want
+	}{
+		"Fresh": {
+			reason: "A poll's advertisement younger than maxAge answers the check: no request.",
+			before: func(_ *testing.T, _ *server, _ *Repository, clk *testingclock.FakeClock) {
+				clk.Step(time.Minute - time.Nanosecond)
+			},
+		},
+		"Stale": {
+			reason: "An advertisement maxAge old is asked again.",
+			before: func(_ *testing.T, _ *server, _ *Repository, clk *testingclock.FakeClock) { clk.Step(time.Minute) },
+			want:   want{adverts: 1},
+		},
+		"LastOneFailed": {
+			reason: "A failed advertisement vouches for nothing, not even for the one before it: the check asks again.",
+			before: func(t *testing.T, s *server, r *Repository, _ *testingclock.FakeClock) {
+				s.http.FailWith(http.StatusServiceUnavailable)
+				defer s.http.FailWith(0)
+				if _, err := r.Poll(context.Background()); err == nil {
+					t.Fatal("a poll of a failing server succeeded")
+				}
+			},
+			want: want{adverts: 1},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := httpServer(t)
+			clk := newFakeClock()
+			r, _ := newRepo(t, s.remote, WithClock(clk))
+			r.track("main")
+			if _, err := r.Poll(ctx(t)); err != nil {
+				t.Fatal(err)
+			}
+			tc.before(t, s, r, clk)
+			s.http.ResetCounts()
+			_, err := r.CheckWithin(ctx(t), time.Minute)
+			got := want{adverts: s.http.Counts().UploadPackAdverts, err: err != nil}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

@@ -68,15 +68,14 @@ func (r *Repository) enqueue(branch, key string, c Change, done func(Result)) bo
 	if w.heldLocked(o) {
 		return false
 	}
-	for _, p := range w.pending {
-		if p.key == key && p.callback != nil {
-			p.change, p.callback = o.change, o.callback
-			w.startLocked(p) // its window may be smaller
-			return false
-		}
+	if p, ok := w.queued[key]; ok {
+		p.change, p.callback = o.change, o.callback
+		w.startLocked(p) // its window may be smaller
+		return false
 	}
 	r.cache.pending.Add(1)
 	w.pending = append(w.pending, o)
+	w.queued[key] = o
 	w.startLocked(o)
 	return true
 }
@@ -110,12 +109,8 @@ func (r *Repository) InFlight(branch, key string) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, p := range w.inflight {
-		if p.key == key && p.callback != nil {
-			return true
-		}
-	}
-	return false
+	_, ok = w.inflight[key]
+	return ok
 }
 
 // TakeResult returns, and forgets, the result of the last enqueued change
@@ -150,11 +145,9 @@ func (c *Cache) Pending() int64 { return c.pending.Load() }
 // heldLocked reports whether a change with o's key and content is queued
 // or in flight. Call it with w.mu held.
 func (w *writer) heldLocked(o *op) bool {
-	for _, ops := range [][]*op{w.inflight, w.pending} {
-		for _, p := range ops {
-			if p.key == o.key && p.callback != nil && sameContent(p.change, o.change) {
-				return true
-			}
+	for _, p := range []*op{w.inflight[o.key], w.queued[o.key]} {
+		if p != nil && sameContent(p.change, o.change) {
+			return true
 		}
 	}
 	return false
@@ -165,8 +158,8 @@ func (w *writer) heldLocked(o *op) bool {
 // longer finds it under way.
 func (w *writer) finished(o *op, res Result) {
 	w.mu.Lock()
-	if i := slices.Index(w.inflight, o); i >= 0 {
-		w.inflight = slices.Delete(w.inflight, i, i+1)
+	if w.inflight[o.key] == o {
+		delete(w.inflight, o.key)
 	}
 	w.mu.Unlock()
 	r := w.repo

@@ -88,12 +88,12 @@ func TestEnqueueHoldsTheClone(t *testing.T) {
 // refuses the change, transiently, and says so through done.
 func TestEnqueueOnEvictedClone(t *testing.T) {
 	s := httpServer(t)
-	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	r, c := newRepo(t, s.remote, WithIdleTimeout(testIdle), withClock(clk))
+	clk := newFakeClock()
+	r, c := newRepo(t, s.remote, WithIdleTimeout(testIdle), WithClock(clk))
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(testIdle)
+	clk.Step(testIdle)
 	if c.Sweep() != 1 {
 		t.Fatal("the idle clone was not evicted")
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/utils/clock"
 )
 
 const (
@@ -89,8 +90,9 @@ type Options struct {
 	// Proxy does; nil: ProxyFromEnvironment.
 	Proxy func(*http.Request) (*url.URL, error)
 
-	// now reads the clock idle eviction goes by; tests replace it.
-	now func() time.Time
+	// Clock is what commit windows and idle eviction go by; nil: the real
+	// clock. Tests step a fake one to make timing exact.
+	Clock clock.Clock
 
 	// sleep waits between push attempts; tests replace it to observe the
 	// backoff without waiting for it.
@@ -103,6 +105,9 @@ type Option func(*Options)
 // WithCommitWindow sets how long a writer collects changes before it
 // commits them together.
 func WithCommitWindow(d time.Duration) Option { return func(o *Options) { o.CommitWindow = d } }
+
+// WithClock sets the clock commit windows and idle eviction go by.
+func WithClock(c clock.Clock) Option { return func(o *Options) { o.Clock = c } }
 
 // WithProxy sets how HTTP(S) requests choose their proxy (see Options.Proxy).
 func WithProxy(p func(*http.Request) (*url.URL, error)) Option {
@@ -159,10 +164,13 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
 		IdleTimeout:     DefaultIdleTimeout,
 		sleep:           sleep,
-		now:             time.Now,
+		Clock:           clock.RealClock{},
 	}
 	for _, fn := range opts {
 		fn(&o)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errors.Wrap(err, errCacheDir)
@@ -172,7 +180,7 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		return nil, errors.Wrap(err, errIdentityKey)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.now(), repos: map[string]*Repository{}}
+	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{}}
 	if o.IdleTimeout > 0 {
 		go c.sweepEvery(o.IdleTimeout / 4)
 	}
@@ -208,7 +216,7 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo.lastUsed = c.opts.now()
+	repo.lastUsed = c.opts.Clock.Now()
 	c.repos[id] = repo
 	return repo, nil
 }

@@ -58,7 +58,7 @@ func (r *Repository) begin() error {
 		return newError(KindTransient, errEvicted)
 	}
 	r.users++
-	r.lastUsed = r.cache.opts.now()
+	r.lastUsed = r.cache.opts.Clock.Now()
 	return nil
 }
 
@@ -75,7 +75,7 @@ func (r *Repository) end() {
 	r.lmu.Lock()
 	defer r.lmu.Unlock()
 	r.users--
-	r.lastUsed = r.cache.opts.now()
+	r.lastUsed = r.cache.opts.Clock.Now()
 }
 
 // touch records a use by the cache handing the clone out, unless it was
@@ -86,7 +86,7 @@ func (r *Repository) touch() bool {
 	if r.closed {
 		return false
 	}
-	r.lastUsed = r.cache.opts.now()
+	r.lastUsed = r.cache.opts.Clock.Now()
 	return true
 }
 
@@ -111,7 +111,7 @@ func (c *Cache) Sweep() int {
 	if idle <= 0 {
 		return 0
 	}
-	now := c.opts.now()
+	now := c.opts.Clock.Now()
 	var gone []string
 	c.mu.Lock()
 	if c.closed {

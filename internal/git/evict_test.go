@@ -19,34 +19,17 @@ package git
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 const testIdle = 10 * time.Minute
 
-// fakeClock is the clock idle eviction goes by; tests move it by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func withClock(c *fakeClock) Option { return func(o *Options) { o.now = c.now } }
+// newFakeClock is a clock tests move by hand (Step), at a fixed start.
+func newFakeClock() *testingclock.FakeClock { return testingclock.NewFakeClock(time.Unix(1e9, 0)) }
 
 func exists(t *testing.T, dir string) bool {
 	t.Helper()
@@ -66,55 +49,55 @@ func TestIdleEviction(t *testing.T) {
 		reason string
 		// use runs on a clone just refreshed at the clock's start, and
 		// returns what the test undoes after the sweep.
-		use  func(t *testing.T, r *Repository, clk *fakeClock) (undo func())
+		use  func(t *testing.T, r *Repository, clk *testingclock.FakeClock) (undo func())
 		want want
 	}{
 		"Idle": {
 			reason: "A clone nothing used for the idle timeout is closed and its directory removed.",
-			use: func(_ *testing.T, _ *Repository, clk *fakeClock) func() {
-				clk.advance(testIdle)
+			use: func(_ *testing.T, _ *Repository, clk *testingclock.FakeClock) func() {
+				clk.Step(testIdle)
 				return func() {}
 			},
 			want: want{evicted: true},
 		},
 		"RecentlyRead": {
 			reason: "A read within the idle timeout keeps the clone.",
-			use: func(t *testing.T, r *Repository, clk *fakeClock) func() {
-				clk.advance(testIdle - time.Minute)
+			use: func(t *testing.T, r *Repository, clk *testingclock.FakeClock) func() {
+				clk.Step(testIdle - time.Minute)
 				if _, err := r.Head("main"); err != nil {
 					t.Fatal(err)
 				}
-				clk.advance(testIdle - time.Minute)
+				clk.Step(testIdle - time.Minute)
 				return func() {}
 			},
 		},
 		"OperationInFlight": {
 			reason: "A clone an operation (a fetch, a read) still uses is never evicted, however long it takes.",
-			use: func(_ *testing.T, r *Repository, clk *fakeClock) func() {
+			use: func(_ *testing.T, r *Repository, clk *testingclock.FakeClock) func() {
 				r.hold()
-				clk.advance(2 * testIdle)
+				clk.Step(2 * testIdle)
 				return r.end
 			},
 		},
 		"QueuedWrite": {
 			reason: "A clone with a write queued in its branch writer is never evicted.",
-			use: func(t *testing.T, r *Repository, clk *fakeClock) func() {
+			use: func(t *testing.T, r *Repository, clk *testingclock.FakeClock) func() {
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan Result, 1)
 				go func() {
 					done <- r.Submit(ctx, "main", Change{Puts: map[string]File{"q": {Content: []byte("q")}}, Message: "q"})
 				}()
 				waitQueued(t, r.writerFor("main"), 1)
-				clk.advance(2 * testIdle)
+				clk.Step(2 * testIdle)
 				return func() { cancel(); <-done }
 			},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			clk := &fakeClock{t: time.Unix(1e9, 0)}
+			clk := newFakeClock()
 			// A commit window far beyond the test keeps a queued write queued.
-			c, err := NewCache(t.TempDir(), WithIdleTimeout(testIdle), WithCommitWindow(time.Hour), withClock(clk))
+			c, err := NewCache(t.TempDir(), WithIdleTimeout(testIdle), WithCommitWindow(time.Hour), WithClock(clk))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,8 +143,8 @@ func TestIdleEviction(t *testing.T) {
 // a new clone; the old one turns idle and goes, the new one stays.
 func TestIdleEvictionAfterRotation(t *testing.T) {
 	s := httpServer(t)
-	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	c, err := NewCache(t.TempDir(), WithIdleTimeout(testIdle), withClock(clk))
+	clk := newFakeClock()
+	c, err := NewCache(t.TempDir(), WithIdleTimeout(testIdle), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,13 +156,13 @@ func TestIdleEvictionAfterRotation(t *testing.T) {
 	if err := old.Refresh(ctx(t), 0, "main"); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(testIdle / 2)
+	clk.Step(testIdle / 2)
 	rotated := Remote{URL: s.remote.URL, Auth: &BasicAuth{Username: testUser, Password: testToken + "-rotated"}}
 	cur, err := c.Repository(rotated)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(testIdle / 2)
+	clk.Step(testIdle / 2)
 	if got := c.Sweep(); got != 1 {
 		t.Errorf("Sweep after rotation: want 1 clone removed, got %d", got)
 	}
@@ -211,8 +194,8 @@ func TestStaleClonesOfEarlierProcess(t *testing.T) {
 	}
 	first.Close()
 
-	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	c, err := NewCache(dir, WithIdleTimeout(testIdle), withClock(clk))
+	clk := newFakeClock()
+	c, err := NewCache(dir, WithIdleTimeout(testIdle), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,11 +207,11 @@ func TestStaleClonesOfEarlierProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(testIdle - time.Second)
+	clk.Step(testIdle - time.Second)
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Second)
+	clk.Step(time.Second)
 	c.Sweep()
 	if exists(t, stale.dir) {
 		t.Error("a clone nothing opened for an idle timeout after start is still on disk")

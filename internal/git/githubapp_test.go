@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -53,13 +54,13 @@ const (
 type fakeGitHub struct {
 	*httptest.Server
 	pub    *rsa.PublicKey
-	clock  *fakeClock
+	clock  *testingclock.FakeClock
 	minted atomic.Int32
 	mu     sync.Mutex
 	errs   []string
 }
 
-func newFakeGitHub(t *testing.T, pub *rsa.PublicKey, clock *fakeClock) *fakeGitHub {
+func newFakeGitHub(t *testing.T, pub *rsa.PublicKey, clock *testingclock.FakeClock) *fakeGitHub {
 	t.Helper()
 	f := &fakeGitHub{pub: pub, clock: clock}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
@@ -103,7 +104,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, http.StatusUnauthorized, "malformed JWT")
 		return
 	}
-	now := f.clock.now().Unix()
+	now := f.clock.Now().Unix()
 	switch {
 	case claims.Iss.String() != testAppID:
 		f.refuse(w, http.StatusUnauthorized, "iss is "+claims.Iss.String())
@@ -114,7 +115,7 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.minted.Add(1)
 	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(map[string]string{"token": testAppToken, "expires_at": f.clock.now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	_ = json.NewEncoder(w).Encode(map[string]string{"token": testAppToken, "expires_at": f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
 }
 
 func rsaKeyPEM(t *testing.T) (*rsa.PrivateKey, []byte) {
@@ -131,14 +132,14 @@ func rsaKeyPEM(t *testing.T) (*rsa.PrivateKey, []byte) {
 // expires, then mints the next; concurrent sessions share one request.
 func TestGitHubAppTokens(t *testing.T) {
 	key, keyPEM := rsaKeyPEM(t)
-	clock := &fakeClock{t: time.Now()}
+	clock := testingclock.NewFakeClock(time.Now())
 	gh := newFakeGitHub(t, &key.PublicKey, clock)
 	root := t.TempDir()
 	repo := testenv.NewBareRepo(t, root, "repo.git", seed())
 	git := testenv.NewHTTPServer(t, root, appTokenUser, testAppToken)
 	remote := Remote{URL: git.RepoURL(repo.Name), Auth: &AppInstallationAuth{
 		AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}}
-	r, cache := newRepo(t, remote, withClock(clock), WithIdleTimeout(0))
+	r, cache := newRepo(t, remote, WithClock(clock), WithIdleTimeout(0), WithCommitWindow(0)) // the fake clock stands still: no window to wait out
 
 	minted := func(want int32, why string) {
 		t.Helper()
@@ -172,13 +173,13 @@ func TestGitHubAppTokens(t *testing.T) {
 	}
 	minted(1, "a second repository of the installation")
 
-	clock.advance(54 * time.Minute)
+	clock.Step(54 * time.Minute)
 	if _, err := r.Check(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	minted(1, "54 minutes in: still more than the refresh margin left")
 
-	clock.advance(2 * time.Minute)
+	clock.Step(2 * time.Minute)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
@@ -203,7 +204,7 @@ func TestGitHubAppTokens(t *testing.T) {
 func TestGitHubAppRefused(t *testing.T) {
 	key, keyPEM := rsaKeyPEM(t)
 	_, otherPEM := rsaKeyPEM(t)
-	clock := &fakeClock{t: time.Now()}
+	clock := testingclock.NewFakeClock(time.Now())
 	gh := newFakeGitHub(t, &key.PublicKey, clock)
 	s := httpServer(t)
 	cases := map[string]struct {
@@ -224,7 +225,7 @@ func TestGitHubAppRefused(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := NewCache(t.TempDir(), withClock(clock), WithIdleTimeout(0))
+			c, err := NewCache(t.TempDir(), WithClock(clock), WithIdleTimeout(0))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,7 @@ func newTransport(conn *connection, r Remote, opts Options) (transport.Transport
 	}
 	hc := &http.Client{Transport: t}
 	if conn.app != nil {
-		conn.app.use(hc, opts.now)
+		conn.app.use(hc, opts.Clock.Now)
 	}
 	return githttp.NewClient(hc), nil
 }

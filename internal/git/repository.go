@@ -105,6 +105,12 @@ type Repository struct {
 	lastFetch   time.Time // start of the newest successful fetch
 	lastFetched map[string]bool
 
+	// amu guards the reference advertisement being asked for and the
+	// latest one answered (advertised.go).
+	amu    sync.Mutex
+	asking *advert
+	latest *advert
+
 	// wmu guards writers, one per branch, and the results of enqueued
 	// changes not yet taken (async.go).
 	wmu     sync.Mutex

@@ -57,18 +57,19 @@ func (w *writer) windowLocked() time.Duration {
 // was taken, or the first change queued), until the window of what w holds
 // closes, shortening the wait when a change with a smaller window arrives
 // (startLocked kicks w, for Submit and Enqueue alike), or until the cache
-// closes.
+// closes. Time is the cache's clock (Options.Clock), so tests step it.
 func (w *writer) waitWindow(opened time.Time) {
+	clk := w.repo.cache.opts.Clock
 	for {
 		w.mu.Lock()
-		left := time.Until(opened.Add(w.windowLocked()))
+		left := opened.Add(w.windowLocked()).Sub(clk.Now())
 		w.mu.Unlock()
 		if left <= 0 {
 			return
 		}
-		t := time.NewTimer(left)
+		t := clk.NewTimer(left)
 		select {
-		case <-t.C:
+		case <-t.C():
 			return
 		case <-w.kick:
 			t.Stop()

@@ -120,9 +120,14 @@ type writer struct {
 	// kick tells a waiting window that a change with a window of its own
 	// arrived, which may close it sooner (window.go).
 	kick chan struct{}
-	// inflight is the batch being committed and pushed, so a change queued
-	// again while its push is under way is not committed twice.
-	inflight []*op
+	// queued and inflight index the enqueued changes (async.go) by key: the
+	// one waiting in pending (a newer one replaces it, so there is at most
+	// one) and the one in the batch being committed and pushed, so a change
+	// queued again while its push is under way is not committed twice. An
+	// index, not a scan of pending: every Enqueue and every Observe's
+	// "is mine queued?" asks, and a burst queues thousands.
+	queued   map[string]*op
+	inflight map[string]*op
 }
 
 // Submit queues c for branch and waits for its result. Changes submitted
@@ -156,7 +161,7 @@ func (r *Repository) writerFor(branch string) *writer {
 	defer r.wmu.Unlock()
 	w, ok := r.writers[branch]
 	if !ok {
-		w = &writer{repo: r, branch: branch, kick: make(chan struct{}, 1)}
+		w = &writer{repo: r, branch: branch, kick: make(chan struct{}, 1), queued: map[string]*op{}, inflight: map[string]*op{}}
 		r.writers[branch] = w
 	}
 	return w
@@ -214,7 +219,7 @@ func (w *writer) run() {
 	// duration: a burst costs about its duration / the window in pushes.
 	// The round's window is the smallest among the changes it holds
 	// (window.go), re-evaluated when one with its own window arrives.
-	opened := time.Now()
+	opened := opts.Clock.Now()
 	for {
 		w.waitWindow(opened)
 		w.mu.Lock()
@@ -226,9 +231,15 @@ func (w *writer) run() {
 			w.mu.Unlock()
 			return
 		}
-		w.inflight = append([]*op(nil), batch...)
+		clear(w.inflight)
+		for _, o := range batch {
+			if o.callback != nil {
+				delete(w.queued, o.key)
+				w.inflight[o.key] = o
+			}
+		}
 		w.mu.Unlock()
-		opened = time.Now()
+		opened = opts.Clock.Now()
 		w.process(batch)
 	}
 }

@@ -82,7 +82,7 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged())).
-		Watches(&v1alpha1.ProviderConfigUsage{}, debounced{TypedEventHandler: &resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, after: UsageDebounce}).
+		Watches(&v1alpha1.ProviderConfigUsage{}, newDebounced(&resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, UsageDebounce, o.Clock)).
 		// Only the Secrets configurations name are watched, each by name
 		// (package secrets): a watch of corev1.Secret would cache every
 		// Secret of the cluster.

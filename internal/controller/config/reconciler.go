@@ -206,7 +206,9 @@ func (r *Reconciler) ping(ctx context.Context, conn *Connection) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	empty, err := repo.Check(ctx)
+	// The drift poll asks the same remote every poll interval: its answer,
+	// if fresher than one interval, serves this check too.
+	empty, err := repo.CheckWithin(ctx, r.poll)
 	if git.KindOf(err) == git.KindAuth && conn.Credentials != "" {
 		// Which Secret and key the server refused, so the message says
 		// what to fix.

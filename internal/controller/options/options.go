@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
@@ -62,4 +63,8 @@ type Options struct {
 	Secrets *secrets.Cache
 	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
 	ConditionMetrics *session.ConditionMetrics
+	// Clock times the controllers' own delays (a configuration's usage
+	// debounce); nil: the real clock. Tests step a fake one. The Git
+	// engine's commit windows go by the Cache's (git.WithClock).
+	Clock clock.WithDelayedExecution
 }
