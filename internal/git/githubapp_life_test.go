@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -41,7 +42,7 @@ func appSources(c *Cache) int {
 // that uses it.
 func TestGitHubAppSourcePerConnection(t *testing.T) {
 	key, keyPEM := rsaKeyPEM(t)
-	clock := &fakeClock{t: time.Now()}
+	clock := testingclock.NewFakeClock(time.Now())
 	gh := &fakeGitHub{pub: &key.PublicKey, clock: clock}
 	gh.Server = httptest.NewTLSServer(http.HandlerFunc(gh.serve))
 	t.Cleanup(gh.Close)
@@ -51,7 +52,7 @@ func TestGitHubAppSourcePerConnection(t *testing.T) {
 	repo := testenv.NewBareRepo(t, root, "repo.git", seed())
 	git, gitCA := testenv.NewHTTPSServer(t, root, appTokenUser, testAppToken)
 	auth := &AppInstallationAuth{AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: gh.URL + testEnterprisePath}
-	c, err := NewCache(t.TempDir(), withClock(clock), WithIdleTimeout(time.Minute))
+	c, err := NewCache(t.TempDir(), WithClock(clock), WithIdleTimeout(time.Minute), WithCommitWindow(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestGitHubAppSourcePerConnection(t *testing.T) {
 		t.Errorf("token sources for one App under two CA bundles: got %d, want 2", got)
 	}
 
-	clock.advance(2 * time.Minute)
+	clock.Step(2 * time.Minute)
 	c.Sweep()
 	if got := appSources(c); got != 0 {
 		t.Errorf("token sources after every clone was evicted: got %d, want 0", got)
@@ -91,9 +92,9 @@ func TestGitHubAppSourcePerConnection(t *testing.T) {
 func TestGitHubAppSourceRotation(t *testing.T) {
 	_, oldPEM := rsaKeyPEM(t)
 	_, newPEM := rsaKeyPEM(t)
-	clock := &fakeClock{t: time.Now()}
+	clock := testingclock.NewFakeClock(time.Now())
 	s := httpServer(t)
-	c, err := NewCache(t.TempDir(), withClock(clock), WithIdleTimeout(time.Minute))
+	c, err := NewCache(t.TempDir(), WithClock(clock), WithIdleTimeout(time.Minute), WithCommitWindow(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestGitHubAppSourceRotation(t *testing.T) {
 	if _, err := c.Repository(app(oldPEM)); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Minute)
+	clock.Step(2 * time.Minute)
 	rotated, err := c.Repository(app(newPEM))
 	if err != nil {
 		t.Fatal(err)
