@@ -50,6 +50,15 @@ func TestProviderBinary(t *testing.T) {
 	if err := testenv.BuildProvider(bin); err != nil {
 		t.Fatal(err)
 	}
+	// The binary as the image ships it (static, trimmed, stripped). A
+	// dependency that drags in SDKs the provider never calls shows here
+	// first: the whole client-go clientset alone is 8 MiB of it.
+	const maxBinary = 55 << 20
+	if fi, err := os.Stat(bin); err != nil {
+		t.Fatal(err)
+	} else if fi.Size() > maxBinary {
+		t.Errorf("the provider binary is %.1f MiB, more than %d MiB", float64(fi.Size())/(1<<20), maxBinary>>20)
+	}
 
 	cp, err := testenv.StartControlPlane(testenv.ControlPlaneOptions{})
 	if err != nil {

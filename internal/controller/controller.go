@@ -19,7 +19,7 @@ package controller
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -69,7 +69,7 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		o.Mirrors = src
 	}
 	if o.Secrets == nil {
-		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+		cs, err := corev1client.NewForConfig(mgr.GetConfig())
 		if err != nil {
 			return errors.Wrap(err, errClientset)
 		}

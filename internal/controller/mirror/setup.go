@@ -25,8 +25,9 @@ import (
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	kcache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -129,12 +130,18 @@ func NewSources(cfg *rest.Config, w *watch.Watcher, log logging.Logger, o ...mir
 	if err != nil {
 		return nil, errors.Wrap(err, errDynamic)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	// The two typed clients it needs, not the whole clientset: that would
+	// link a client of every API group into the binary.
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, errClientset)
+	}
+	authz, err := authorizationv1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, errClientset)
 	}
 	wake := w.Source(v1alpha1.MirrorKind).Wake
-	return mirror.NewSources(dyn, cs.Discovery(), cs.AuthorizationV1().SelfSubjectAccessReviews(), wake,
+	return mirror.NewSources(dyn, disc, authz.SelfSubjectAccessReviews(), wake,
 		log.WithValues("component", "mirror-sources"), o...), nil
 }
 

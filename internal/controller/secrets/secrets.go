@@ -36,7 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,7 +58,7 @@ const (
 // the network (a direct read runs after it is released; an informer starts
 // its own goroutine) nor while calling a subscriber.
 type Cache struct {
-	cs     kubernetes.Interface
+	cs     corev1client.SecretsGetter
 	direct client.Reader
 
 	mu      sync.Mutex
@@ -80,8 +80,9 @@ type secretWatch struct {
 
 // NewCache returns a Cache that watches through cs and reads a Secret it
 // does not watch through direct, which must not be a caching reader (a
-// manager's APIReader).
-func NewCache(cs kubernetes.Interface, direct client.Reader) *Cache {
+// manager's APIReader). cs is the core client alone: the whole clientset
+// would link every typed client of Kubernetes into the binary (8 MiB).
+func NewCache(cs corev1client.SecretsGetter, direct client.Reader) *Cache {
 	return &Cache{cs: cs, direct: direct, owners: map[string][]types.NamespacedName{}, watches: map[types.NamespacedName]*secretWatch{}}
 }
 
@@ -206,7 +207,7 @@ func (c *Cache) Watched() []types.NamespacedName {
 // run starts w's informer on ctx, Start's. Call with mu held.
 func (c *Cache) run(ctx context.Context, key types.NamespacedName, w *secretWatch) {
 	sel := fields.OneTermEqualSelector("metadata.name", key.Name).String()
-	secrets := c.cs.CoreV1().Secrets(key.Namespace)
+	secrets := c.cs.Secrets(key.Namespace)
 	lw := &toolscache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = sel

@@ -27,7 +27,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -90,7 +90,7 @@ func TestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs, err := kubernetes.NewForConfig(cp.Config)
+	cs, err := corev1client.NewForConfig(cp.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
