@@ -145,10 +145,13 @@ type MirrorResourceStatus struct {
 
 // MirrorObservation is the observed state of a Mirror.
 type MirrorObservation struct {
-	// Objects is how many objects the folder holds.
+	// Objects is how many objects the folder holds. While the Mirror waits
+	// for a push it is the count of when the wait began, refreshed when each
+	// push lands.
 	Objects int `json:"objects,omitempty"`
 
-	// Pending is how many file changes wait for a push.
+	// Pending is how many file changes wait for a push, as of when the
+	// current wait began; refreshed when each push lands.
 	Pending int `json:"pending,omitempty"`
 
 	// Commit is the last commit that wrote the folder, as far as the

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string) error {
 		pprofAddr      = app.Flag("pprof-bind-address", "The address Go's pprof endpoints bind to, for profiling the provider's memory and CPU (empty: off).").Default("").String()
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
-		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http:// and file:// repository URLs. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
+		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 	)
 	if _, err := app.Parse(args); err != nil {
 		return err
