@@ -245,7 +245,7 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 	a, b := object("a", "1"), object("b", "2")
 	repo := &fakeRepository{files: map[string]string{"live/keep.md": "x"}}
 	src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}}
-	e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+	e := newExternal(t, repo, src)
 	mg := newMirror()
 	if _, err := e.Observe(context.Background(), mg); err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestPlanSaysWhatItLeavesOut(t *testing.T) {
 	long := object("long", "2")
 	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
-	e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: &fakeRepository{files: map[string]string{}}, src: &fakeSources{}, watch: fakeTracker{}, maxAge: time.Minute}
+	e := newExternal(t, &fakeRepository{files: map[string]string{}}, &fakeSources{})
 	d, err := e.plan(newMirror(), head, folder{files: map[string]string{}, owned: map[string]bool{}}, snap)
 	if err != nil {
 		t.Fatal(err)

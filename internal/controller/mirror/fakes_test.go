@@ -35,6 +35,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -165,6 +166,13 @@ func kube(t *testing.T, objs ...client.Object) client.Client {
 		t.Fatal(err)
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+}
+
+// newExternal is a Mirror's external client on repo and src, with no File
+// or Mirror claiming its folder, no encryption, and a fake API server.
+func newExternal(t *testing.T, repo repository, src sources) *external {
+	t.Helper()
+	return &external{kube: kube(t), claims: controllertest.Unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
 }
 
 // outcome is what a case checks: the observation, how the error is
