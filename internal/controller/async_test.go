@@ -27,14 +27,12 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -103,12 +101,8 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 // reconcile of the Files nothing touched.
 func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	const n = 30
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm))
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics)
 	f := newFixture(t)
 	files := make([]client.Object, n)
 	for i := range n {

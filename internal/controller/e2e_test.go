@@ -31,6 +31,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -164,6 +165,18 @@ func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOptio
 // withGitMetrics records the Git engine's metrics on m.
 func withGitMetrics(m *git.Metrics) providerOption {
 	return func(o *providerOptions) { o.gitMetrics = m }
+}
+
+// withNewGitMetrics has the provider count into a fresh set of the Git
+// engine's metrics, registered in the registry it returns.
+func withNewGitMetrics(t *testing.T) (providerOption, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	gm := git.NewMetrics()
+	if err := gm.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	return withGitMetrics(gm), reg
 }
 
 // withConditionMetrics publishes the resources' conditions on m.

@@ -56,11 +56,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: client.ObjectKeyFromObject(b)}
-		if !p.watcher.Tracks(ref) {
-			t.Fatal("a Ready Branch is not in the drift index: this test could not see it leave")
-		}
+		ref := trackedWhenReady(t, p, b)
 		if err := cp.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +71,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: client.ObjectKeyFromObject(b)}
-		if !p.watcher.Tracks(ref) {
-			t.Fatal("a Ready Branch is not in the drift index: this test could not see it leave")
-		}
+		ref := trackedWhenReady(t, p, b)
 		// A person removes the finalizer, then deletes: the Branch goes at
 		// once, without a last reconcile of its own.
 		if err := cp.Client.Patch(ctx, b, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil {
@@ -102,17 +94,28 @@ func TestOrphanedMirrorIsForgotten(t *testing.T) {
 	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
 	m.Spec.ManagementPolicies = orphaning
 	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	ref := watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: client.ObjectKeyFromObject(m)}
-	if !p.watcher.Tracks(ref) {
-		t.Fatal("a Ready Mirror is not in the drift index: this test could not see it leave")
-	}
+	ref := trackedWhenReady(t, p, m)
 	if err := cp.Client.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, m)
 	forgotten(t, p, ref)
 	evicted(t, f, cacheDir)
+}
+
+// trackedWhenReady waits until o is Ready and returns its ref, which the
+// drift index must hold by then: otherwise this test could not see it leave.
+func trackedWhenReady(t *testing.T, p *provider, o interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}) watch.Ref {
+	t.Helper()
+	waitFor(t, time.Minute, o, readyAndCurrent(t, o))
+	ref := refOf(o)
+	if !p.watcher.Tracks(ref) {
+		t.Fatalf("a Ready %s is not in the drift index: this test could not see it leave", ref.Kind)
+	}
+	return ref
 }
 
 // forgotten waits until ref has left the drift index and no repository is

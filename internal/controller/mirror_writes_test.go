@@ -24,12 +24,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
 // Status writes of a Mirror, as writeCounter names them.
@@ -51,12 +49,8 @@ const (
 func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	const n, edits, deletes = 60, 20, 5
 	counter := &writeCounter{n: map[string]map[string]int{}}
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics, withTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))

@@ -34,7 +34,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
 // statusCounter counts the provider's writes to status subresources.
@@ -57,12 +56,8 @@ func (c *statusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestScaleFilesOnOneBranch(t *testing.T) {
 	const n = 300
 	counter := &statusCounter{}
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics, withTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))
