@@ -67,7 +67,7 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 	cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
 	create(t, fl)
 	create(t, cr)
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		got := f.files(t, "main")
 		if got["apps/config.yaml"] != "a: 1\n" || got["apps/cm.yaml"] != releaseTree["apps/cm.yaml"] {
 			return fmt.Errorf("the branch does not hold both changes yet: %v", got)
@@ -118,7 +118,7 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	waitPolls := func(k float64) {
 		t.Helper()
 		p0 := counterSum(t, reg, "provider_git_polls_total")
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			if got := counterSum(t, reg, "provider_git_polls_total") - p0; got < k {
 				return fmt.Errorf("%.0f of %.0f polls of the repository", got, k)
 			}
@@ -149,7 +149,7 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := time.Now()
-	eventually(t, 2*poll+10*time.Second, func() error {
+	testenv.Eventually(t, 2*poll+10*time.Second, func() error {
 		if got := f.files(t, "main")["apps/f-07.yaml"]; got != "i: 7\n" {
 			return fmt.Errorf("apps/f-07.yaml holds %q", got)
 		}
@@ -195,7 +195,7 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 		// after them waits its backoff (1s, 2s, then capped at the 2s poll
 		// interval), so five reconciles take at least 1+2s. A wake loop
 		// would make them in milliseconds.
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			if got := reconcilesOf(fl) - n0; got < 5 {
 				return fmt.Errorf("%d reconciles since the spec change", got)
 			}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // goneIdle is the clone idle timeout of these tests: three polls, so a
@@ -124,7 +125,7 @@ func trackedWhenReady(t *testing.T, p *provider, o interface {
 // from then on the repository costs nothing.
 func forgotten(t *testing.T, p *provider, ref watch.Ref) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if p.watcher.Tracks(ref) {
 			return fmt.Errorf("%s %s is gone but still in the drift index: its repository is polled for it forever", ref.Kind, ref.NamespacedName)
 		}
@@ -154,7 +155,7 @@ func evicted(t *testing.T, f *fixture, cacheDir string) {
 		t.Fatal(err)
 	}
 	waitGone(t, pc)
-	eventually(t, 10*goneIdle, func() error {
+	testenv.Eventually(t, 10*goneIdle, func() error {
 		if n := clones(t, cacheDir); n != 0 {
 			return fmt.Errorf("%d clones still open %s after their last resource and configuration went", n, 10*goneIdle)
 		}

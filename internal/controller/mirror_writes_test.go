@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // Status writes of a Mirror, as writeCounter names them.
@@ -68,7 +69,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 		t.Helper()
 		before, pushes0 := counter.of(f.ns), counterSum(t, reg, "provider_git_pushes_total")
 		act()
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			files := f.mirrored(t)
 			if got := len(files); got != len(want) {
 				return fmt.Errorf("the folder holds %d objects, want %d", got, len(want))
@@ -134,7 +135,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 
 	// Steady state: two polls of the repository, nothing moves.
 	before, polls0 := counter.of(f.ns), counterSum(t, reg, "provider_git_polls_total")
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		if got := counterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
 			return fmt.Errorf("%.0f of 2 polls of the repository", got)
 		}

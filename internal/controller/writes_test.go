@@ -33,6 +33,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // writeCounter counts the provider's API writes per namespace, as
@@ -173,7 +174,7 @@ func TestWritesPerNewFile(t *testing.T) {
 // waitEvent waits for an Event with reason about the object named name in ns.
 func waitEvent(t *testing.T, ns, name, reason string) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		l := &corev1.EventList{}
 		if err := cp.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
 			return err
@@ -211,7 +212,7 @@ func TestUsageCountDebounced(t *testing.T) {
 	for i := range n {
 		create(t, newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), "x\n"))
 	}
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		l := &v1alpha1.ProviderConfigUsageList{}
 		if err := cp.Client.List(context.Background(), l, client.InNamespace(f.ns)); err != nil {
 			return err
