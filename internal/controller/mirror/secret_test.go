@@ -40,18 +40,26 @@ func secretObject() mirror.Object {
 	}
 }
 
+// newKeys is a fresh age identity's keys, to encrypt Secrets to and read
+// them back.
+func newKeys(tb testing.TB) *encrypt.Keys {
+	tb.Helper()
+	id, _, err := encrypt.GenerateIdentity()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	keys, err := encrypt.NewKeys(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return keys
+}
+
 // encryptedSecret is secretObject, keys to encrypt it to, and the file an
 // earlier encryption of it left in the folder.
 func encryptedSecret(t *testing.T) (*encrypt.Keys, mirror.Object, []byte) {
 	t.Helper()
-	id, _, err := encrypt.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := encrypt.NewKeys(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := newKeys(t)
 	s := secretObject()
 	earlier, err := encrypt.Encrypt(keys, s.Content)
 	if err != nil {
