@@ -79,12 +79,7 @@ func (f *fakeRepository) Queued(string, string, git.Change) bool                
 func (f *fakeRepository) InFlight(string, string) bool                            { return f.inflight }
 
 func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
-	if f.result == nil {
-		return git.Result{}, false
-	}
-	res := *f.result
-	f.result = nil
-	return res, true
+	return controllertest.TakeResult(&f.result)
 }
 
 func (f *fakeRepository) Head(string) (string, error) {
