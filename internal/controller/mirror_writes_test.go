@@ -19,7 +19,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -49,12 +48,9 @@ const (
 // one in four was a Conflict.
 func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	const n, edits, deletes = 60, 20, 5
-	counter := &writeCounter{n: map[string]map[string]int{}}
+	counter := newWriteCounter()
 	metrics, reg := withNewGitMetrics(t)
-	startProvider(t, "", metrics, withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	startProvider(t, "", metrics, counter.through())
 	f := newFixture(t)
 	ctx := context.Background()
 	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())

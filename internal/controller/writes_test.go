@@ -64,6 +64,17 @@ func (c *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// newWriteCounter counts nothing yet.
+func newWriteCounter() *writeCounter { return &writeCounter{n: map[string]map[string]int{}} }
+
+// through has the provider's API requests pass through c.
+func (c *writeCounter) through() providerOption {
+	return withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		c.next = rt
+		return c
+	})
+}
+
 // writeOf reads a namespaced request path:
 // /api/v1/namespaces/NS/RESOURCE[/NAME[/SUB]] or
 // /apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME[/SUB]].
@@ -126,11 +137,8 @@ func minus(after, before map[string]int) map[string]int {
 // transitions.
 func TestWritesPerNewFile(t *testing.T) {
 	const ceiling = 6
-	counter := &writeCounter{n: map[string]map[string]int{}}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	counter := newWriteCounter()
+	startProvider(t, "", counter.through())
 	f := newFixture(t)
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 	waitFor(t, 30*time.Second, pc, func() error {
@@ -194,11 +202,8 @@ func waitEvent(t *testing.T, ns, name, reason string) {
 // last), not once per File.
 func TestUsageCountDebounced(t *testing.T) {
 	const n = 100
-	counter := &writeCounter{n: map[string]map[string]int{}}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	counter := newWriteCounter()
+	startProvider(t, "", counter.through())
 	f := newFixture(t)
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 	waitFor(t, 30*time.Second, pc, func() error {
