@@ -33,7 +33,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -121,7 +120,7 @@ func TestProviderBinary(t *testing.T) {
 		}
 	}
 
-	eventually(t, 60*time.Second, func() error {
+	testenv.Eventually(t, 60*time.Second, func() error {
 		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(b), b); err != nil {
 			return err
 		}
@@ -167,7 +166,7 @@ func TestProviderBinary(t *testing.T) {
 func serverAddrs(t *testing.T, pid int) (metrics, probe string) {
 	t.Helper()
 	var ports []int
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		var err error
 		if ports, err = listeningPorts(pid); err != nil {
 			return err
@@ -240,17 +239,4 @@ func get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
-}
-
-// eventually polls check until it succeeds, failing the test with check's
-// last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	var err error
-	if wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		err = check()
-		return err == nil, nil
-	}) != nil {
-		t.Fatalf("gave up after %s: %v", timeout, err)
-	}
 }

@@ -27,14 +27,12 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -69,7 +67,7 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 	cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
 	create(t, fl)
 	create(t, cr)
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		got := f.files(t, "main")
 		if got["apps/config.yaml"] != "a: 1\n" || got["apps/cm.yaml"] != releaseTree["apps/cm.yaml"] {
 			return fmt.Errorf("the branch does not hold both changes yet: %v", got)
@@ -103,12 +101,8 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 // reconcile of the Files nothing touched.
 func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	const n = 30
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm))
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics)
 	f := newFixture(t)
 	files := make([]client.Object, n)
 	for i := range n {
@@ -124,7 +118,7 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	waitPolls := func(k float64) {
 		t.Helper()
 		p0 := counterSum(t, reg, "provider_git_polls_total")
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			if got := counterSum(t, reg, "provider_git_polls_total") - p0; got < k {
 				return fmt.Errorf("%.0f of %.0f polls of the repository", got, k)
 			}
@@ -155,7 +149,7 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := time.Now()
-	eventually(t, 2*poll+10*time.Second, func() error {
+	testenv.Eventually(t, 2*poll+10*time.Second, func() error {
 		if got := f.files(t, "main")["apps/f-07.yaml"]; got != "i: 7\n" {
 			return fmt.Errorf("apps/f-07.yaml holds %q", got)
 		}
@@ -201,7 +195,7 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 		// after them waits its backoff (1s, 2s, then capped at the 2s poll
 		// interval), so five reconciles take at least 1+2s. A wake loop
 		// would make them in milliseconds.
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			if got := reconcilesOf(fl) - n0; got < 5 {
 				return fmt.Errorf("%d reconciles since the spec change", got)
 			}

@@ -56,14 +56,7 @@ func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
 	n := benchN("BENCH_MIRROR_OBJECTS", 1000)
 	edits, deletes := max(n/10, 1), max(n/100, 1)
 	for range b.N {
-		bp := startBenchProvider(b, benchFlags{rate: defaultRate, poll: 10 * time.Second})
-		ns := benchFixture(b, nil)
-		dir := filepath.Join(gitRoot, ns+".git")
-		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-		if err := cp.Client.Create(context.Background(), m); err != nil {
-			b.Fatal(err)
-		}
-		waitMirroredCount(b, dir, ns, 0, true, time.Minute)
+		bp, ns, dir, m := startMirrorBench(b, benchFlags{rate: defaultRate, poll: 10 * time.Second})
 		// The namespace's kube-root-ca.crt is mirrored too.
 		base := mirroredIn(b, dir, ns)
 		waitMirrorCounts(b, m, base)
@@ -108,6 +101,23 @@ func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
 			n, edits, deletes, defaultWindow, defaultRate, took.Round(100*time.Millisecond),
 			recordedMirrorBurstStatus, writes, refused, pushes, steady)
 	}
+}
+
+// startMirrorBench starts a provider with flags and a fixture whose Mirror
+// of every ConfigMap of its namespace ns has landed its empty folder's
+// marker, so every commit from then on is the benchmark's. dir is the
+// fixture's bare repository.
+func startMirrorBench(b *testing.B, flags benchFlags) (bp *benchProvider, ns, dir string, m *v1alpha1.Mirror) {
+	b.Helper()
+	bp = startBenchProvider(b, flags)
+	ns = benchFixture(b, nil)
+	dir = filepath.Join(gitRoot, ns+".git")
+	m = newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	if err := cp.Client.Create(context.Background(), m); err != nil {
+		b.Fatal(err)
+	}
+	waitMirroredCount(b, dir, ns, 0, true, time.Minute)
+	return bp, ns, dir, m
 }
 
 // waitMirrorCounts waits until the Mirror m is Ready and counts objects

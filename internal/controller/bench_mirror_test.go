@@ -51,16 +51,9 @@ func BenchmarkMirrorBurstOf1000ConfigMaps(b *testing.B) {
 	for range b.N {
 		baseTook, basePushes := mirrorBaseline(b, n)
 
-		bp := startBenchProvider(b, benchFlags{rate: defaultRate, poll: defaultPoll})
-		ns := benchFixture(b, nil)
-		dir := filepath.Join(gitRoot, ns+".git")
-		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-		if err := cp.Client.Create(context.Background(), m); err != nil {
-			b.Fatal(err)
-		}
 		// The empty folder's marker lands first: from then on, every
 		// commit is the burst's.
-		waitMirroredCount(b, dir, ns, 0, true, time.Minute)
+		bp, ns, dir, _ := startMirrorBench(b, benchFlags{rate: defaultRate, poll: defaultPoll})
 		commits0, pushes0 := commitCount(b, dir), metricSum(b, bp.reg, "provider_git_pushes_total")
 
 		start := time.Now()

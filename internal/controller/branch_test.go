@@ -141,7 +141,7 @@ func TestBranchLifecycle(t *testing.T) {
 		if _, err := testenv.Git(f.repo.Dir, nil, "update-ref", "-d", "refs/heads/drift"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, func() error {
+		testenv.Eventually(t, 30*time.Second, func() error {
 			if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err != nil {
 				return fmt.Errorf("a branch deleted in Git must be created again on the next poll: %w", err)
 			}

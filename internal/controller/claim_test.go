@@ -80,7 +80,7 @@ func otherNamespace(t *testing.T) string {
 // has a resolution of one second, stamps a new object later than obj.
 func aSecondLater(t *testing.T, obj client.Object) {
 	t.Helper()
-	eventually(t, 5*time.Second, func() error {
+	testenv.Eventually(t, 5*time.Second, func() error {
 		if !time.Now().After(obj.GetCreationTimestamp().Add(time.Second)) {
 			return fmt.Errorf("still within the second %s was created in", obj.GetName())
 		}

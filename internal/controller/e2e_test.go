@@ -30,21 +30,15 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
@@ -52,7 +46,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-git/apis"
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
@@ -178,6 +171,18 @@ func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOptio
 // withGitMetrics records the Git engine's metrics on m.
 func withGitMetrics(m *git.Metrics) providerOption {
 	return func(o *providerOptions) { o.gitMetrics = m }
+}
+
+// withNewGitMetrics has the provider count into a fresh set of the Git
+// engine's metrics, registered in the registry it returns.
+func withNewGitMetrics(t *testing.T) (providerOption, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	gm := git.NewMetrics()
+	if err := gm.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	return withGitMetrics(gm), reg
 }
 
 // withConditionMetrics publishes the resources' conditions on m.
@@ -320,162 +325,4 @@ func (p *provider) stop() {
 	<-p.done
 	p.cache.Close()
 	p.cancel = nil
-}
-
-// fixture is a namespace with a ProviderConfig "git" and its Secret, pointing
-// at a fresh repository on the HTTP server.
-type fixture struct {
-	ns   string
-	repo *testenv.BareRepo
-}
-
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	return newFixtureOf(t, map[string][]testenv.CommitSpec{
-		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
-	})
-}
-
-// newFixtureOf is newFixture with a repository holding branches; with none
-// it is empty, as a forge creates it.
-func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixture {
-	t.Helper()
-	return newFixtureAt(t, httpGit.RepoURL, branches)
-}
-
-// newFixtureAt is newFixtureOf with the ProviderConfig's URL taken from
-// repoURL (a fault proxy's, say) rather than from the HTTP server's.
-func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[string][]testenv.CommitSpec) *fixture {
-	t.Helper()
-	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	name := ns.Name + ".git"
-	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
-		StringData: map[string]string{"username": gitUser, "password": gitToken},
-	}
-	pc := &v1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
-		Spec: v1alpha1.ProviderConfigSpec{
-			URL: repoURL(name),
-			Credentials: v1alpha1.ProviderCredentials{
-				Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name},
-			},
-			Commit: v1alpha1.CommitConfig{Author: &v1alpha1.CommitAuthor{Name: "E2E", Email: "e2e@example.org"}},
-		},
-	}
-	for _, o := range []client.Object{secret, pc} {
-		if err := cp.Client.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { purge(t, ns.Name) })
-	return &fixture{ns: ns.Name, repo: repo}
-}
-
-// purge removes every provider-git object of a namespace without the
-// provider (finalizers dropped), so a later test's provider does not
-// reconcile an earlier test's leftovers: envtest has no namespace controller
-// or garbage collector to do it.
-func purge(t *testing.T, ns string) {
-	ctx := context.Background()
-	for _, l := range []client.ObjectList{
-		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{},
-		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
-	} {
-		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
-			t.Errorf("purge %s: %v", ns, err)
-			continue
-		}
-		items, err := meta.ExtractList(l)
-		if err != nil {
-			t.Errorf("purge %s: %v", ns, err)
-			continue
-		}
-		for _, item := range items {
-			o, ok := item.(client.Object)
-			if !ok {
-				continue
-			}
-			_ = cp.Client.Delete(ctx, o)
-			_ = cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
-		}
-	}
-}
-
-// pcRef names the fixture's ProviderConfig.
-func pcRef() *xpv2.ProviderConfigReference {
-	return &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
-}
-
-// conditionIs checks a condition's status and reason.
-func conditionIs(o interface {
-	GetCondition(xpv2.ConditionType) xpv2.Condition
-}, t xpv2.ConditionType, s corev1.ConditionStatus, reason xpv2.ConditionReason) error {
-	c := o.GetCondition(t)
-	if c.Status != s || (reason != "" && c.Reason != reason) {
-		return fmt.Errorf("%s is %s/%s (%q), want %s/%s", t, c.Status, c.Reason, c.Message, s, reason)
-	}
-	return nil
-}
-
-// kstatusOf is what kstatus (Flux health checks, kubectl wait tooling) reads.
-func kstatusOf(t *testing.T, obj client.Object) status.Status {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := status.Compute(&unstructured.Unstructured{Object: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Status
-}
-
-// readyAndCurrent is the converged state every kind must reach.
-func readyAndCurrent(t *testing.T, o interface {
-	client.Object
-	GetCondition(xpv2.ConditionType) xpv2.Condition
-}) func() error {
-	return func() error {
-		if err := conditionIs(o, xpv2.TypeReady, corev1.ConditionTrue, xpv2.ReasonAvailable); err != nil {
-			return err
-		}
-		if err := conditionIs(o, xpv2.TypeSynced, corev1.ConditionTrue, xpv2.ReasonReconcileSuccess); err != nil {
-			return err
-		}
-		if s := kstatusOf(t, o); s != status.CurrentStatus {
-			return fmt.Errorf("kstatus is %s, want Current", s)
-		}
-		return nil
-	}
-}
-
-// stalledWith is the state of a resource that needs a human.
-func stalledWith(t *testing.T, o interface {
-	client.Object
-	GetCondition(xpv2.ConditionType) xpv2.Condition
-}, reason xpv2.ConditionReason) func() error {
-	return func() error {
-		if err := conditionIs(o, session.TypeStalled, corev1.ConditionTrue, reason); err != nil {
-			return err
-		}
-		if s := kstatusOf(t, o); s != status.FailedStatus {
-			return fmt.Errorf("kstatus is %s, want Failed", s)
-		}
-		return nil
-	}
-}
-
-// repoFiles is what branch holds in the fixture's repository, without the seed.
-func (f *fixture) files(t *testing.T, branch string) map[string]string {
-	t.Helper()
-	files := f.repo.Files(t, branch)
-	delete(files, "README.md")
-	return files
 }

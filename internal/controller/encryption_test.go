@@ -40,6 +40,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
 	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 const (
@@ -230,7 +231,7 @@ func TestEncryptedSecretFile(t *testing.T) {
 	setEncryption(t, f, enc)
 	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, fluxRecipient, teamRecipient))
 	// Nothing else wakes the File: its configuration's new recipients do.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if !strings.Contains(f.files(t, "main")["apps/db.sops.yaml"], teamRecipient) {
 			return fmt.Errorf("the file is not encrypted to the new recipient yet")
 		}

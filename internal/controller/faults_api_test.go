@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // statusFault is what apiFaults does to a File's first status write.
@@ -226,7 +227,7 @@ func TestFaultAPIServerConflictsAndLostStatusWrites(t *testing.T) {
 	writesLanded(t)
 	counts := f.commitCounts(t, "main")
 	want := map[string][]string{}
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		tr := transitions()
 		for _, fl := range files {
 			reasons := []string{}

@@ -238,7 +238,7 @@ func TestFaultProviderKilled(t *testing.T) {
 
 	start := time.Now()
 	p := startBinary(t, kubeconfig, cache)
-	eventually(t, 3*time.Minute, func() error {
+	testenv.Eventually(t, 3*time.Minute, func() error {
 		if n := notReady(t, f.ns); n > 0 {
 			return fmt.Errorf("%d resources not Ready yet", n)
 		}

@@ -254,7 +254,7 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 	}
 	proxy.Set(testenv.Fault{Mode: testenv.FaultNone})
 	recovered := time.Now()
-	eventually(t, 2*faultPoll, func() error {
+	testenv.Eventually(t, 2*faultPoll, func() error {
 		want := map[string]string{}
 		for _, fl := range files {
 			want[fl.Spec.ForProvider.Path] = *fl.Spec.ForProvider.Content

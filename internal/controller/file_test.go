@@ -64,7 +64,7 @@ func create(t *testing.T, o client.Object) {
 // seed README aside), then fails with what it saw.
 func (f *fixture) waitRemote(t *testing.T, branch string, want map[string]string) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if diff := cmp.Diff(want, f.files(t, branch)); diff != "" {
 			return fmt.Errorf("%s does not hold what it should: -want, +got:\n%s", branch, diff)
 		}

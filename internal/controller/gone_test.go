@@ -36,6 +36,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // goneIdle is the clone idle timeout of these tests: three polls, so a
@@ -56,11 +57,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: client.ObjectKeyFromObject(b)}
-		if !p.watcher.Tracks(ref) {
-			t.Fatal("a Ready Branch is not in the drift index: this test could not see it leave")
-		}
+		ref := trackedWhenReady(t, p, b)
 		if err := cp.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +72,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 		if err := cp.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		ref := watch.Ref{Kind: v1alpha1.BranchKind, NamespacedName: client.ObjectKeyFromObject(b)}
-		if !p.watcher.Tracks(ref) {
-			t.Fatal("a Ready Branch is not in the drift index: this test could not see it leave")
-		}
+		ref := trackedWhenReady(t, p, b)
 		// A person removes the finalizer, then deletes: the Branch goes at
 		// once, without a last reconcile of its own.
 		if err := cp.Client.Patch(ctx, b, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil {
@@ -102,11 +95,7 @@ func TestOrphanedMirrorIsForgotten(t *testing.T) {
 	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
 	m.Spec.ManagementPolicies = orphaning
 	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	ref := watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: client.ObjectKeyFromObject(m)}
-	if !p.watcher.Tracks(ref) {
-		t.Fatal("a Ready Mirror is not in the drift index: this test could not see it leave")
-	}
+	ref := trackedWhenReady(t, p, m)
 	if err := cp.Client.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +104,28 @@ func TestOrphanedMirrorIsForgotten(t *testing.T) {
 	evicted(t, f, cacheDir)
 }
 
+// trackedWhenReady waits until o is Ready and returns its ref, which the
+// drift index must hold by then: otherwise this test could not see it leave.
+func trackedWhenReady(t *testing.T, p *provider, o interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}) watch.Ref {
+	t.Helper()
+	waitFor(t, time.Minute, o, readyAndCurrent(t, o))
+	ref := refOf(o)
+	if !p.watcher.Tracks(ref) {
+		t.Fatalf("a Ready %s is not in the drift index: this test could not see it leave", ref.Kind)
+	}
+	return ref
+}
+
 // forgotten waits until ref has left the drift index and no repository is
 // polled any more (each test's provider serves one fixture): a poll loop
 // ends at its first tick after its repository's last resource went, so
 // from then on the repository costs nothing.
 func forgotten(t *testing.T, p *provider, ref watch.Ref) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if p.watcher.Tracks(ref) {
 			return fmt.Errorf("%s %s is gone but still in the drift index: its repository is polled for it forever", ref.Kind, ref.NamespacedName)
 		}
@@ -151,7 +155,7 @@ func evicted(t *testing.T, f *fixture, cacheDir string) {
 		t.Fatal(err)
 	}
 	waitGone(t, pc)
-	eventually(t, 10*goneIdle, func() error {
+	testenv.Eventually(t, 10*goneIdle, func() error {
 		if n := clones(t, cacheDir); n != 0 {
 			return fmt.Errorf("%d clones still open %s after their last resource and configuration went", n, 10*goneIdle)
 		}

@@ -36,6 +36,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // renderedSecret is the plaintext manifest a live Secret is encrypted from.
@@ -118,7 +119,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		}
 		return nil
 	}
-	eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
+	testenv.Eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 	writesLanded(t)
 	files := f.mirrored(t)
@@ -147,7 +148,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
+	testenv.Eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
 	writesLanded(t)
 	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
 		t.Errorf("a changed Secret took %d commits, want 1", n)
@@ -174,7 +175,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		Recipients:          []string{teamRecipient},
 	}})
 	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, teamRecipient))
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if !strings.Contains(f.mirrored(t)[secretPath], teamRecipient) {
 			return fmt.Errorf("%s is not encrypted to the new recipient yet", secretPath)
 		}
@@ -189,7 +190,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	// default prune), and Ready says Secrets are left out; the
 	// configuration's change wakes the Mirror.
 	setEncryption(t, f, nil)
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if _, ok := f.mirrored(t)[secretPath]; ok {
 			return fmt.Errorf("%s is still in the folder", secretPath)
 		}
@@ -233,7 +234,7 @@ func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
 	}, pcRef())
 	create(t, m)
 	appPath := fmt.Sprintf("%s/%s/core/secret/app.sops.yaml", mirrorFolder, ns)
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if _, ok := f.mirrored(t)[appPath]; !ok {
 			return fmt.Errorf("%s is not in the folder yet", appPath)
 		}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
@@ -106,14 +107,14 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 	reconciledAgain(t, 1, true, m, cluster)
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
 	waitFor(t, time.Minute, cluster, readyAndCurrent(t, cluster))
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		got := f.files(t, "main")["cluster/_cluster/core/namespace/"+src.Name+".yaml"]
 		if got != rendered(t, src) {
 			return fmt.Errorf("the granted cluster-scoped Namespace is not mirrored: %q", got)
 		}
 		return nil
 	})
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		got := f.files(t, "main")[fmt.Sprintf("other/%s/core/configmap/x.yaml", src.Name)]
 		if got != rendered(t, cm) {
 			return fmt.Errorf("the granted namespace's ConfigMap is not mirrored: %q", got)
@@ -221,9 +222,9 @@ func TestMirrorKindServedLater(t *testing.T) {
 		"metadata": map[string]any{"name": "w", "namespace": f.ns},
 		"spec":     map[string]any{"size": int64(3)},
 	}}
-	eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
+	testenv.Eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
 	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if got := f.files(t, "main")[fmt.Sprintf("%s/%s/%s/widget/w.yaml", mirrorFolder, f.ns, group)]; !strings.Contains(got, "size: 3") {
 			return fmt.Errorf("the Widget is not mirrored: %q", got)
 		}

@@ -56,7 +56,7 @@ func TestMirrorOrphanedKeepsFilesAndReleasesWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, m)
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if n := p.mirrors.Informers(); n != 0 {
 			return fmt.Errorf("%d informers still run for a Mirror that is gone", n)
 		}
@@ -217,7 +217,7 @@ func TestMirrorHoldsItsFolder(t *testing.T) {
 	}
 	waitGone(t, m)
 	waitFor(t, time.Minute, overwrite, readyAndCurrent(t, overwrite))
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		files := f.files(t, "main")
 		if files[p] != "written by a File\n" {
 			return fmt.Errorf("%s holds %q, want the File's content", p, files[p])
@@ -263,7 +263,7 @@ func TestNestedMirrors(t *testing.T) {
 	waitGone(t, outer)
 	waitFor(t, time.Minute, inner, readyAndCurrent(t, inner))
 	want := fmt.Sprintf("%s/%s/core/configmap/app.yaml", innerFolder, f.ns)
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		files := f.files(t, "main")
 		if files[want] != rendered(t, cm) {
 			return fmt.Errorf("%s holds %q, want the ConfigMap", want, files[want])
@@ -280,7 +280,7 @@ func TestNestedMirrors(t *testing.T) {
 // afterwards is later than o, not tied with it.
 func waitNextSecond(t *testing.T, o interface{ GetCreationTimestamp() metav1.Time }) {
 	t.Helper()
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		probe := configMap("default", "", nil, nil)
 		probe.GenerateName = "clock-"
 		if err := cp.Client.Create(context.Background(), probe); err != nil {

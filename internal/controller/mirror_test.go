@@ -93,7 +93,7 @@ func (f *fixture) mirrored(t *testing.T) map[string]string {
 
 func (f *fixture) waitMirrored(t *testing.T, want map[string]string) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if diff := cmp.Diff(want, f.mirrored(t)); diff != "" {
 			return fmt.Errorf("the folder does not mirror the namespace: -want, +got:\n%s", diff)
 		}

@@ -19,17 +19,15 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // Status writes of a Mirror, as writeCounter names them.
@@ -50,16 +48,9 @@ const (
 // one in four was a Conflict.
 func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	const n, edits, deletes = 60, 20, 5
-	counter := &writeCounter{n: map[string]map[string]int{}}
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm), withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	counter := newWriteCounter()
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics, counter.through())
 	f := newFixture(t)
 	ctx := context.Background()
 	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
@@ -74,7 +65,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 		t.Helper()
 		before, pushes0 := counter.of(f.ns), counterSum(t, reg, "provider_git_pushes_total")
 		act()
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			files := f.mirrored(t)
 			if got := len(files); got != len(want) {
 				return fmt.Errorf("the folder holds %d objects, want %d", got, len(want))
@@ -140,7 +131,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 
 	// Steady state: two polls of the repository, nothing moves.
 	before, polls0 := counter.of(f.ns), counterSum(t, reg, "provider_git_polls_total")
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		if got := counterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
 			return fmt.Errorf("%.0f of 2 polls of the repository", got)
 		}

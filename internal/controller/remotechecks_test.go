@@ -97,7 +97,7 @@ func TestOneRemoteCheckPerInterval(t *testing.T) {
 	// the count is exact however the polls fall (each comes within
 	// milliseconds of its tick, far less than half an interval).
 	a := counter.adverts.Load()
-	eventually(t, 2*poll, func() error {
+	testenv.Eventually(t, 2*poll, func() error {
 		if counter.adverts.Load() == a {
 			return fmt.Errorf("no reference advertisement yet")
 		}

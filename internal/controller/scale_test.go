@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // statusCounter counts the provider's writes to status subresources.
@@ -62,12 +62,8 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	const n = 300
 	clk := testingclock.NewFakeClock(time.Now())
 	counter := &statusCounter{}
-	reg := prometheus.NewRegistry()
-	gm := git.NewMetrics()
-	if err := gm.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	startProvider(t, "", withGitMetrics(gm), withGitClock(clk), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	metrics, reg := withNewGitMetrics(t)
+	startProvider(t, "", metrics, withGitClock(clk), withTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))
@@ -105,7 +101,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	}
 	// Every File hands its change to the branch writer, which waits for
 	// the window to close on the clock that stands still.
-	eventually(t, 3*time.Minute, func() error {
+	testenv.Eventually(t, 3*time.Minute, func() error {
 		if got := running.cache.Pending(); got != n || !clk.HasWaiters() {
 			return fmt.Errorf("%d of %d changes queued", got, n)
 		}
@@ -118,7 +114,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 
 	// Converged: every File Ready and Synced.
 	files := make([]client.Object, n)
-	eventually(t, 3*time.Minute, func() error {
+	testenv.Eventually(t, 3*time.Minute, func() error {
 		l := &v1alpha1.FileList{}
 		if err := cp.Client.List(ctx, l, client.InNamespace(f.ns)); err != nil {
 			return err
@@ -154,7 +150,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	// its polls, after the one that follows the last push.
 	writesLanded(t)
 	polls0 := counterSum(t, reg, "provider_git_polls_total")
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		if counterSum(t, reg, "provider_git_polls_total") < polls0+1 {
 			return fmt.Errorf("waiting for a poll of the repository")
 		}
@@ -166,7 +162,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	for _, o := range files {
 		reconciles0 += reconcilesOf(o)
 	}
-	eventually(t, time.Duration(polls+2)*poll*2, func() error {
+	testenv.Eventually(t, time.Duration(polls+2)*poll*2, func() error {
 		if got := counterSum(t, reg, "provider_git_polls_total") - polls1; got < polls {
 			return fmt.Errorf("%.0f of %d polls of the repository", got, polls)
 		}

@@ -182,7 +182,7 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	before := httpGit.Counts().UploadPackAdverts
 	// The configuration's check asks the server for its references at every
 	// poll: a few of them prove the restarted provider reconciled it.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if n := httpGit.Counts().UploadPackAdverts - before; n < 4 {
 			return fmt.Errorf("%d reference advertisements since the restart, want 4", n)
 		}

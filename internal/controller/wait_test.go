@@ -31,36 +31,16 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // Waiting: every wait of these tests is on a condition (an object's state,
 // a repository's content, a count of reconciles), never on time alone.
 
-// eventually calls check every 100ms until it returns nil, and fails the
-// test with its last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("gave up after %s: %v", timeout, err)
-		case <-tick.C:
-		}
-	}
-}
-
 // waitFor polls obj until check passes or timeout, then fails with what it saw.
 func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
 	t.Helper()
-	eventually(t, timeout, func() error {
+	testenv.Eventually(t, timeout, func() error {
 		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
@@ -75,7 +55,7 @@ func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func(
 func waitGone(t *testing.T, obj client.Object) {
 	t.Helper()
 	probe, _ := obj.DeepCopyObject().(client.Object)
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); !kerrors.IsNotFound(err) {
 			return fmt.Errorf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
 		}
@@ -145,7 +125,7 @@ func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, 30*time.Second, func() error {
+		testenv.Eventually(t, 30*time.Second, func() error {
 			for i, o := range objs {
 				if got := reconcilesOf(o); got <= counts[i] {
 					return fmt.Errorf("%T %s: no reconcile started after the %dth", o, client.ObjectKeyFromObject(o), counts[i])
@@ -165,7 +145,7 @@ func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 // running provider waits for its push.
 func writesLanded(t *testing.T) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if n := running.cache.Pending(); n != 0 {
 			return fmt.Errorf("%d changes wait for their push", n)
 		}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // writeCounter counts the provider's API writes per namespace, as
@@ -62,6 +63,17 @@ func (c *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.mu.Unlock()
 	}
 	return resp, err
+}
+
+// newWriteCounter counts nothing yet.
+func newWriteCounter() *writeCounter { return &writeCounter{n: map[string]map[string]int{}} }
+
+// through has the provider's API requests pass through c.
+func (c *writeCounter) through() providerOption {
+	return withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		c.next = rt
+		return c
+	})
 }
 
 // writeOf reads a namespaced request path:
@@ -126,11 +138,8 @@ func minus(after, before map[string]int) map[string]int {
 // transitions.
 func TestWritesPerNewFile(t *testing.T) {
 	const ceiling = 6
-	counter := &writeCounter{n: map[string]map[string]int{}}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	counter := newWriteCounter()
+	startProvider(t, "", counter.through())
 	f := newFixture(t)
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 	waitFor(t, 30*time.Second, pc, func() error {
@@ -174,7 +183,7 @@ func TestWritesPerNewFile(t *testing.T) {
 // waitEvent waits for an Event with reason about the object named name in ns.
 func waitEvent(t *testing.T, ns, name, reason string) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		l := &corev1.EventList{}
 		if err := cp.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
 			return err
@@ -196,12 +205,9 @@ func waitEvent(t *testing.T, ns, name, reason string) {
 // debounce's.
 func TestUsageCountDebounced(t *testing.T) {
 	const n = 100
-	counter := &writeCounter{n: map[string]map[string]int{}}
+	counter := newWriteCounter()
 	clk := testingclock.NewFakeClock(time.Now())
-	p := startProvider(t, "", withClock(clk), withPoll(time.Hour), withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
-		return counter
-	}))
+	p := startProvider(t, "", withClock(clk), withPoll(time.Hour), counter.through())
 	f := newFixture(t)
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
 	waitFor(t, 30*time.Second, pc, func() error {
@@ -213,7 +219,7 @@ func TestUsageCountDebounced(t *testing.T) {
 	// The write that made it Ready is counted once its response is back,
 	// which may be after the test read Ready: wait for it, so that it is
 	// not taken for a count.
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if counter.of(f.ns)["PATCH providerconfigs/status"] == 0 {
 			return fmt.Errorf("the Ready status write is not counted yet")
 		}
@@ -230,7 +236,7 @@ func TestUsageCountDebounced(t *testing.T) {
 	}
 	// Every usage is in the controllers' cache, so the count made when the
 	// debounce passes sees them all.
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		l := &v1alpha1.ProviderConfigUsageList{}
 		if err := p.client.List(context.Background(), l, client.InNamespace(f.ns)); err != nil {
 			return err

@@ -29,6 +29,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // Authoring checks: what a Composition author runs before anything reaches a
@@ -45,7 +47,7 @@ func startRenderFunction(t *testing.T, tl tools) string {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	p := start(t, "function-patch-and-transform", tl.function, nil, "--insecure", "--address="+addr)
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		if err := p.exited(); err != nil {
 			return err
 		}

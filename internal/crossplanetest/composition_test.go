@@ -78,14 +78,14 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 	serveFunction(t, x, reg)
 	def := loadExample(t, x.tl.root, "composition/definition.yaml")[0]
 	x.apply(t, def)
-	eventually(t, 2*time.Minute, x.conditionTrue(def.GetAPIVersion(), def.GetKind(), "", def.GetName(), "Established"))
+	testenv.Eventually(t, 2*time.Minute, x.conditionTrue(def.GetAPIVersion(), def.GetKind(), "", def.GetName(), "Established"))
 	for _, o := range loadExample(t, x.tl.root, "composition/composition.yaml") {
 		x.apply(t, o)
 	}
 
 	created := time.Now()
 	x.apply(t, xr)
-	eventually(t, 3*time.Minute, func() error {
+	testenv.Eventually(t, 3*time.Minute, func() error {
 		if err := provider.exited(); err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 	t.Run("ImageChangeLandsAsACommit", func(t *testing.T) {
 		x.mergePatch(t, xrAPIVersion, xrKind, ns, xr.GetName(), map[string]any{"spec": map[string]any{"image": "ghcr.io/example/demo:1.5.0"}})
 		want := deployment("demo", ns, "ghcr.io/example/demo:1.5.0", 2)
-		eventually(t, 2*time.Minute, func() error {
+		testenv.Eventually(t, 2*time.Minute, func() error {
 			got, err := repo.BareRepo.Files(branch)
 			if err != nil {
 				return err
@@ -141,7 +141,7 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 			}
 			return nil
 		})
-		eventually(t, time.Minute, x.conditionTrue(xrAPIVersion, xrKind, ns, xr.GetName(), "Ready"))
+		testenv.Eventually(t, time.Minute, x.conditionTrue(xrAPIVersion, xrKind, ns, xr.GetName(), "Ready"))
 	})
 
 	t.Run("ImmutableInputRefusedOnTheXR", func(t *testing.T) {
@@ -155,13 +155,13 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 		// A composer who leaves the XRD's guard out: the edit reaches the
 		// Branch, whose API refuses it, and the XR must say so.
 		x.jsonPatch(t, def, `[{"op": "remove", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/environment/x-kubernetes-validations"}]`)
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			return x.tryMergePatch(xrAPIVersion, xrKind, ns, xr.GetName(), map[string]any{"spec": map[string]any{"environment": "production"}})
 		})
 		// Crossplane names the composed resources it could not apply in the
 		// XR's Synced condition, and says why in a Warning event on the XR:
 		// the API server's refusal, with the CRD's own message.
-		eventually(t, time.Minute, func() error {
+		testenv.Eventually(t, time.Minute, func() error {
 			u, err := x.get(xrAPIVersion, xrKind, ns, xr.GetName())
 			if err != nil {
 				return err
@@ -173,7 +173,7 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 		})
 		// Back to what the composed resources hold: the XR recovers.
 		x.mergePatch(t, xrAPIVersion, xrKind, ns, xr.GetName(), map[string]any{"spec": map[string]any{"environment": "staging"}})
-		eventually(t, time.Minute, x.conditionTrue(xrAPIVersion, xrKind, ns, xr.GetName(), "Synced"))
+		testenv.Eventually(t, time.Minute, x.conditionTrue(xrAPIVersion, xrKind, ns, xr.GetName(), "Synced"))
 	})
 
 	t.Run("DeletingTheXR", func(t *testing.T) {
@@ -194,7 +194,7 @@ func testDeletion(t *testing.T, x *crossplane, repo *testenv.BareRepo, xr *unstr
 	if err := x.kube.Delete(ctx, xr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, func() error {
+	testenv.Eventually(t, 2*time.Minute, func() error {
 		for _, kind := range []string{"Branch", "File", "CommitRequest"} {
 			l := &unstructured.UnstructuredList{}
 			l.SetAPIVersion(v1alpha1.SchemeGroupVersion.String())
@@ -254,14 +254,14 @@ func serveFunction(t *testing.T, x *crossplane, reg string) {
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	p := start(t, "function-patch-and-transform", x.tl.function, nil,
 		"--tls-certs-dir="+x.ca.tlsDir(t, "function-patch-and-transform"), "--address="+addr)
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		if err := p.exited(); err != nil {
 			return err
 		}
 		return listening(addr)()
 	})
 	x.serveRevision(t, rev, addr)
-	eventually(t, 2*time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "FunctionRevision", "", rev.GetName(), "RevisionHealthy"))
+	testenv.Eventually(t, 2*time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "FunctionRevision", "", rev.GetName(), "RevisionHealthy"))
 }
 
 // deployment is the Deployment the Composition writes for an app, as the

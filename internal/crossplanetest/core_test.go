@@ -125,7 +125,7 @@ func startCrossplane(t *testing.T, tl tools) *crossplane {
 	gc := start(t, "kube-controller-manager", tl.controllerManager, nil,
 		"--kubeconfig="+x.kubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
 		"--secure-port=0", "--use-service-account-credentials=false")
-	eventually(t, 2*time.Minute, func() error {
+	testenv.Eventually(t, 2*time.Minute, func() error {
 		for _, p := range []*process{x.core, rbac, gc} {
 			if err := p.exited(); err != nil {
 				return err
@@ -164,7 +164,7 @@ func (x *crossplane) serveRevision(t *testing.T, rev *unstructured.Unstructured,
 func (x *crossplane) revisionOf(t *testing.T, kind, pkg string) *unstructured.Unstructured {
 	t.Helper()
 	var rev *unstructured.Unstructured
-	eventually(t, 2*time.Minute, func() error {
+	testenv.Eventually(t, 2*time.Minute, func() error {
 		if err := x.core.exited(); err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (x *crossplane) patchStatus(t *testing.T, obj *unstructured.Unstructured, p
 // setCondition sets one condition in the status of obj, keeping the others.
 func (x *crossplane) setCondition(t *testing.T, obj *unstructured.Unstructured, cond map[string]any) {
 	t.Helper()
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		u, err := x.get(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName())
 		if err != nil {
 			return err

@@ -105,15 +105,15 @@ func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]s
 
 	rev := x.revisionOf(t, "ProviderRevision", p.GetName())
 	x.serveRevision(t, rev, "")
-	eventually(t, 3*time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "ProviderRevision", "", rev.GetName(), "RevisionHealthy"))
+	testenv.Eventually(t, 3*time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "ProviderRevision", "", rev.GetName(), "RevisionHealthy"))
 	t.Logf("FIGURE Provider applied -> ProviderRevision %s Healthy: %s", rev.GetName(), time.Since(applied).Round(10*time.Millisecond))
 
 	for _, name := range configCRDs {
-		eventually(t, time.Minute, x.crdEstablished(name))
+		testenv.Eventually(t, time.Minute, x.crdEstablished(name))
 	}
 	// Safe start: the managed resource kinds wait, inactive, for a policy.
 	for _, name := range managedMRDs {
-		eventually(t, time.Minute, x.mrdState(name, "Inactive"))
+		testenv.Eventually(t, time.Minute, x.mrdState(name, "Inactive"))
 		if _, err := x.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", name); err == nil {
 			t.Errorf("the CRD %s exists while its ManagedResourceDefinition is inactive", name)
 		}
@@ -122,12 +122,12 @@ func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]s
 		x.apply(t, o)
 	}
 	for _, name := range managedMRDs {
-		eventually(t, time.Minute, x.mrdState(name, "Active"))
-		eventually(t, time.Minute, x.crdEstablished(name))
+		testenv.Eventually(t, time.Minute, x.mrdState(name, "Active"))
+		testenv.Eventually(t, time.Minute, x.crdEstablished(name))
 	}
 
 	provider, probe, rootfs := x.runProvider(t, xpkgs["linux/"+runtime.GOARCH], rev, "--debug")
-	eventually(t, 2*time.Minute, func() error {
+	testenv.Eventually(t, 2*time.Minute, func() error {
 		if err := provider.exited(); err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]s
 		"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision",
 		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
 	})
-	eventually(t, time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "Provider", "", p.GetName(), "Healthy"))
+	testenv.Eventually(t, time.Minute, x.conditionTrue("pkg.crossplane.io/v1", "Provider", "", p.GetName(), "Healthy"))
 	return provider, rootfs
 }
 

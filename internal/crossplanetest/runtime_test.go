@@ -43,6 +43,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // runtimeUID is the user and group Crossplane's Deployment runtime runs
@@ -75,7 +77,7 @@ func (x *crossplane) runProvider(t *testing.T, xpkg string, rev *unstructured.Un
 	sa := rev.GetName()
 	x.apply(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: systemNamespace}})
 	role := "crossplane:provider:" + rev.GetName() + ":system"
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		cr := &rbacv1.ClusterRole{}
 		ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 		defer cancel()

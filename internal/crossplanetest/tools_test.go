@@ -227,28 +227,6 @@ func freePort(t *testing.T) int {
 	return addr.Port
 }
 
-// eventually calls check every 100ms until it returns nil, and fails the
-// test with its last error after timeout. Every wait of these tests is one
-// of these: on a condition, never on time alone.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("gave up after %s: %v", timeout, err)
-		case <-tick.C:
-		}
-	}
-}
-
 // listening is a check for eventually: something accepts connections at addr.
 func listening(addr string) func() error {
 	return func() error {

@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // TestNotPermitted plays a provider identity that may only get ConfigMaps:
@@ -168,8 +170,8 @@ func TestKindAppearsLater(t *testing.T) {
 	w.SetKind("Widget")
 	w.SetNamespace(ns)
 	w.SetName("w1")
-	eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
+	testenv.Eventually(t, 30*time.Second, func() error {
 		snap, err := h.s.Ensure(ctx, req)
 		if err != nil {
 			return err
@@ -183,7 +185,7 @@ func TestKindAppearsLater(t *testing.T) {
 	if err := cp.Client.Delete(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, func() error {
+	testenv.Eventually(t, 60*time.Second, func() error {
 		_, err := h.s.Ensure(ctx, req)
 		if !errors.As(err, &nf) {
 			return fmt.Errorf("Ensure after the CRD was deleted: %w, want a KindNotFoundError", err)

@@ -196,27 +196,11 @@ func (h *harness) start(t testing.TB) {
 	})
 }
 
-// eventually calls check until it returns nil or timeout passes.
-func eventually(t testing.TB, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still failing after %s: %v", timeout, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // ensureSynced calls Ensure until its snapshot is synced, and returns it.
 func ensureSynced(t testing.TB, s *Sources, r Request) Snapshot {
 	t.Helper()
 	var snap Snapshot
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		var err error
 		snap, err = s.Ensure(context.Background(), r)
 		if err != nil {

@@ -29,6 +29,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // TestSecretsOnlyWhenOptedIn checks that a Secret informer runs only for an
@@ -91,12 +93,12 @@ func TestSecretsOnlyWhenOptedIn(t *testing.T) {
 		}
 		return fmt.Errorf("no Secret in the snapshot")
 	}
-	eventually(t, 30*time.Second, func() error { return secretHolds("first") })
+	testenv.Eventually(t, 30*time.Second, func() error { return secretHolds("first") })
 	s.StringData = map[string]string{"token": "second"}
 	if err := cp.Client.Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() error { return secretHolds("second") })
+	testenv.Eventually(t, 30*time.Second, func() error { return secretHolds("second") })
 
 	// The owner without the opt-in shares the namespace, not the Secrets.
 	snap = ensureSynced(t, h.s, plain)

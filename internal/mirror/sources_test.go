@@ -33,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 var (
@@ -66,7 +68,7 @@ func deployment(ns, name string) *appsv1.Deployment {
 // waitWakes waits until owner was woken n times in all.
 func waitWakes(t *testing.T, h *harness, owner types.NamespacedName, n int) {
 	t.Helper()
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		if got := h.wakes.of(owner); got < n {
 			return fmt.Errorf("woken %d times, want %d", got, n)
 		}

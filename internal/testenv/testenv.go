@@ -24,6 +24,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane-contrib/provider-git/internal/localenv"
 )
@@ -134,4 +135,26 @@ func NewHTTPSServer(tb testing.TB, root, username, password string) (*HTTPServer
 	}
 	tb.Cleanup(s.Close)
 	return s, ca
+}
+
+// Eventually calls check every 100ms until it returns nil, and fails the
+// test with its last error after timeout. Every wait of the integration
+// tests is one of these: on a condition, never on time alone.
+func Eventually(tb testing.TB, timeout time.Duration, check func() error) {
+	tb.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		select {
+		case <-deadline.C:
+			tb.Fatalf("gave up after %s: %v", timeout, err)
+		case <-tick.C:
+		}
+	}
 }

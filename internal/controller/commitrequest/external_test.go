@@ -102,12 +102,7 @@ func (f *fakeRepository) Queued(_, _ string, c git.Change) bool {
 }
 
 func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
-	if f.result == nil {
-		return git.Result{}, false
-	}
-	res := *f.result
-	f.result = nil
-	return res, true
+	return controllertest.TakeResult(&f.result)
 }
 
 // countingWaker counts the wakes the branch writer's callbacks deliver.

@@ -34,6 +34,24 @@ func TestCredentialsFrom(t *testing.T) {
 		message string // the error's message, naming Secret and key
 		from    string // Connection.Credentials: the Secret and key used
 	}
+	// sshKey is what a Secret with an SSH private key under key and
+	// known_hosts reads to.
+	sshKey := func(key string) want {
+		return want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "` + key + `"`}
+	}
+	// app is a GitHub App's three keys and its API URL under urlKey.
+	app := func(urlKey, url string) map[string]string {
+		return map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", urlKey: url}
+	}
+	// appAuth is what app's keys read to, with API URL url.
+	appAuth := func(url string) want {
+		return want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: url}}, from: `credentials Secret a/s key "githubAppPrivateKey"`}
+	}
+	// insecureAPI is the refusal of an http:// API URL under urlKey.
+	insecureAPI := func(urlKey string) want {
+		return want{reason: string(ReasonInsecureRemote),
+			message: `credentials Secret a/s key "` + urlKey + `": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`}
+	}
 	cases := map[string]struct {
 		reason string
 		data   map[string]string
@@ -70,21 +88,21 @@ func TestCredentialsFrom(t *testing.T) {
 			data:   map[string]string{"identity": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "identity"`},
+			want:   sshKey("identity"),
 		},
 		"ArgoSSH": {
 			reason: "Argo CD's sshPrivateKey is read when identity is absent.",
 			data:   map[string]string{"sshPrivateKey": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "sshPrivateKey"`},
+			want:   sshKey("sshPrivateKey"),
 		},
 		"KubernetesSSHAuth": {
 			reason: "A kubernetes.io/ssh-auth Secret's ssh-privatekey is read when identity is absent.",
 			data:   map[string]string{"ssh-privatekey": "KEY", "known_hosts": "KH"},
 			keys:   defaults,
 			ssh:    true,
-			want:   want{remote: git.Remote{Auth: &git.SSHAuth{PrivateKey: []byte("KEY"), KnownHosts: []byte("KH")}}, from: `credentials Secret a/s key "ssh-privatekey"`},
+			want:   sshKey("ssh-privatekey"),
 		},
 		"NamedKeyHasNoAlias": {
 			reason: "A key the configuration names is read alone: no alias stands in for it.",
@@ -104,43 +122,39 @@ func TestCredentialsFrom(t *testing.T) {
 		},
 		"FluxGitHubApp": {
 			reason: "Flux's GitHub App keys, with a GitHub Enterprise API URL.",
-			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM",
-				"githubAppBaseURL": "https://ghe.example.org/api/v3"},
-			keys: defaults,
-			want: want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
+			data:   app("githubAppBaseURL", "https://ghe.example.org/api/v3"),
+			keys:   defaults,
+			want:   appAuth("https://ghe.example.org/api/v3"),
 		},
 		"ArgoGitHubApp": {
 			reason: "Argo CD's GitHub App keys: its enterprise URL key, github.com without it.",
-			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "https://ghe.example.org/api/v3"},
+			data:   app("githubAppEnterpriseBaseUrl", "https://ghe.example.org/api/v3"),
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "https://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
+			want:   appAuth("https://ghe.example.org/api/v3"),
 		},
 		"GitHubAppInsecureAPI": {
 			reason: "The App's JWT never goes over http:// outside tests.",
-			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "http://ghe.example.org/api/v3"},
+			data:   app("githubAppBaseURL", "http://ghe.example.org/api/v3"),
 			keys:   defaults,
-			want: want{reason: string(ReasonInsecureRemote),
-				message: `credentials Secret a/s key "githubAppBaseURL": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
+			want:   insecureAPI("githubAppBaseURL"),
 		},
 		"GitHubAppInsecureAPIUpper": {
 			reason: "HTTP:// is http://: a scheme is case-insensitive, so the JWT is refused clear text whatever the case.",
-			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "HTTP://ghe.example.org/api/v3"},
+			data:   app("githubAppBaseURL", "HTTP://ghe.example.org/api/v3"),
 			keys:   defaults,
-			want: want{reason: string(ReasonInsecureRemote),
-				message: `credentials Secret a/s key "githubAppBaseURL": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
+			want:   insecureAPI("githubAppBaseURL"),
 		},
 		"GitHubAppInsecureAPIMixed": {
 			reason: "Http:// is http:// too.",
-			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppEnterpriseBaseUrl": "Http://ghe.example.org/api/v3"},
+			data:   app("githubAppEnterpriseBaseUrl", "Http://ghe.example.org/api/v3"),
 			keys:   defaults,
-			want: want{reason: string(ReasonInsecureRemote),
-				message: `credentials Secret a/s key "githubAppEnterpriseBaseUrl": the GitHub App API URL must be https:// unless the provider runs with --allow-insecure-remotes`},
+			want:   insecureAPI("githubAppEnterpriseBaseUrl"),
 		},
 		"GitHubAppMixedCaseHTTPS": {
 			reason: "hTTps:// is https://: accepted.",
-			data:   map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM", "githubAppBaseURL": "hTTps://ghe.example.org/api/v3"},
+			data:   app("githubAppBaseURL", "hTTps://ghe.example.org/api/v3"),
 			keys:   defaults,
-			want:   want{remote: git.Remote{Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM"), APIURL: "hTTps://ghe.example.org/api/v3"}}, from: `credentials Secret a/s key "githubAppPrivateKey"`},
+			want:   appAuth("hTTps://ghe.example.org/api/v3"),
 		},
 		"GitHubAppOverSSH": {
 			reason: "A GitHub App authenticates HTTPS only.",

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package controllertest holds what the table tests of the managed
 // controllers share: an error of each Git kind, a claim index with no
-// rival, and a check of the Stalled reason an error carries. Only tests
-// import it.
+// rival, a check of the Stalled reason an error carries, and a write's
+// result taken once. Only tests import it.
 package controllertest
 
 import (
@@ -57,4 +57,15 @@ func SameReason(t T, why string, want, got error) {
 	if diff := cmp.Diff(w, g); diff != "" {
 		t.Errorf("%s\nstalled reason: -want, +got:\n%s", why, diff)
 	}
+}
+
+// TakeResult hands *r once, as a repository's TakeResult hands the result
+// of a write that finished: the next call finds none.
+func TakeResult(r **git.Result) (git.Result, bool) {
+	if *r == nil {
+		return git.Result{}, false
+	}
+	res := **r
+	*r = nil
+	return res, true
 }

@@ -30,7 +30,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -85,7 +84,7 @@ func TestChangeExpects(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a, b}}}
-			e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: &fakeRepository{files: tc.files}, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+			e := newExternal(t, &fakeRepository{files: tc.files}, src)
 			if _, err := e.Observe(context.Background(), tc.mg); err != nil {
 				t.Fatal(err)
 			}
@@ -97,21 +96,6 @@ func TestChangeExpects(t *testing.T) {
 			}
 		})
 	}
-}
-
-// resultRepository hands one result of an earlier write to the next Observe.
-type resultRepository struct {
-	*fakeRepository
-	res *git.Result
-}
-
-func (r *resultRepository) TakeResult(string) (git.Result, bool) {
-	if r.res == nil {
-		return git.Result{}, false
-	}
-	res := *r.res
-	r.res = nil
-	return res, true
 }
 
 // TestPreconditionFailedPlansAgain: a write refused where it would have
@@ -153,8 +137,8 @@ func TestPreconditionFailedPlansAgain(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			src := &fakeSources{snap: mirror.Snapshot{Synced: true, Objects: []mirror.Object{a}}}
-			repo := &resultRepository{fakeRepository: &fakeRepository{files: tc.files}, res: &tc.res}
-			e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: repo, src: src, watch: fakeTracker{}, maxAge: time.Minute}
+			repo := &fakeRepository{files: tc.files, result: &tc.res}
+			e := newExternal(t, repo, src)
 			obs, err := e.Observe(context.Background(), newMirror())
 			got := outcome{Obs: obs, Ensured: src.ensured}
 			classify(&got, err)

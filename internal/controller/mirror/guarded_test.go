@@ -17,7 +17,6 @@ limitations under the License.
 package mirror
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,20 +33,8 @@ import (
 // exist, and this one exists but must stay out of Git, even encrypted. A
 // file the Mirror does not own is not its to remove.
 func TestPlanGuardedSecret(t *testing.T) {
-	id, _, err := encrypt.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := encrypt.NewKeys(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := secretObject()
+	keys, s, earlier := encryptedSecret(t)
 	full, mk := "live/"+s.Path, "live/"+MarkerFile
-	earlier, err := encrypt.Encrypt(keys, s.Content)
-	if err != nil {
-		t.Fatal(err)
-	}
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{s}}
 	type want struct {
 		deletes []string
@@ -96,12 +83,7 @@ func TestPlanGuardedSecret(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nplan: %v", tc.reason, err)
 			}
-			got := want{deletes: d.deletes}
-			if m, ok := d.puts[mk]; ok {
-				got.owned = bytes.Contains(m.Content, []byte(s.Path))
-			} else {
-				got.owned = bytes.Contains([]byte(tc.files[mk]), []byte(s.Path))
-			}
+			got := want{deletes: d.deletes, owned: markerLists(d, tc.files, s.Path)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nplan: -want, +got:\n%s", tc.reason, diff)
 			}

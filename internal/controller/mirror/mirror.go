@@ -373,66 +373,6 @@ func (e *external) head(ctx context.Context, branch string) (string, error) {
 	return head, nil
 }
 
-// collect takes the outcome of the Mirror's last write, if one finished
-// since the last Observe: the commit that carried it, or its error.
-func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
-	res, ok := e.repo.TakeResult(keyOf(mg))
-	if !ok {
-		return nil
-	}
-	p := mg.Spec.ForProvider
-	var changed *git.PreconditionError
-	if errors.As(res.Err, &changed) {
-		// Nothing landed: the folder changed after the read (a file pushed
-		// by hand). Plan again on the head that refused it, which the
-		// clone holds now, so the ownership rule decides there.
-		return nil
-	}
-	if res.Err != nil {
-		err := spec.GitError(res.Err)
-		if git.KindOf(res.Err) == git.KindBranchNotFound {
-			err = errors.Wrapf(res.Err, errNoBranchFmt, p.Branch)
-		}
-		return errors.Wrapf(err, errFmt, p.Path, p.Branch)
-	}
-	// A push landed: news to publish, whatever was published before.
-	e.waited = nil
-	if res.Commit != "" {
-		mg.Status.AtProvider.Commit = res.Commit
-	}
-	mg.Status.AtProvider.Pending = 0
-	return nil
-}
-
-// Create writes the folder for the first time: its files and its marker.
-func (e *external) Create(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalCreation, error) {
-	return xpmanaged.ExternalCreation{}, e.enqueue(mg, msgCommittingFmt)
-}
-
-// Update writes what differs in the folder.
-func (e *external) Update(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalUpdate, error) {
-	return xpmanaged.ExternalUpdate{}, e.enqueue(mg, msgCommittingFmt)
-}
-
-// Delete removes the owned files and the marker in one commit. A management
-// policy without Delete never gets here: the folder stays as it is.
-func (e *external) Delete(_ context.Context, mg *v1alpha1.Mirror) (xpmanaged.ExternalDelete, error) {
-	return xpmanaged.ExternalDelete{}, e.enqueue(mg, msgRemovingFmt)
-}
-
-// enqueue hands Observe's change to the branch writer and returns at once
-// (Waiting); the writer wakes the Mirror when the push landed or failed.
-func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
-	if e.change == nil {
-		return errors.New(errNoChange)
-	}
-	c := *e.change
-	n := len(c.Puts) + len(c.Deletes)
-	mg.Status.AtProvider.Pending = n
-	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
-	return e.hold(mg, msgFmt, n)
-}
-
 // Note is Ready's message when the folder is up to date and the snapshot
 // left something out, so a Mirror that selects Secrets says it does not
 // write them.
@@ -440,18 +380,6 @@ func (e *external) Note() string { return e.note }
 
 // Disconnect keeps the clone and the watches: both are shared.
 func (e *external) Disconnect(_ context.Context) error { return nil }
-
-// changeOf is d as a change of mg's, with its commit message.
-func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
-	msg, err := Message(mg, d.size())
-	if err != nil {
-		return git.Change{}, err
-	}
-	return git.Change{
-		Puts: d.puts, Deletes: d.deletes, Expect: d.expect, Message: msg, Author: e.author, Window: e.window,
-		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
-	}, nil
-}
 
 // keyOf names mg's changes in the branch writer.
 func keyOf(mg *v1alpha1.Mirror) string { return refOf(mg).Key() }

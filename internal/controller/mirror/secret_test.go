@@ -40,24 +40,49 @@ func secretObject() mirror.Object {
 	}
 }
 
-// TestPlanSecrets checks how plan writes a Secret: encrypted, compared by
-// what the file decrypts to, adopted only when the file is that Secret, and
-// never at all without keys.
-func TestPlanSecrets(t *testing.T) {
-	k, _, err := encrypt.GenerateIdentity()
+// newKeys is a fresh age identity's keys, to encrypt Secrets to and read
+// them back.
+func newKeys(tb testing.TB) *encrypt.Keys {
+	tb.Helper()
+	id, _, err := encrypt.GenerateIdentity()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	keys, err := encrypt.NewKeys(k)
+	keys, err := encrypt.NewKeys(id)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return keys
+}
+
+// encryptedSecret is secretObject, keys to encrypt it to, and the file an
+// earlier encryption of it left in the folder.
+func encryptedSecret(t *testing.T) (*encrypt.Keys, mirror.Object, []byte) {
+	t.Helper()
+	keys := newKeys(t)
 	s := secretObject()
-	full := "live/" + s.Path
 	earlier, err := encrypt.Encrypt(keys, s.Content)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return keys, s, earlier
+}
+
+// markerLists reports whether the marker lists path once d lands: the
+// marker d writes, or else the one the folder (files) holds.
+func markerLists(d diff, files map[string]string, path string) bool {
+	if m, ok := d.puts["live/"+MarkerFile]; ok {
+		return bytes.Contains(m.Content, []byte(path))
+	}
+	return bytes.Contains([]byte(files["live/"+MarkerFile]), []byte(path))
+}
+
+// TestPlanSecrets checks how plan writes a Secret: encrypted, compared by
+// what the file decrypts to, adopted only when the file is that Secret, and
+// never at all without keys.
+func TestPlanSecrets(t *testing.T) {
+	keys, s, earlier := encryptedSecret(t)
+	full := "live/" + s.Path
 	owned := markerOf("ns/m", s.Path)
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{s}}
 
@@ -117,10 +142,8 @@ func TestPlanSecrets(t *testing.T) {
 			}
 			put, ok := d.puts[full]
 			got := want{stalled: stalled, sealedPut: ok && encrypt.IsEncrypted(put.Content)}
-			if m, ok := d.puts["live/"+MarkerFile]; ok {
-				got.owned = bytes.Contains(m.Content, []byte(s.Path))
-			} else if !stalled {
-				got.owned = bytes.Contains([]byte(tc.files["live/"+MarkerFile]), []byte(s.Path))
+			if !stalled {
+				got.owned = markerLists(d, tc.files, s.Path)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nplan: -want, +got:\n%s", tc.reason, diff)

@@ -20,14 +20,12 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -91,7 +89,7 @@ func TestHoldPublishedWait(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			repo := &fakeRepository{files: folder, result: tc.result}
-			e := &external{kube: kube(t), claims: controllertest.Unclaimed, repo: repo, src: &fakeSources{snap: snap}, watch: fakeTracker{}, maxAge: time.Minute}
+			e := newExternal(t, repo, &fakeSources{snap: snap})
 			if _, err := e.Observe(context.Background(), tc.mg); err != nil {
 				t.Fatalf("Observe: %v", err)
 			}

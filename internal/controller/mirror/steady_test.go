@@ -93,14 +93,7 @@ type steadyMirror struct {
 
 func newSteadyMirror(tb testing.TB, n int) *steadyMirror {
 	tb.Helper()
-	id, _, err := encrypt.GenerateIdentity()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	keys, err := encrypt.NewKeys(id)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	keys := newKeys(tb)
 	mg := newMirror(func(m *v1alpha1.Mirror) {
 		m.Spec.ForProvider.Resources = []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}}
 	})

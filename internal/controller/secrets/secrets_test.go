@@ -55,22 +55,6 @@ func (r *countingReader) count() int {
 	return r.n
 }
 
-// eventually retries check until it passes or timeout ends.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestCache runs the cache against a real API server: a retained Secret is
 // served from its watch, a change of it is announced, another Secret of the
 // namespace is never held, and a Secret nobody retains is read directly.
@@ -118,7 +102,7 @@ func TestCache(t *testing.T) {
 		return string(s.Data["k"]), err
 	}
 	// Once the watch listed it, reads are served from it.
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		before := direct.count()
 		v, err := read(creds)
 		if err != nil || v != "1" {
@@ -134,13 +118,13 @@ func TestCache(t *testing.T) {
 	if err := cp.Client.Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		if v, err := read(creds); err != nil || v != "2" {
 			return fmt.Errorf("creds after the update: %q, %w", v, err)
 		}
 		return nil
 	})
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		if q.Len() == 0 {
 			return fmt.Errorf("a change of creds enqueued nothing")
 		}
@@ -170,7 +154,7 @@ func TestCache(t *testing.T) {
 	if err := cp.Client.Delete(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		if _, err := read(creds); !kerrors.IsNotFound(err) {
 			return fmt.Errorf("creds after its deletion: %w, want NotFound", err)
 		}
