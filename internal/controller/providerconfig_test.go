@@ -68,6 +68,13 @@ func TestProviderConfigStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, 30*time.Second, b, stalledWith(t, b, spec.ReasonAuthenticationFailed))
+		// The resource's own condition names the Secret too: whoever reads
+		// the Branch learns which Secret to fix without finding its
+		// configuration first.
+		named := `the server refused credentials Secret ` + f.ns + `/git-credentials key "password": `
+		if msg := b.GetCondition(session.TypeStalled).Message; !strings.Contains(msg, named) {
+			t.Errorf("Branch's AuthenticationFailed message %q does not name the refused Secret (%q)", msg, named)
+		}
 		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/b"); err == nil {
 			t.Errorf("a Branch whose credentials are refused must not reach the repository")
 		}

@@ -107,7 +107,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, author: conn.Author, watch: c.watch, claims: c.claims, maxAge: c.maxAge}, nil
+	return &external{creds: conn.Credentials, repo: repo, author: conn.Author, watch: c.watch, claims: c.claims, maxAge: c.maxAge}, nil
 }
 
 // repository is what a Branch needs of the shared clone of its repository.
@@ -121,7 +121,10 @@ type repository interface {
 }
 
 type external struct {
-	repo repository
+	// creds names the Secret and key the repository's credentials came
+	// from, for a refusal to say which to fix.
+	creds string
+	repo  repository
 	// author is the configuration's identity: it authors (and, signed,
 	// commits) an empty repository's first commit.
 	author git.Signature
@@ -146,7 +149,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 	}
 	e.watch.Track(e.repo, ref, branch, "")
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
 	}
 	head, err := e.repo.Head(branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
@@ -156,7 +159,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errHead)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 	}
 	mg.Status.AtProvider.Commit = head
 	// A branch that exists is what a Branch asks for; `from` only matters
@@ -173,13 +176,13 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.E
 	if from == "" {
 		d, err := e.repo.DefaultBranch(ctx)
 		if err != nil && !errors.Is(err, git.ErrEmptyRepository) {
-			return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(err), errCreate)
+			return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errCreate)
 		}
 		from = d
 	}
 	res := e.repo.CreateBranchAs(ctx, mg.Spec.ForProvider.Branch, from, e.author)
 	if res.Err != nil {
-		return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitError(res.Err), errCreate)
+		return xpmanaged.ExternalCreation{}, errors.Wrap(spec.GitErrorBy(res.Err, e.creds), errCreate)
 	}
 	mg.Status.AtProvider.Commit = res.Commit
 	return xpmanaged.ExternalCreation{}, nil
@@ -194,7 +197,7 @@ func (e *external) Update(_ context.Context, _ *v1alpha1.Branch) (xpmanaged.Exte
 // gets here: the branch is left in place.
 func (e *external) Delete(ctx context.Context, mg *v1alpha1.Branch) (xpmanaged.ExternalDelete, error) {
 	res := e.repo.DeleteBranch(ctx, mg.Spec.ForProvider.Branch)
-	return xpmanaged.ExternalDelete{}, errors.Wrap(spec.GitError(res.Err), errDelete)
+	return xpmanaged.ExternalDelete{}, errors.Wrap(spec.GitErrorBy(res.Err, e.creds), errDelete)
 }
 
 // Disconnect keeps the clone: it is shared and cached across reconciles.

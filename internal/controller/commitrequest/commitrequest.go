@@ -184,7 +184,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, wake: c.wake, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
+	return &external{creds: conn.Credentials, repo: repo, wake: c.wake, author: conn.Author, window: &conn.Window, maxAge: c.maxAge}, nil
 }
 
 // repository is what a CommitRequest needs of the shared clone of its
@@ -199,6 +199,9 @@ type repository interface {
 }
 
 type external struct {
+	// creds names the Secret and key the repository's credentials came
+	// from, for a refusal to say which to fix.
+	creds  string
 	repo   repository
 	wake   waker
 	author git.Signature
@@ -234,7 +237,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 	branch := mg.Spec.ForProvider.Branch
 	if res, ok := e.repo.TakeResult(keyOf(mg)); ok {
 		if res.Err != nil {
-			return xpmanaged.ExternalObservation{}, landError(res.Err, branch)
+			return xpmanaged.ExternalObservation{}, landError(res.Err, branch, e.creds)
 		}
 		// res.UpToDate: every file already held what the request asks.
 		// Nothing was committed (no empty commit); the head that satisfies
@@ -245,7 +248,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 		return xpmanaged.ExternalObservation{}, committing(branch)
 	}
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
 	}
 	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
 	if git.KindOf(err) == git.KindBranchNotFound && e.repo.Empty() {
@@ -257,7 +260,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, branch)
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errFind)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errFind)
 	}
 	if !found {
 		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
@@ -311,12 +314,12 @@ func (e *external) Create(_ context.Context, mg *v1alpha1.CommitRequest) (xpmana
 }
 
 // landError classifies the error of a push that failed to land a request.
-func landError(err error, branch string) error {
+func landError(err error, branch, creds string) error {
 	if git.KindOf(err) == git.KindBranchNotFound {
 		// Transient, as in Observe; the engine's error stays in the chain.
 		return errors.Wrap(errors.Wrapf(err, errNoBranchFmt, branch), errLand)
 	}
-	return errors.Wrapf(spec.GitError(err), errLandFmt, branch)
+	return errors.Wrapf(spec.GitErrorBy(err, creds), errLandFmt, branch)
 }
 
 func committing(branch string) error {

@@ -61,7 +61,6 @@ const (
 	errListUsages = "cannot list ProviderConfigUsages"
 	errFinalizer  = "cannot update the configuration's finalizers"
 	errCheck      = "cannot reach the repository"
-	errRefusedFmt = "the server refused %s"
 )
 
 // A Reconciler publishes whether a configuration works: it resolves the
@@ -209,12 +208,7 @@ func (r *Reconciler) ping(ctx context.Context, conn *Connection) (bool, error) {
 	// The drift poll asks the same remote every poll interval: its answer,
 	// if fresher than one interval, serves this check too.
 	empty, err := repo.CheckWithin(ctx, r.poll)
-	if git.KindOf(err) == git.KindAuth && conn.Credentials != "" {
-		// Which Secret and key the server refused, so the message says
-		// what to fix.
-		err = errors.Wrapf(err, errRefusedFmt, conn.Credentials)
-	}
-	return empty, errors.Wrap(spec.GitError(err), errCheck)
+	return empty, errors.Wrap(spec.GitErrorBy(err, conn.Credentials), errCheck)
 }
 
 // users counts the ProviderConfigUsages naming pc. Usages of a namespaced

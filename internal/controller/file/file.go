@@ -141,7 +141,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 	if err != nil {
 		return nil, err
 	}
-	return &external{repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
+	return &external{creds: conn.Credentials, repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
 		keys: conn.Keys, sealer: c.sealer}, nil
 }
 
@@ -166,6 +166,9 @@ type tracker interface {
 }
 
 type external struct {
+	// creds names the Secret and key the repository's credentials came
+	// from, for a refusal to say which to fix.
+	creds  string
 	repo   repository
 	watch  tracker
 	claims claims
@@ -237,7 +240,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	e.watch.Track(e.repo, ref, p.Branch, p.Path)
 
 	if err := e.repo.Refresh(ctx, e.maxAge, p.Branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errRefresh)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
 	}
 	head, err := e.repo.Head(p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
@@ -256,7 +259,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return xpmanaged.ExternalObservation{}, errors.Errorf(errNoBranchFmt, p.Branch)
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitError(err), errHead)
+		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 	}
 
 	have, err := e.repo.ReadFile(head, p.Path)
@@ -269,7 +272,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return e.missing(mg, want)
 	}
 	if err != nil {
-		return xpmanaged.ExternalObservation{}, errors.Wrapf(spec.GitError(err), errReadFmt, p.Path, p.Branch)
+		return xpmanaged.ExternalObservation{}, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, p.Path, p.Branch)
 	}
 	mg.Status.AtProvider.Blob = have.SHA
 	if mg.Status.AtProvider.Commit == "" {
@@ -315,9 +318,9 @@ func (e *external) collect(mg *v1alpha1.File) error {
 	p := mg.Spec.ForProvider
 	if res.Err != nil {
 		if meta.WasDeleted(mg) {
-			return errors.Wrapf(writeError(res.Err, p.Branch), errRemoveFmt, p.Path, p.Branch)
+			return errors.Wrapf(writeError(res.Err, p.Branch, e.creds), errRemoveFmt, p.Path, p.Branch)
 		}
-		return errors.Wrapf(writeError(res.Err, p.Branch), errWriteFmt, p.Path, p.Branch)
+		return errors.Wrapf(writeError(res.Err, p.Branch, e.creds), errWriteFmt, p.Path, p.Branch)
 	}
 	mg.Status.AtProvider.Commit = res.Commit
 	return nil
@@ -418,9 +421,9 @@ func resourceOf(mg *v1alpha1.File) git.Resource {
 // writeError classifies a write's error. A branch that vanished is
 // transient, as in Observe: a Branch resource may bring it back. The engine's
 // error stays in the chain either way.
-func writeError(err error, branch string) error {
+func writeError(err error, branch, creds string) error {
 	if git.KindOf(err) == git.KindBranchNotFound {
 		return errors.Wrapf(err, errNoBranchFmt, branch)
 	}
-	return spec.GitError(err)
+	return spec.GitErrorBy(err, creds)
 }

@@ -172,6 +172,9 @@ type claims interface {
 }
 
 type external struct {
+	// creds names the Secret and key the repository's credentials came
+	// from, for a refusal to say which to fix.
+	creds  string
 	kube   client.Reader
 	claims claims
 	repo   repository
@@ -358,7 +361,7 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 // repository, whose first commit the Mirror's write makes.
 func (e *external) head(ctx context.Context, branch string) (string, error) {
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
-		return "", errors.Wrap(spec.GitError(err), errRefresh)
+		return "", errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
 	}
 	head, err := e.repo.Head(branch)
 	if git.KindOf(err) == git.KindBranchNotFound {
@@ -368,7 +371,7 @@ func (e *external) head(ctx context.Context, branch string) (string, error) {
 		return "", errors.Wrapf(err, errNoBranchFmt, branch)
 	}
 	if err != nil {
-		return "", errors.Wrap(spec.GitError(err), errHead)
+		return "", errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 	}
 	return head, nil
 }

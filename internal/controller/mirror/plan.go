@@ -67,7 +67,7 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 		return folder{}, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(err, errFolderFileFmt, p.Path, p.Branch))
 	}
 	if err != nil {
-		return folder{}, errors.Wrapf(spec.GitError(err), errListFmt, p.Path, p.Branch)
+		return folder{}, errors.Wrapf(spec.GitErrorBy(err, e.creds), errListFmt, p.Path, p.Branch)
 	}
 	f.files = files
 	mp := join(p.Path, MarkerFile)
@@ -109,7 +109,7 @@ func (e *external) marker(mg *v1alpha1.Mirror, head, mp, sha string) (marker, bo
 	}
 	b, err := e.repo.ReadFile(head, mp)
 	if err != nil {
-		return marker{}, false, errors.Wrapf(spec.GitError(err), errReadFmt, mp, mg.Spec.ForProvider.Branch)
+		return marker{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, mp, mg.Spec.ForProvider.Branch)
 	}
 	m, ok := parseMarker(b.Content)
 	e.memo.keepMarker(keyOf(mg), sha, m, ok)
@@ -221,7 +221,7 @@ func (e *external) file(mg *v1alpha1.Mirror, head string, f folder, full string,
 	p := mg.Spec.ForProvider
 	b, err := e.repo.ReadFile(head, full)
 	if err != nil {
-		return git.File{}, false, errors.Wrapf(spec.GitError(err), errReadFmt, full, p.Branch)
+		return git.File{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, full, p.Branch)
 	}
 	if !sameObject(b.Content, o) {
 		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))

@@ -101,7 +101,7 @@ func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.O
 	if present {
 		b, err := e.repo.ReadFile(head, full)
 		if err != nil {
-			return git.File{}, false, errors.Wrapf(spec.GitError(err), errReadFmt, full, mg.Spec.ForProvider.Branch)
+			return git.File{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, full, mg.Spec.ForProvider.Branch)
 		}
 		existing = b.Content
 		if !owned && !sameObject(existing, o) {

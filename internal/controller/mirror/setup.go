@@ -166,7 +166,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 	if err != nil {
 		return nil, err
 	}
-	return &external{kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
+	return &external{creds: conn.Credentials, kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
 		keys: conn.Keys, sealer: c.sealer, memo: c.memo}, nil
 }
 

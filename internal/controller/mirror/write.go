@@ -43,7 +43,7 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		return nil
 	}
 	if res.Err != nil {
-		err := spec.GitError(res.Err)
+		err := spec.GitErrorBy(res.Err, e.creds)
 		if git.KindOf(res.Err) == git.KindBranchNotFound {
 			err = errors.Wrapf(res.Err, errNoBranchFmt, p.Branch)
 		}

@@ -17,6 +17,7 @@ limitations under the License.
 package spec
 
 import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -43,6 +44,20 @@ const (
 	// file): the resource must change, not its configuration.
 	ReasonPathConflict xpv2.ConditionReason = "PathConflict"
 )
+
+// errRefusedFmt names the credentials a server refused.
+const errRefusedFmt = "the server refused %s"
+
+// GitErrorBy is GitError for an operation that sent creds (which Secret
+// and key they came from, config.Connection.Credentials; empty for none):
+// an authentication refusal names them, so whoever reads the condition
+// knows which Secret to fix, on a configuration and on each resource alike.
+func GitErrorBy(err error, creds string) error {
+	if creds != "" && git.KindOf(err) == git.KindAuth {
+		err = errors.Wrapf(err, errRefusedFmt, creds)
+	}
+	return GitError(err)
+}
 
 // GitError classifies an error from internal/git for the managed reconciler:
 // one that needs a human is marked Stalled with the reason that names what

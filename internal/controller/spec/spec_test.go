@@ -181,3 +181,51 @@ func TestGitError(t *testing.T) {
 		})
 	}
 }
+
+func TestGitErrorBy(t *testing.T) {
+	auth := &git.Error{Kind: git.KindAuth, Err: errors.New("authentication required")}
+	conflict := &git.Error{Kind: git.KindPathConflict, Err: errors.New("a directory")}
+	const creds = `credentials Secret team-a/git key "password"`
+	cases := map[string]struct {
+		reason string
+		err    error
+		creds  string
+		want   string
+	}{
+		"AuthNamesTheSecret": {
+			reason: "A refusal names the Secret and key that were sent.",
+			err:    auth, creds: creds,
+			want: `the server refused credentials Secret team-a/git key "password": authentication required`,
+		},
+		"AnonymousAuth": {
+			reason: "With no credentials sent there is nothing to name.",
+			err:    auth,
+			want:   "authentication required",
+		},
+		"OtherKinds": {
+			reason: "Only a refusal of the credentials names them.",
+			err:    conflict, creds: creds,
+			want: "a directory",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := GitErrorBy(tc.err, tc.creds)
+			if diff := cmp.Diff(tc.want, got.Error()); diff != "" {
+				t.Errorf("%s\nGitErrorBy: -want, +got:\n%s", tc.reason, diff)
+			}
+			if !errors.Is(got, tc.err) {
+				t.Errorf("%s\nGitErrorBy must keep the engine's error in the chain", tc.reason)
+			}
+			if a, b := managed.StalledReason(got); a != mustReason(GitError(tc.err)) || !b {
+				t.Errorf("%s\nGitErrorBy must stall with GitError's reason, got %q", tc.reason, a)
+			}
+		})
+	}
+}
+
+// mustReason is err's Stalled reason.
+func mustReason(err error) xpv2.ConditionReason {
+	r, _ := managed.StalledReason(err)
+	return r
+}
