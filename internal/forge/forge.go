@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package forge opens, reads, keeps and merges pull requests on the forges
+// teams host their repositories on (GitHub and GitHub Enterprise, GitLab,
+// Gitea and Forgejo). One Client speaks to one repository; each forge has
+// its own package that implements it. It imports no Kubernetes types: the
+// PullRequest controller turns what it reports into conditions.
+//
+// Bitbucket (Cloud and Data Center) and Azure DevOps fit the same Client:
+// each has open pull requests to list, a create that takes head, base,
+// title and body, reviewers, a merge with a strategy and an auto-complete
+// (Azure) or no auto-merge (Bitbucket, where Auto merges once the forge says
+// the pull request is mergeable, as on GitHub).
+package forge
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Type names a forge's API.
+type Type string
+
+// Forges with a Client.
+const (
+	GitHub  Type = "GitHub"
+	GitLab  Type = "GitLab"
+	Gitea   Type = "Gitea"
+	Forgejo Type = "Forgejo"
+)
+
+// State is where a pull request is in its life.
+type State string
+
+// States. Merged and Closed are final for the provider: it never reopens.
+const (
+	StateOpen   State = "Open"
+	StateMerged State = "Merged"
+	StateClosed State = "Closed"
+)
+
+// MergeMethod is how a merge lands on the base branch.
+type MergeMethod string
+
+// Merge methods every forge here offers.
+const (
+	MethodMerge  MergeMethod = "merge"
+	MethodSquash MergeMethod = "squash"
+	MethodRebase MergeMethod = "rebase"
+)
+
+// Checks is the combined status of a pull request's head commit.
+type Checks string
+
+// Combined check states; "" when the forge reports none.
+const (
+	ChecksPending Checks = "pending"
+	ChecksSuccess Checks = "success"
+	ChecksFailure Checks = "failure"
+)
+
+// Spec is a pull request as declared: what the provider opens and keeps.
+type Spec struct {
+	Head  string
+	Base  string
+	Title string
+	Body  string
+	Draft bool
+	// Labels, Reviewers and Assignees are sets: order does not matter.
+	// Reviewers and Assignees are forge user names.
+	Labels    []string
+	Reviewers []string
+	Assignees []string
+}
+
+// PullRequest is a pull request (a merge request on GitLab) as the forge
+// reports it.
+type PullRequest struct {
+	Number int64
+	URL    string
+	State  State
+	Head   string
+	Base   string
+	// HeadSHA is the head branch's commit the forge last saw.
+	HeadSHA string
+	// MergeCommit is set once merged.
+	MergeCommit string
+	Title       string
+	Body        string
+	Draft       bool
+	Labels      []string
+	Reviewers   []string
+	Assignees   []string
+	// Mergeable is nil while the forge has not computed it.
+	Mergeable *bool
+	Checks    Checks
+	// ReviewDecision is the forge's own word (e.g. GitHub's APPROVED,
+	// CHANGES_REQUESTED, REVIEW_REQUIRED), "" where it tells none.
+	ReviewDecision string
+	// AutoMerge is true once the forge itself will merge when it may.
+	AutoMerge bool
+}
+
+// Merge is how to merge a pull request.
+type Merge struct {
+	Method MergeMethod
+	// DeleteBranch removes the head branch once merged.
+	DeleteBranch bool
+	// Message is the merge commit's message; "" leaves the forge's.
+	Message string
+}
+
+// A Client speaks to one repository's pull requests on one forge. Every
+// call takes a context; implementations set no timeout of their own beyond
+// the HTTP client's.
+type Client interface {
+	// Type names the forge.
+	Type() Type
+	// ListOpen returns every open pull request of the repository. A forge
+	// with conditional requests answers an unchanged list from its ETag at
+	// no rate-limit cost; notModified then says the previous list stands.
+	ListOpen(ctx context.Context) (prs []PullRequest, notModified bool, err error)
+	// Get returns one pull request in any state, with its checks and
+	// review decision filled in where the forge reports them.
+	Get(ctx context.Context, number int64) (PullRequest, error)
+	// Create opens a pull request. When one is already open for the same
+	// head and base it returns ErrExists (the caller adopts it).
+	Create(ctx context.Context, s Spec) (PullRequest, error)
+	// Update puts title, body, draft, labels, reviewers and assignees back
+	// to s. Head and base are never changed.
+	Update(ctx context.Context, number int64, s Spec) (PullRequest, error)
+	// Close closes an open pull request without merging it.
+	Close(ctx context.Context, number int64) error
+	// Merge merges now; ErrNotMergeable when the forge refuses for now
+	// (checks, reviews, conflicts).
+	Merge(ctx context.Context, number int64, m Merge) error
+	// AutoMerge asks the forge to merge once checks and reviews allow.
+	// ErrUnsupported where the forge has no such request (the caller then
+	// merges itself once the pull request is mergeable).
+	AutoMerge(ctx context.Context, number int64, m Merge) error
+}
+
+// Sentinel errors, matched with errors.Is.
+var (
+	ErrExists        = sentinel("a pull request for this head and base is already open")
+	ErrNotFound      = sentinel("no such pull request")
+	ErrNotMergeable  = sentinel("the forge does not allow the merge yet")
+	ErrUnsupported   = sentinel("the forge does not support this")
+	ErrUnauthorized  = sentinel("the forge refused the credentials")
+	ErrForbidden     = sentinel("the credentials may not do this on the forge")
+	ErrInvalidInput  = sentinel("the forge refused the request as invalid")
+	ErrNoSuchBranch  = sentinel("the head or base branch does not exist on the forge")
+	ErrNoCredentials = sentinel("no API token for the forge")
+)
+
+type sentinel string
+
+func (s sentinel) Error() string { return string(s) }
+
+// RateLimitError says the forge asked to wait until At before the next
+// request (Retry-After, X-RateLimit-Reset). It is never a reason to stall.
+type RateLimitError struct {
+	At  time.Time
+	Msg string
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("rate limited by the forge until %s: %s", e.At.UTC().Format(time.RFC3339), e.Msg)
+}
+
+// APIError is a refusal with the forge's own words, wrapping one of the
+// sentinels above when it maps to one.
+type APIError struct {
+	Status  int
+	Message string
+	Kind    error
+}
+
+func (e *APIError) Error() string {
+	if e.Kind != nil {
+		return fmt.Sprintf("%s (HTTP %d: %s)", e.Kind, e.Status, e.Message)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
+}
+
+// Unwrap returns the sentinel the refusal maps to, if any.
+func (e *APIError) Unwrap() error { return e.Kind }
