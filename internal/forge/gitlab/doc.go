@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package gitlab is the forge.Client of GitLab (gitlab.com and self-managed
 // GitLab), for merge requests.
 //

@@ -396,7 +396,10 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 	if m == nil {
 		return
 	}
-	auto := boolean(p, "auto_merge") || boolean(p, "merge_when_pipeline_succeeds")
+	auto := false
+	for _, k := range s.autoParams {
+		auto = auto || boolean(p, k)
+	}
 	d := s.detailed(m)
 	running := d == "ci_still_running"
 	switch {

@@ -126,7 +126,9 @@ type Server struct {
 	commits  int
 	requests map[string]int
 	etags    bool
-	throttle []throttle
+	// autoParams are the merge parameters this GitLab reads as auto-merge.
+	autoParams []string
+	throttle   []throttle
 }
 
 type throttle struct {
@@ -139,12 +141,13 @@ type throttle struct {
 func NewServer(tb testing.TB) *Server {
 	tb.Helper()
 	s := &Server{
-		branches: map[string]string{},
-		users:    map[string]int64{},
-		logins:   map[int64]string{},
-		mrs:      map[int64]*MergeRequest{},
-		requests: map[string]int{},
-		etags:    true,
+		branches:   map[string]string{},
+		users:      map[string]int64{},
+		logins:     map[int64]string{},
+		mrs:        map[int64]*MergeRequest{},
+		requests:   map[string]int{},
+		etags:      true,
+		autoParams: []string{"auto_merge", "merge_when_pipeline_succeeds"},
 	}
 	s.mux = s.routes()
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -304,6 +307,17 @@ func (s *Server) Throttle(n int, retryAfter time.Duration, reset time.Time) {
 	for range n {
 		s.throttle = append(s.throttle, throttle{retryAfter: retryAfter, reset: reset})
 	}
+}
+
+// SetAutoMergeParams sets which merge parameters ask for auto-merge, as a
+// GitLab version reads them: both (17.11 and later, the default), only
+// "merge_when_pipeline_succeeds" (before 17.11), or only "auto_merge" (once
+// the deprecated one is gone). Others are ignored, as Grape ignores unknown
+// parameters.
+func (s *Server) SetAutoMergeParams(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.autoParams = names
 }
 
 // SetETags turns ETags (and 304 answers) on the list on or off.
