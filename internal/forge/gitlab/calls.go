@@ -108,11 +108,9 @@ func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error
 // when a proxy dropped it, the page parameter of the Link header's next.
 // A next page that does not move forward ends the list.
 func nextPage(h http.Header, page string) string {
-	next := ""
+	next := linkNext(h.Get("Link"))
 	if v, ok := h[http.CanonicalHeaderKey("X-Next-Page")]; ok && len(v) > 0 {
 		next = strings.TrimSpace(v[0])
-	} else {
-		next = linkNext(h.Get("Link"))
 	}
 	n, err := strconv.Atoi(next)
 	cur, _ := strconv.Atoi(page)

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	testingclock "k8s.io/utils/clock/testing"
@@ -89,8 +90,8 @@ func TestRefusal(t *testing.T) {
 	c := &Client{clock: testingclock.NewFakePassiveClock(time.Unix(0, 0))}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, ok := c.refusal(tc.args.status, http.Header{}, []byte(tc.args.body)).(*forge.APIError)
-			if !ok {
+			var got *forge.APIError
+			if !errors.As(c.refusal(tc.args.status, http.Header{}, []byte(tc.args.body)), &got) {
 				t.Fatalf("%s\nrefusal(...) is no *forge.APIError", tc.reason)
 			}
 			if diff := cmp.Diff(*tc.want, *got, cmpopts.EquateErrors()); diff != "" {

@@ -302,7 +302,7 @@ func TestRefusals(t *testing.T) {
 			if diff := cmp.Diff(refusal(tc.want), refusal(err), cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("%s\nCreate(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
-			if tc.want == forge.ErrNoCredentials && s.Requests()[""] != 0 {
+			if errors.Is(tc.want, forge.ErrNoCredentials) && s.Requests()[""] != 0 {
 				t.Errorf("%s\n%d requests sent without a token", tc.reason, s.Requests()[""])
 			}
 		})

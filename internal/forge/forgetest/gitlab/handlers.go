@@ -178,7 +178,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 		lq.Set("page", strconv.Itoa(p))
 		lq.Set("per_page", strconv.Itoa(per))
-		return fmt.Sprintf(`<%s%s?%s>; rel="%s"`, s.srv.URL, r.URL.EscapedPath(), lq.Encode(), rel)
+		return fmt.Sprintf(`<%s%s?%s>; rel=%q`, s.srv.URL, r.URL.EscapedPath(), lq.Encode(), rel)
 	}
 	var links []string
 	if page > 1 {

@@ -162,7 +162,7 @@ func (s *Server) user(name string) userJSON {
 }
 
 func (s *Server) userList(names []string) []userJSON {
-	out := []userJSON{}
+	out := make([]userJSON, 0, len(names))
 	for _, n := range names {
 		out = append(out, s.user(n))
 	}
