@@ -284,3 +284,38 @@ func TestListOpenSeesAChangeOnALaterPage(t *testing.T) {
 }
 
 func fakeClock() *testingclock.FakePassiveClock { return testingclock.NewFakePassiveClock(t0) }
+
+// TestConcurrentUse shares one Client between goroutines, as the
+// PullRequest controller's workers do; run with -race it checks the user
+// and page caches' locking.
+func TestConcurrentUse(t *testing.T) {
+	s := fake.NewServer(t)
+	s.AddUser("alice")
+	for i := range 120 {
+		b := fmt.Sprintf("b-%d", i)
+		s.AddBranch(b)
+		s.Open(b, "main", b)
+	}
+	c := client(t, s, fake.Token)
+	errs := make(chan error, 16)
+	for i := range 8 {
+		go func() {
+			_, _, err := c.ListOpen(context.Background())
+			errs <- err
+		}()
+		go func() {
+			b := fmt.Sprintf("new-%d", i)
+			s.AddBranch(b)
+			_, err := c.Create(context.Background(), forge.Spec{Head: b, Base: "main", Title: b, Reviewers: []string{"alice"}})
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := s.Requests()["POST /projects/:id/merge_requests"]; got != 8 {
+		t.Errorf("creates: want 8, got %d", got)
+	}
+}
