@@ -34,6 +34,7 @@ const (
 	errRebaseFailFmt  = "GitLab is rebasing the source branch again; its last rebase failed: %s"
 	errAutoMergeUnset = "GitLab answered without merging or setting auto-merge"
 	errMethodFmt      = "unknown merge method %q: one of merge, squash, rebase"
+	errNotMergedFmt   = "GitLab answered the merge but did not merge: %s"
 )
 
 // mergeBody is the merge call's parameters.
@@ -49,8 +50,18 @@ type mergeBody struct {
 // Merge merges now, by the project's merge method (squashed for
 // MethodSquash, after a rebase for MethodRebase).
 func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
-	if _, err := c.merge(ctx, number, m, false); err != nil {
+	mr, err := c.merge(ctx, number, m, false)
+	if err != nil {
 		return errors.Wrapf(err, errMergeFmt, number)
+	}
+	// GitLab's merge service records a failed merge (a refused push, a
+	// lost race) on the merge request and the API still answers 200.
+	if mr.State != "merged" && mr.State != "locked" {
+		why := mr.MergeError
+		if why == "" {
+			why = "state " + mr.State
+		}
+		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, why), errMergeFmt, number)
 	}
 	return nil
 }
@@ -63,8 +74,12 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 		return errors.Wrapf(err, errAutoMergeFmt, number)
 	}
 	pr := mr.pullRequest()
-	if pr.AutoMerge || pr.State == forge.StateMerged || mr.State == "locked" {
+	switch {
+	case pr.AutoMerge || mr.State == "merged" || mr.State == "locked":
 		return nil
+	case mr.MergeError != "":
+		// It merged at once, and that merge failed.
+		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, mr.MergeError), errAutoMergeFmt, number)
 	}
 	return errors.Wrapf(errors.Wrap(forge.ErrUnsupported, errAutoMergeUnset), errAutoMergeFmt, number)
 }

@@ -95,6 +95,12 @@ func TestMerge(t *testing.T) {
 			merge:  forge.Merge{Method: forge.MethodRebase},
 			want:   want{state: "merged"},
 		},
+		"MergeFailed": {
+			reason: "A 200 that leaves the merge request open with merge_error (a refused push) is ErrNotMergeable, not success.",
+			setup:  func(s *fake.Server, n int64) { s.FailMerge(n, "pre-receive hook declined") },
+			merge:  forge.Merge{Method: forge.MethodMerge},
+			want:   want{err: forge.ErrNotMergeable, state: "opened"},
+		},
 		"UnknownMethod": {
 			reason: "An unknown method is invalid input, sent nowhere.",
 			merge:  forge.Merge{Method: "octopus"},
@@ -165,8 +171,15 @@ func TestAutoMerge(t *testing.T) {
 		reason   string
 		params   []string
 		pipeline string
+		fail     string
 		want     want
 	}{
+		"MergedAtOnceFailed": {
+			reason: "With nothing to wait for GitLab merges at once; a merge that failed there is ErrNotMergeable.",
+			params: []string{"auto_merge", "merge_when_pipeline_succeeds"},
+			fail:   "pre-receive hook declined",
+			want:   want{err: forge.ErrNotMergeable, state: "opened"},
+		},
 		"Current": {
 			reason:   "GitLab 17.11 and later reads auto_merge: set while the pipeline runs, merged once it passes.",
 			params:   []string{"auto_merge", "merge_when_pipeline_succeeds"},
@@ -205,6 +218,9 @@ func TestAutoMerge(t *testing.T) {
 			n := s.Open("feature", "main", "t")
 			if tc.pipeline != "" {
 				s.SetPipeline(n, tc.pipeline)
+			}
+			if tc.fail != "" {
+				s.FailMerge(n, tc.fail)
 			}
 			c := client(t, s, fake.Token)
 			err := c.AutoMerge(context.Background(), n, forge.Merge{Method: forge.MethodSquash})

@@ -413,9 +413,12 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 	}
 	m.Squash = boolean(p, "squash")
 	m.RemoveSourceBranch = boolean(p, "should_remove_source_branch")
-	if running {
+	switch {
+	case running:
 		m.AutoMerge = true
-	} else {
+	case m.failMerge != "":
+		m.MergeError, m.failMerge = m.failMerge, ""
+	default:
 		s.mergeNow(m)
 	}
 	reply(w, http.StatusOK, s.detail(m, false, false))

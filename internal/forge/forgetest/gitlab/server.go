@@ -101,7 +101,9 @@ type MergeRequest struct {
 	Diverged          int
 	RebaseInProgress  bool
 	MergeError        string
-	created           time.Time
+	// failMerge, when set, is the merge_error of the next merge call.
+	failMerge string
+	created   time.Time
 }
 
 // Draft is GitLab's draft status: a "Draft:", "[Draft]" or "(Draft)" title.
@@ -296,6 +298,13 @@ func (s *Server) FinishRebase(iid int64, failure string) {
 		m.SHA = s.commit()
 		s.branches[m.SourceBranch] = m.SHA
 	})
+}
+
+// FailMerge makes the next merge call of iid fail as GitLab's merge
+// service does (a pre-receive hook, a lost race): 200 with the merge
+// request still open and merge_error set.
+func (s *Server) FailMerge(iid int64, mergeError string) {
+	s.edit(iid, func(m *MergeRequest) { m.failMerge = mergeError })
 }
 
 // Throttle answers the next n requests 429, with Retry-After when
