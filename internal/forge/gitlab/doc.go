@@ -70,9 +70,13 @@ limitations under the License.
 //     still accepted), so either GitLab sets auto-merge. The answer is
 //     accepted as set when merge_when_pipeline_succeeds (or a future
 //     auto_merge field) is true, or when GitLab merged at once.
-//   - Merge refusals 405, 406 and 422 are ErrNotMergeable; 409 on create
-//     ("Another open merge request already exists for this source branch")
-//     is ErrExists; 429 is a *forge.RateLimitError until Retry-After,
+//   - Merge refusals 405, 406 and 422 are ErrNotMergeable, and so is a 200
+//     that leaves the merge request open with merge_error (GitLab's merge
+//     service records a refused push there). 409 on create ("Another open
+//     merge request already exists for this source branch: !N") is
+//     ErrExists: GitLab allows one open merge request per source branch
+//     whatever its target, so the open one may have another base (its iid is
+//     in the APIError's message); 429 is a *forge.RateLimitError until Retry-After,
 //     RateLimit-Reset or RateLimit-ResetTime, or one minute (GitLab's default
 //     throttle period) when it names none.
 //   - ListOpen sends If-None-Match per page when the previous answer for that

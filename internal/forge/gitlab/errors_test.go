@@ -17,11 +17,13 @@ limitations under the License.
 package gitlab
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	testingclock "k8s.io/utils/clock/testing"
@@ -168,6 +170,48 @@ func TestDraftTitle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := draftTitle(tc.title, tc.draft); got != tc.want {
 				t.Errorf("%s\ndraftTitle(%q, %t): want %q, got %q", tc.reason, tc.title, tc.draft, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestNewClient(t *testing.T) {
+	token := func(context.Context) (string, error) { return "t", nil }
+	cases := map[string]struct {
+		reason string
+		c      forge.Config
+		want   error
+		path   string
+	}{
+		"Valid": {
+			reason: "A GitLab API URL and a nested namespace make one escaped project segment.",
+			c:      forge.Config{APIURL: "https://gitlab.example.com/api/v4", Owner: "group/sub", Name: "project", Token: token},
+			path:   "projects/group%2Fsub%2Fproject/merge_requests/3/merge",
+		},
+		"NotAURL": {
+			reason: "An API URL that is not absolute http(s) is refused.",
+			c:      forge.Config{APIURL: "gitlab.example.com", Owner: "g", Name: "p", Token: token},
+			want:   errors.Errorf(errAPIURLFmt, "gitlab.example.com"),
+		},
+		"NoOwner": {
+			reason: "A project needs its namespace.",
+			c:      forge.Config{APIURL: "https://gitlab.com/api/v4/", Name: "p", Token: token},
+			want:   errors.New(errProject),
+		},
+		"NoToken": {
+			reason: "No token function is ErrNoCredentials.",
+			c:      forge.Config{APIURL: "https://gitlab.com/api/v4/", Owner: "g", Name: "p"},
+			want:   errors.Wrap(forge.ErrNoCredentials, errNoToken),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(tc.c)
+			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("%s\nNewClient(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if err == nil && c.mrPath(3, "merge") != tc.path {
+				t.Errorf("%s\nmrPath: want %q, got %q", tc.reason, tc.path, c.mrPath(3, "merge"))
 			}
 		})
 	}
