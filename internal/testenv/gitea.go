@@ -66,11 +66,28 @@ type Gitea struct {
 	done          chan struct{}
 }
 
+// A GiteaOption changes the app.ini StartGitea writes.
+type GiteaOption func(*giteaConfig)
+
+type giteaConfig struct {
+	pageSize int
+}
+
+// GiteaPageSize makes n the most items per page the API answers (Gitea's
+// MAX_RESPONSE_ITEMS, 50 by default), so a test can page with few items.
+func GiteaPageSize(n int) GiteaOption {
+	return func(c *giteaConfig) { c.pageSize = n }
+}
+
 // StartGitea starts a fresh Gitea in a temporary directory and waits until
 // its API answers. It is skipped under -short; without ./bin/gitea it fails
 // in CI (CI is set) and is skipped elsewhere.
-func StartGitea(tb testing.TB) *Gitea {
+func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	tb.Helper()
+	cfg := giteaConfig{}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	Integration(tb)
 	root, err := localenv.ModuleRoot()
 	if err != nil {
@@ -101,7 +118,7 @@ func StartGitea(tb testing.TB) *Gitea {
 	}
 	// Gitea writes INTERNAL_TOKEN and JWT_SECRET into app.ini: it must stay
 	// writable, and in place while repositories exist (their hooks name it).
-	if err := os.WriteFile(g.ini, []byte(giteaINI(dir, runUser, port)), 0o600); err != nil {
+	if err := os.WriteFile(g.ini, []byte(giteaINI(dir, runUser, port, cfg)), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := g.cli(ctx, "migrate"); err != nil {
@@ -218,11 +235,15 @@ func freePort(tb testing.TB) int {
 
 // giteaINI is a headless configuration: sqlite, no SSH, LFS, mail, update
 // check or registration; Git over HTTP and the API on loopback only.
-func giteaINI(dir, runUser string, port int) string {
+func giteaINI(dir, runUser string, port int, cfg giteaConfig) string {
 	root := ""
 	if os.Geteuid() == 0 {
 		// Gitea refuses root otherwise (CI containers run as root).
 		root = "I_AM_BEING_UNSAFE_RUNNING_AS_ROOT = true\n"
+	}
+	api := ""
+	if cfg.pageSize > 0 {
+		api = fmt.Sprintf("[api]\nMAX_RESPONSE_ITEMS = %d\nDEFAULT_PAGING_NUM = %d\n", cfg.pageSize, cfg.pageSize)
 	}
 	return fmt.Sprintf(`APP_NAME = provider-git test forge
 RUN_USER = %[2]s
@@ -256,5 +277,5 @@ ENABLED = false
 [log]
 MODE = console
 LEVEL = Warn
-`, dir, runUser, port, root)
+%[5]s`, dir, runUser, port, root, api)
 }

@@ -27,6 +27,12 @@ limitations under the License.
 // leaves the forge's requested list, and rules such as CODEOWNERS add their
 // own, so PullRequest.Reviewers lists those requested and those who
 // reviewed, and a caller checks that the declared ones are among them.
+//
+// Gitea tells no "not computed yet" apart: Mergeable is false while it
+// still checks a pushed head, and a merge then answers 405 "Please try
+// again later" (ErrNotMergeable). It does not say whether an auto-merge is
+// scheduled either, so AutoMerge stays false; asking again is no error.
+// Gitea answers lists without ETag, so ListOpen never reports notModified.
 package gitea
 
 import (

@@ -269,6 +269,29 @@ func reviewRequests(t *testing.T, b *bed, number int64) int {
 	return n
 }
 
+// TestGiteaPages: ListOpen follows Gitea's pages to the last one, on a
+// Gitea answering two pull requests a page.
+func TestGiteaPages(t *testing.T) {
+	g := testenv.StartGitea(t, testenv.GiteaPageSize(2))
+	b := &bed{g: g, repo: g.CreateRepo(t, "paged")}
+	b.c = b.client(t, func(context.Context) (string, error) { return g.Token, nil })
+	var want []int64
+	for i := range 5 {
+		head := fmt.Sprintf("paged-%d", i)
+		b.branch(t, head)
+		want = append(want, must(b.c.Create(ctx(t), forge.Spec{Head: head, Base: "main", Title: head}))(t).Number)
+	}
+	open, _ := must2(b.c.ListOpen(ctx(t)))(t)
+	var got []int64
+	for _, p := range open {
+		got = append(got, p.Number)
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListOpen over pages of 2: -want, +got:\n%s", diff)
+	}
+}
+
 // mergeWhenMergeable merges once Gitea has computed mergeability: right
 // after a push it answers 405 "Please try again later".
 func mergeWhenMergeable(t *testing.T, c forge.Client, number int64, m forge.Merge) {
