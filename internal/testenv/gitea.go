@@ -124,6 +124,7 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	if _, err := g.cli(ctx, "migrate"); err != nil {
 		tb.Fatal(err)
 	}
+	migrated := time.Now()
 	out, err := g.cli(ctx, "admin", "user", "create", "--admin",
 		"--username", GiteaAdmin, "--password", GiteaAdminPassword, "--email", GiteaAdmin+"@example.com",
 		"--must-change-password=false", "--access-token", "--access-token-name", "test", "--access-token-scopes", "all")
@@ -135,6 +136,7 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 		tb.Fatalf("gitea admin user create printed no access token:\n%s", out)
 	}
 
+	admin := time.Now()
 	logf, err := os.Create(filepath.Join(dir, "web.log"))
 	if err != nil {
 		tb.Fatal(err)
@@ -158,7 +160,9 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 		tb.Fatalf("%v\n%s", err, g.Log())
 	}
 	g.Started = time.Since(start)
-	tb.Logf("gitea %s up in %s", g.URL, g.Started.Round(time.Millisecond))
+	tb.Logf("gitea %s up in %s (migrate %s, admin and token %s, web until the API answers %s)", g.URL,
+		g.Started.Round(time.Millisecond), migrated.Sub(start).Round(time.Millisecond),
+		admin.Sub(migrated).Round(time.Millisecond), time.Since(admin).Round(time.Millisecond))
 	return g
 }
 
