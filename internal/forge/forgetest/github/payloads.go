@@ -163,7 +163,7 @@ func (s *Server) issueJSON(p *pull) map[string]any {
 		"number": p.number, "state": p.state, "title": p.title, "body": p.body, "user": s.user("provider"),
 		"labels": labels, "assignees": s.users(p.assignees), "locked": false, "comments": 0,
 		"pull_request": map[string]any{"url": api + fmt.Sprintf("pulls/%d", p.number)},
-		"created_at": p.created, "updated_at": p.updated,
+		"created_at":   p.created, "updated_at": p.updated,
 	}
 }
 

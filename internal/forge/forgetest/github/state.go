@@ -127,8 +127,16 @@ func (s *Server) Pull(number int64) (Pull, bool) {
 	}
 	return Pull{Number: p.number, Owner: p.owner, Repo: p.repo, State: p.state, Merged: p.merged,
 		MergeCommit: p.mergeCommit, Title: p.title, Body: p.body, Head: p.head, Base: p.base, HeadSHA: p.headSHA,
-		Draft: p.draft, Labels: slices.Clone(p.labels), Reviewers: slices.Clone(p.reviewers),
-		Assignees: slices.Clone(p.assignees), AutoMerge: p.autoMerge}, true
+		Draft: p.draft, Labels: clone(p.labels), Reviewers: clone(p.reviewers),
+		Assignees: clone(p.assignees), AutoMerge: p.autoMerge}, true
+}
+
+// clone copies; nil when empty, so tests compare sets simply.
+func clone(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	return slices.Clone(in)
 }
 
 // AddBranch creates or moves a branch (creating the repository when new);
@@ -239,4 +247,30 @@ func (s *Server) edit(number int64, fn func(*pull)) bool {
 	fn(p)
 	p.updated = s.now()
 	return true
+}
+
+// Branch returns a branch's commit.
+func (s *Server) Branch(owner, repo, branch string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sha, ok := s.repo(owner, repo).branches[branch]
+	return sha, ok
+}
+
+// RateRemaining is X-RateLimit-Remaining as the server would send it now.
+func (s *Server) RateRemaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.primarySet {
+		return primaryLimit
+	}
+	return s.remaining
+}
+
+// DeleteBranch deletes a branch, as a person or the repository's
+// "Automatically delete head branches" would.
+func (s *Server) DeleteBranch(owner, repo, branch string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.repo(owner, repo).branches, branch)
 }
