@@ -212,7 +212,7 @@ func decision(reviews []review, requested []string) string {
 			latest[r.user] = r.state
 		}
 	}
-	var states []string
+	states := make([]string, 0, len(latest))
 	for _, s := range latest {
 		states = append(states, s)
 	}
