@@ -117,11 +117,11 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	opts := []github.ClientOptionsFunc{github.WithHTTPClient(hc), github.WithUserAgent("provider-git")}
 	gql := "https://api.github.com/graphql"
 	if !strings.EqualFold(u.Hostname(), "api.github.com") {
-		base := strings.TrimSuffix(u.String(), "/") + "/"
-		upload := strings.TrimSuffix(base, "/api/v3/") + "/api/uploads/"
-		opts = append(opts, github.WithEnterpriseURLs(base, upload))
-		// Enterprise serves GraphQL beside the REST API: /api/graphql.
-		gql = strings.TrimSuffix(strings.TrimSuffix(base, "/api/v3/"), "/") + "/api/graphql"
+		// Enterprise serves uploads and GraphQL beside the REST API:
+		// /api/v3/, /api/uploads/, /api/graphql.
+		host := strings.TrimSuffix(strings.TrimSuffix(u.String(), "/"), "/api/v3")
+		opts = append(opts, github.WithEnterpriseURLs(host+"/api/v3/", host+"/api/uploads/"))
+		gql = host + "/api/graphql"
 	}
 	gh, err := github.NewClient(opts...)
 	if err != nil {
