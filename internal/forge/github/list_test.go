@@ -159,3 +159,29 @@ func TestConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestListOpenHundred: the steady state, 100 open pull requests on
+// one repository, is one request per poll, answered 304.
+func TestListOpenHundred(t *testing.T) {
+	e := newEnv(t)
+	for i := range 100 {
+		e.create(t, fmt.Sprintf("change/%03d", i), forge.Spec{})
+	}
+	if _, _, err := e.c.ListOpen(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.calls()
+	prs, nm, err := e.c.ListOpen(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		N           int
+		NotModified bool
+		Calls       []string
+	}
+	want := got{N: 100, NotModified: true, Calls: []string{"GET /repos/acme/gitops/pulls 304"}}
+	if diff := cmp.Diff(want, got{N: len(prs), NotModified: nm, Calls: e.calls()}); diff != "" {
+		t.Errorf("ListOpen() in steady state: -want, +got:\n%s", diff)
+	}
+}

@@ -25,7 +25,18 @@ limitations under the License.
 // out of the binaries).
 //
 // The API is served under /api/v3/ and GraphQL at /api/graphql, as on
-// GitHub Enterprise, so clients take the Enterprise path.
+// GitHub Enterprise, so clients take the Enterprise path. In a test:
+//
+//	s := github.NewServer(t)
+//	s.AddBranch("acme", "gitops", "main", github.SHA("main"))
+//	// a configuration with spec.forge {type: GitHub, apiURL: s.URL()} and
+//	// the API token github.Token; then, as people would:
+//	s.Merge(1); s.EditTitle(1, "theirs"); s.Close(1)
+//	// and what it cost: s.Requests(), s.Count(...).
+//
+// Pull request numbers are unique across the server's repositories (GitHub
+// numbers per repository; a client cannot tell), so Merge, Close and the
+// other person's actions take a number alone.
 //
 // Locking: Server.mu guards every field below it; handlers hold it for the
 // whole of one request, which serialises requests as a consistent store.
@@ -327,3 +338,18 @@ func (s *Server) repo(owner, name string) *repo {
 func (s *Server) now() string { return s.clock.Now().UTC().Format(time.RFC3339) }
 
 func key(owner, repo, sha string) string { return fmt.Sprintf("%s/%s@%s", owner, repo, sha) }
+
+// Count is how many answered requests match, e.g. the unchanged polls:
+//
+//	s.Count(func(r Request) bool { return r.Status == http.StatusNotModified })
+func (s *Server) Count(match func(Request) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.log {
+		if match(r) {
+			n++
+		}
+	}
+	return n
+}
