@@ -106,7 +106,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			wants = append(wants, h)
 		}
 	}
-	if len(wants) > 0 {
+	if len(wants) > 0 && !r.fullFetch.Load() {
 		haves = r.localHeadsLocked()
 	}
 	r.mu.Unlock()
@@ -150,12 +150,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 // download spools the pack to a file outside the storage lock, so reads are
 // not blocked for the duration of a transfer, then stores it.
 func (r *Repository) download(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
-	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
-	if ar.Capabilities.Supports(capability.NoProgress) {
-		_ = req.Capabilities.Set(capability.NoProgress)
-	}
-	req.Wants, req.Haves = wants, haves
-	resp, err := sess.UploadPack(ctx, req)
+	resp, req, err := r.uploadPack(ctx, sess, ar, wants, haves)
 	if err != nil {
 		return errors.Wrap(classify(err), errFetch)
 	}
