@@ -218,6 +218,39 @@ func TestAzureDevOpsEmptyRepository(t *testing.T) {
 	}
 }
 
+// TestFullFetchEveryTransport: a clone that fetches without haves (as one
+// of an Azure DevOps host does from the start, ssh.dev.azure.com included)
+// declares multi_ack_detailed and reads the answer over SSH as well as over
+// HTTP: git's upload-pack negotiates as a multi_ack server then, as Azure's.
+func TestFullFetchEveryTransport(t *testing.T) {
+	for _, s := range servers(t) {
+		t.Run(s.name, func(t *testing.T) {
+			r, _ := newRepo(t, s.remote)
+			r.fullFetch.Store(true) // what an Azure DevOps host sets
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatalf("clone: %v", err)
+			}
+			want, err := s.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"apps/new.yaml": "new: 1\n"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatalf("fetch: %v", err)
+			}
+			if got := mustHead(t, r, "main"); got != want {
+				t.Fatalf("Head = %s, want %s", got, want)
+			}
+			res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{"apps/ours.yaml": {Content: []byte("ours\n")}}})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if got := s.repo.Files(t, "main")["apps/ours.yaml"]; got != "ours\n" {
+				t.Errorf("server's apps/ours.yaml = %q", got)
+			}
+		})
+	}
+}
+
 func TestRequiresMultiACK(t *testing.T) {
 	cases := map[string]struct {
 		host string
