@@ -115,18 +115,17 @@ func TestAzureDevOpsWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Enqueued, as the controllers hand changes over.
 	const n = 5
 	var wg sync.WaitGroup
 	results := make([]Result, n)
 	for i := range n {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = r.Submit(ctx(t), "main", Change{
-				Puts:    map[string]File{fmt.Sprintf("apps/ours-%d.yaml", i+2): {Content: fmt.Appendf(nil, "ours: %d\n", i+2)}},
-				Message: fmt.Sprintf("ours %d", i+2),
-			})
-		}()
+		key := fmt.Sprintf("File/ns/ours-%d", i+2)
+		r.Enqueue("main", key, Change{
+			Puts:    map[string]File{fmt.Sprintf("apps/ours-%d.yaml", i+2): {Content: fmt.Appendf(nil, "ours: %d\n", i+2)}},
+			Message: fmt.Sprintf("ours %d", i+2),
+		}, func(res Result) { results[i] = res; wg.Done() })
 	}
 	wg.Wait()
 	for i, res := range results {
@@ -151,6 +150,13 @@ func TestAzureDevOpsWrite(t *testing.T) {
 		if u.Old != strings.Repeat("0", 40) && !s.repo.IsAncestor(t, u.Old, u.New) {
 			t.Errorf("branch moved %s → %s without a fast-forward", u.Old, u.New)
 		}
+	}
+	// A branch is created and deleted (Azure advertises delete-refs).
+	if res := r.CreateBranch(ctx(t), "feature", "main"); res.Err != nil || s.repo.Head(t, "feature") != res.Commit {
+		t.Errorf("CreateBranch(feature) = %+v; server's feature at %q", res, s.repo.Head(t, "feature"))
+	}
+	if res := r.DeleteBranch(ctx(t), "feature"); res.Err != nil || s.repo.Head(t, "feature") != "" {
+		t.Errorf("DeleteBranch(feature) = %+v; server's feature at %q", res, s.repo.Head(t, "feature"))
 	}
 	// At least: the first push; an attempt told the branch moved, which
 	// sends nothing; the fetch after it; the push that landed.

@@ -61,7 +61,8 @@ type errMoved struct{ remote plumbing.Hash }
 func (e *errMoved) Error() string { return "remote branch moved to " + e.remote.String() }
 
 // fetch downloads the given branches with one ls-refs and at most one
-// upload-pack request, and points the local refs at the remote heads. Only
+// upload-pack request (two, once per clone, from a server that requires
+// multi_ack: multiack.go), and points the local refs at the remote heads. Only
 // the branches in use are requested: the full advertisement is unavoidable
 // in go-git v5 (no protocol v2), the objects are not.
 func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
