@@ -101,7 +101,12 @@ func NewAzureProxy(tb testing.TB, target string) *AzureProxy {
 	}
 	p := &AzureProxy{URL: "http://" + l.Addr().String()}
 	p.fwd = &httputil.ReverseProxy{
-		Rewrite:        func(r *httputil.ProxyRequest) { r.SetURL(u) },
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(u)
+			// Azure DevOps speaks protocol v0 only: it ignores a client's
+			// request for v2, and so does the proxy.
+			r.Out.Header.Del("Git-Protocol")
+		},
 		ModifyResponse: p.rewriteAdvert,
 		ErrorLog:       log.New(io.Discard, "", 0),
 	}
