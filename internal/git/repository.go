@@ -125,6 +125,11 @@ type Repository struct {
 	lastUsed time.Time // by the cache's clock
 	closed   bool      // evicted: no new operation starts
 
+	// fullFetch: the server requires multi_ack, which go-git v5 cannot
+	// negotiate, so fetches send no haves (multiack.go). Set from the host,
+	// or from the server's first refusal.
+	fullFetch atomic.Bool
+
 	// window overrides the cache's commit window for changes that name
 	// none; negative means the cache's.
 	window atomic.Int64
@@ -184,6 +189,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 		announced: map[string]plumbing.Hash{},
 	}
 	repo.window.Store(-1)
+	repo.fullFetch.Store(requiresMultiACK(conn.host))
 	return repo, nil
 }
 

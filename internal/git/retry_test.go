@@ -34,8 +34,20 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-func TestExternalWriterRace(t *testing.T) {
-	s := httpServer(t)
+func TestExternalWriterRace(t *testing.T) { externalWriterRace(t, httpServer(t)) }
+
+// TestExternalWriterRaceAzure is the same race through a server that
+// answers as Azure DevOps does, where every fetch is one without haves:
+// nothing is lost, nothing forced.
+func TestExternalWriterRaceAzure(t *testing.T) {
+	s, _ := azureServer(t)
+	externalWriterRace(t, s)
+}
+
+// externalWriterRace races engine writers against an external writer
+// pushing to s directly, then checks that every change of both landed,
+// each branch update a fast-forward.
+func externalWriterRace(t *testing.T, s *server) {
 	m := NewMetrics()
 	reg := prometheus.NewRegistry()
 	if err := m.Register(reg); err != nil {

@@ -61,7 +61,8 @@ type errMoved struct{ remote plumbing.Hash }
 func (e *errMoved) Error() string { return "remote branch moved to " + e.remote.String() }
 
 // fetch downloads the given branches with one ls-refs and at most one
-// upload-pack request, and points the local refs at the remote heads. Only
+// upload-pack request (two, once per clone, from a server that requires
+// multi_ack: multiack.go), and points the local refs at the remote heads. Only
 // the branches in use are requested: the full advertisement is unavoidable
 // in go-git v5 (no protocol v2), the objects are not.
 func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
@@ -106,7 +107,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			wants = append(wants, h)
 		}
 	}
-	if len(wants) > 0 {
+	if len(wants) > 0 && !r.fullFetch.Load() {
 		haves = r.localHeadsLocked()
 	}
 	r.mu.Unlock()
@@ -150,12 +151,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 // download spools the pack to a file outside the storage lock, so reads are
 // not blocked for the duration of a transfer, then stores it.
 func (r *Repository) download(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
-	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
-	if ar.Capabilities.Supports(capability.NoProgress) {
-		_ = req.Capabilities.Set(capability.NoProgress)
-	}
-	req.Wants, req.Haves = wants, haves
-	resp, err := sess.UploadPack(ctx, req)
+	resp, req, err := r.uploadPack(ctx, sess, ar, wants, haves)
 	if err != nil {
 		return errors.Wrap(classify(err), errFetch)
 	}
