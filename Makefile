@@ -204,8 +204,21 @@ fuzz:
 # The seed corpus of every fuzz target runs with the tests; the search itself
 # is `make fuzz`, which a release runs.
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools forge-tools test-xpkg
+test: system-deps test-tools check-generate fmt-check vet lint test-xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
+
+# Every program the tests run, built in two lanes at once: Gitea shares no
+# package with the others, and on two cores its cgo compile and downloads
+# overlap the other lane's links and downloads. The Kubernetes and Crossplane
+# builds stay in one lane: they share packages that two concurrent go
+# commands would each compile.
+.PHONY: test-tools
+test-tools:
+	@$(MAKE) --no-print-directory -j2 --output-sync=recurse forge-tools cluster-tools
+
+.PHONY: cluster-tools
+cluster-tools:
+	@$(MAKE) --no-print-directory -j1 setup-envtest crossplane-tools $(GOLANGCI_LINT)
 
 # The install test runs the package of this machine's platform only: every
 # other platform's binary is a release's cost (`make xpkg`), not a test's.
