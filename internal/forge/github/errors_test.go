@@ -156,3 +156,43 @@ func TestEnterpriseURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestRefused: GitHub's error bodies as the client reads them: a 422's
+// errors as objects or, as some endpoints answer, bare strings; a body
+// that is not JSON (a proxy's error page) leaves GitHub's words empty.
+func TestRefused(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		reason string
+		status int
+		body   string
+		want   error
+	}{
+		"Objects": {
+			reason: "A field and code without a message read as 'field code'.",
+			status: http.StatusUnprocessableEntity,
+			body:   `{"message":"Validation Failed","errors":[{"resource":"PullRequest","field":"head","code":"invalid"}]}`,
+			want:   &forge.APIError{Status: 422, Message: "Validation Failed: head invalid", Kind: forge.ErrNoSuchBranch},
+		},
+		"Strings": {
+			reason: "A bare string is the error's message.",
+			status: http.StatusUnprocessableEntity,
+			body:   `{"message":"Validation Failed","errors":["Reviewers could not be requested."]}`,
+			want:   &forge.APIError{Status: 422, Message: "Validation Failed: Reviewers could not be requested.", Kind: forge.ErrInvalidInput},
+		},
+		"NotJSON": {
+			reason: "A page that is not GitHub's JSON keeps the status only.",
+			status: http.StatusBadGateway,
+			body:   `<html><body>502 Bad Gateway</body></html>`,
+			want:   &forge.APIError{Status: 502},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := mapError(refused(tc.status, http.Header{}, []byte(tc.body)), now)
+			if diff := cmp.Diff(tc.want, got, test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nmapError(refused()): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
