@@ -15,8 +15,13 @@ limitations under the License.
 */
 
 // Package github is the forge.Client of GitHub and GitHub Enterprise
-// Server, through go-github (REST) and GitHub's GraphQL endpoint for the
-// three things REST cannot do: enable auto-merge and flip draft.
+// Server, on net/http and encoding/json against GitHub's documented REST
+// API (version 2022-11-28), and its GraphQL endpoint for the three things
+// REST cannot do: enable auto-merge and flip draft. It models only the
+// fields it reads and writes, under their documented names (types.go):
+// an SDK of the whole API costs the provider's binary megabytes, as
+// text/template's by-name method lookup keeps every exported method of
+// every type the SDK reaches.
 //
 // Reads are conditional: each GET's ETag is kept and sent back as
 // If-None-Match, and a 304 (which GitHub does not count against the rate
@@ -37,7 +42,6 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/google/go-github/v89/github"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -46,7 +50,10 @@ import (
 const (
 	errNewClient = "cannot make a GitHub client"
 	errAPIURL    = "cannot parse the GitHub API URL"
-	errToken     = "cannot get the GitHub API token"
+
+	// defaultAPI and defaultGraphQL are github.com's.
+	defaultAPI     = "https://api.github.com/"
+	defaultGraphQL = "https://api.github.com/graphql"
 
 	// maxCached bounds the ETag cache: at four entries per pull request
 	// read through Get (pull, status, check runs, reviews) it holds a
@@ -66,9 +73,12 @@ func WithClock(c clock.PassiveClock) Option { return func(cl *Client) { cl.clock
 // Client is the forge.Client of one GitHub repository. It is safe for
 // concurrent use.
 type Client struct {
-	gh          *github.Client
-	owner, name string
+	http *http.Client
+	// base is the REST API's URL, with a trailing slash.
+	base        *url.URL
 	graphqlURL  string
+	token       func(context.Context) (string, error)
+	owner, name string
 	clock       clock.PassiveClock
 
 	mu sync.Mutex
@@ -92,42 +102,37 @@ var _ forge.Client = (*Client)(nil)
 func New(c forge.Config) (forge.Client, error) { return NewClient(c) }
 
 // NewClient returns the Client of the repository c names. c.APIURL is
-// https://api.github.com/ or an Enterprise server's https://host/api/v3/.
+// https://api.github.com/ or an Enterprise server's https://host/api/v3/
+// (the host alone is taken as that).
 func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if c.Token == nil {
 		return nil, errors.Wrap(forge.ErrNoCredentials, errNewClient)
 	}
 	api := c.APIURL
 	if api == "" {
-		api = "https://api.github.com/"
+		api = defaultAPI
 	}
 	u, err := url.Parse(api)
 	if err != nil || u.Host == "" {
 		return nil, errors.Errorf("%s: %q", errAPIURL, api)
 	}
-	hc := &http.Client{}
-	if c.HTTPClient != nil {
-		*hc = *c.HTTPClient
-	}
-	next := hc.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	hc.Transport = &bearer{token: c.Token, next: next}
-	opts := []github.ClientOptionsFunc{github.WithHTTPClient(hc), github.WithUserAgent("provider-git")}
-	gql := "https://api.github.com/graphql"
+	base, gql := defaultAPI, defaultGraphQL
 	if !strings.EqualFold(u.Hostname(), "api.github.com") {
-		// Enterprise serves uploads and GraphQL beside the REST API:
-		// /api/v3/, /api/uploads/, /api/graphql.
+		// Enterprise serves REST and GraphQL side by side: /api/v3/,
+		// /api/graphql.
 		host := strings.TrimSuffix(strings.TrimSuffix(u.String(), "/"), "/api/v3")
-		opts = append(opts, github.WithEnterpriseURLs(host+"/api/v3/", host+"/api/uploads/"))
-		gql = host + "/api/graphql"
+		base, gql = host+"/api/v3/", host+"/api/graphql"
 	}
-	gh, err := github.NewClient(opts...)
+	bu, err := url.Parse(base)
 	if err != nil {
-		return nil, errors.Wrap(err, errNewClient)
+		return nil, errors.Errorf("%s: %q", errAPIURL, api)
 	}
-	cl := &Client{gh: gh, owner: c.Owner, name: c.Name, graphqlURL: gql, clock: clock.RealClock{}, cache: map[string]entry{}}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	cl := &Client{http: hc, base: bu, graphqlURL: gql, token: c.Token, owner: c.Owner, name: c.Name,
+		clock: clock.RealClock{}, cache: map[string]entry{}}
 	for _, fn := range o {
 		fn(cl)
 	}
@@ -137,40 +142,16 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 // Type is GitHub.
 func (c *Client) Type() forge.Type { return forge.GitHub }
 
-// bearer sets the token of each request, asked for per request so a GitHub
-// App installation token is refreshed by the caller's func.
-type bearer struct {
-	token func(context.Context) (string, error)
-	next  http.RoundTripper
-}
-
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	t, err := b.token(r.Context())
-	if err == nil && t == "" {
-		err = forge.ErrNoCredentials
-	}
-	if err != nil {
-		if r.Body != nil {
-			_ = r.Body.Close() // a RoundTripper closes the body, also on error
-		}
-		return nil, errors.Wrap(err, errToken)
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t)
-	return b.next.RoundTrip(r)
-}
-
 // begin refuses a request while a rate limit lasts, measured on the
-// client's clock; go-github's own check (on the wall clock) is bypassed so
-// that one clock decides.
-func (c *Client) begin(ctx context.Context) (context.Context, error) {
+// client's clock.
+func (c *Client) begin() error {
 	c.mu.Lock()
 	until, msg := c.until, c.limitMsg
 	c.mu.Unlock()
 	if c.clock.Now().Before(until) {
-		return nil, &forge.RateLimitError{At: until, Msg: msg}
+		return &forge.RateLimitError{At: until, Msg: msg}
 	}
-	return context.WithValue(ctx, github.BypassRateLimitCheck, true), nil
+	return nil
 }
 
 // fail maps err (see errors.go), remembers a rate limit, and wraps it with
@@ -188,42 +169,16 @@ func (c *Client) fail(err error, what string) error {
 	return errors.Wrap(err, what)
 }
 
-// get is a conditional GET of path (relative to the API URL), kept under
-// key: a 304 returns the kept answer with notModified true; a 200 is
-// decoded into T, converted by conv and kept with its ETag.
-func get[T, R any](ctx context.Context, c *Client, key, path string, conv func(T) R) (val R, next int, notModified bool, err error) {
-	c.mu.Lock()
-	e, kept := c.cache[key]
-	c.mu.Unlock()
-	req, err := c.gh.NewRequest(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return val, 0, false, err
-	}
-	if kept {
-		req.Header.Set("If-None-Match", e.etag)
-	}
-	var v T
-	resp, err := c.gh.Do(req, &v)
-	if kept && resp != nil && resp.StatusCode == http.StatusNotModified {
-		r, _ := e.val.(R)
-		return r, e.next, true, nil
-	}
-	if err != nil {
-		return val, 0, false, err
-	}
-	val = conv(v)
-	if etag := resp.Header.Get("ETag"); etag != "" {
-		c.mu.Lock()
-		if len(c.cache) >= maxCached {
-			c.cache = map[string]entry{}
-		}
-		c.cache[key] = entry{etag: etag, next: resp.NextPage, val: val}
-		c.mu.Unlock()
-	}
-	return val, resp.NextPage, false, nil
-}
-
 // repoPath is repos/{owner}/{repo}/ with both escaped.
 func (c *Client) repoPath() string {
 	return "repos/" + url.PathEscape(c.owner) + "/" + url.PathEscape(c.name) + "/"
+}
+
+// pullPath is repos/{owner}/{repo}/pulls/{number} and its sub-resources.
+func (c *Client) pullPath(number int64, sub string) string {
+	p := c.repoPath() + "pulls/" + itoa(number)
+	if sub != "" {
+		p += "/" + sub
+	}
+	return p
 }

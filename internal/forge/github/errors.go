@@ -17,6 +17,7 @@ limitations under the License.
 package github
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -24,7 +25,6 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/google/go-github/v89/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -41,18 +41,67 @@ const (
 	// that may be merged now ("Pull request Pull request is in clean
 	// status"): the caller merges it itself.
 	msgClean = "is in clean status"
-	// defaultRetry is GitHub's advice when a secondary limit names no
-	// time: wait at least a minute.
+	// docSecondary ends the documentation_url of a secondary rate limit's
+	// body (older servers: #abuse-rate-limits).
+	docSecondary, docAbuse = "secondary-rate-limits", "#abuse-rate-limits"
+	// defaultRetry is GitHub's advice when a rate limit names no time:
+	// wait at least a minute.
 	defaultRetry = time.Minute
 )
 
-// mapError turns go-github's errors into the forge's:
-//   - *github.RateLimitError (primary: X-RateLimit-Remaining 0) →
-//     *forge.RateLimitError at X-RateLimit-Reset;
-//   - *github.AbuseRateLimitError (secondary) → *forge.RateLimitError at
-//     now + Retry-After (a minute when GitHub names no time);
-//   - any other 403 or 429 with Retry-After → the same;
-//   - *github.ErrorResponse → *forge.APIError with GitHub's message: 401
+// respError is a refusal as GitHub answers it: a status other than 2xx,
+// its headers, and the documented error body ("Client errors" in the REST
+// overview).
+type respError struct {
+	status int
+	header http.Header
+	body   errorBody
+}
+
+type errorBody struct {
+	Message          string        `json:"message"`
+	Errors           []errorDetail `json:"errors"`
+	DocumentationURL string        `json:"documentation_url"`
+}
+
+// errorDetail is one of a 422's errors: {resource, field, code} with a
+// message when code is custom; some endpoints list bare strings instead.
+type errorDetail struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (d *errorDetail) UnmarshalJSON(b []byte) error {
+	type plain errorDetail
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return json.Unmarshal(b, &d.Message)
+	}
+	return nil
+}
+
+// refused is the respError of an answer; a body that is not GitHub's JSON
+// leaves the message empty.
+func refused(status int, h http.Header, b []byte) *respError {
+	e := &respError{status: status, header: h}
+	if json.Unmarshal(b, &e.body) != nil {
+		e.body = errorBody{}
+	}
+	return e
+}
+
+func (e *respError) Error() string {
+	return fmt.Sprintf("HTTP %d: %s", e.status, e.message())
+}
+
+// mapError turns GitHub's refusals into the forge's:
+//   - a 403 or 429 with X-RateLimit-Remaining 0 (the primary limit) →
+//     *forge.RateLimitError at X-RateLimit-Reset (a minute when absent);
+//   - a 403 or 429 with Retry-After (a secondary limit, or any other) →
+//     the same at now + Retry-After;
+//   - a 403 or 429 whose documentation_url is the secondary limits' and
+//     that names no time → the same a minute from now, as GitHub advises;
+//   - any other refusal → *forge.APIError with GitHub's message: 401
 //     ErrUnauthorized, 403 ErrForbidden, 404 ErrNotFound, 422 ErrExists
 //     (already exists), ErrNoSuchBranch (head or base invalid), else
 //     ErrInvalidInput;
@@ -60,38 +109,19 @@ const (
 //
 // Other errors (the network, the context, the token func) pass unchanged.
 func mapError(err error, now time.Time) error {
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) {
-		at := rl.Rate.Reset.Time
-		if at.IsZero() {
-			at = now.Add(defaultRetry)
-		}
-		return &forge.RateLimitError{At: at, Msg: rl.Message}
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) {
-		wait := defaultRetry
-		if ab.RetryAfter != nil {
-			wait = *ab.RetryAfter
-		}
-		return &forge.RateLimitError{At: now.Add(wait), Msg: ab.Message}
-	}
 	var ge *gqlError
 	if errors.As(err, &ge) {
 		return ge.mapped(now)
 	}
-	var er *github.ErrorResponse
-	if !errors.As(err, &er) || er.Response == nil {
+	var re *respError
+	if !errors.As(err, &re) {
 		return err
 	}
-	status := er.Response.StatusCode
-	if status == http.StatusForbidden || status == http.StatusTooManyRequests {
-		if s, perr := strconv.Atoi(er.Response.Header.Get("Retry-After")); perr == nil {
-			return &forge.RateLimitError{At: now.Add(time.Duration(s) * time.Second), Msg: er.Message}
-		}
+	if at, ok := re.limited(now); ok {
+		return &forge.RateLimitError{At: at, Msg: re.body.Message}
 	}
-	e := &forge.APIError{Status: status, Message: message(er)}
-	switch status {
+	e := &forge.APIError{Status: re.status, Message: re.message()}
+	switch re.status {
 	case http.StatusUnauthorized:
 		e.Kind = forge.ErrUnauthorized
 	case http.StatusForbidden:
@@ -99,18 +129,38 @@ func mapError(err error, now time.Time) error {
 	case http.StatusNotFound:
 		e.Kind = forge.ErrNotFound
 	case http.StatusUnprocessableEntity:
-		e.Kind = unprocessable(er)
+		e.Kind = re.unprocessable()
 	}
 	return e
 }
 
-func unprocessable(er *github.ErrorResponse) error {
-	for _, d := range er.Errors {
+// limited says whether the refusal is a rate limit, and until when.
+func (e *respError) limited(now time.Time) (time.Time, bool) {
+	if e.status != http.StatusForbidden && e.status != http.StatusTooManyRequests {
+		return time.Time{}, false
+	}
+	if e.header.Get("X-RateLimit-Remaining") == "0" {
+		if s, _ := strconv.ParseInt(e.header.Get("X-RateLimit-Reset"), 10, 64); s != 0 {
+			return time.Unix(s, 0), true
+		}
+		return now.Add(defaultRetry), true
+	}
+	if s, err := strconv.Atoi(e.header.Get("Retry-After")); err == nil {
+		return now.Add(time.Duration(s) * time.Second), true
+	}
+	if doc := e.body.DocumentationURL; strings.HasSuffix(doc, docSecondary) || strings.HasSuffix(doc, docAbuse) {
+		return now.Add(defaultRetry), true
+	}
+	return time.Time{}, false
+}
+
+func (e *respError) unprocessable() error {
+	for _, d := range e.body.Errors {
 		if strings.Contains(d.Message, msgExists) {
 			return forge.ErrExists
 		}
 	}
-	for _, d := range er.Errors {
+	for _, d := range e.body.Errors {
 		if (d.Field == "head" || d.Field == "base") && d.Code == "invalid" {
 			return forge.ErrNoSuchBranch
 		}
@@ -121,9 +171,9 @@ func unprocessable(er *github.ErrorResponse) error {
 // message is GitHub's message with the detail of each error, e.g.
 // "Validation Failed: A pull request already exists for o:feature." or
 // "Validation Failed: head invalid".
-func message(er *github.ErrorResponse) string {
+func (e *respError) message() string {
 	var parts []string
-	for _, d := range er.Errors {
+	for _, d := range e.body.Errors {
 		switch {
 		case d.Message != "":
 			parts = append(parts, d.Message)
@@ -134,9 +184,9 @@ func message(er *github.ErrorResponse) string {
 		}
 	}
 	if len(parts) == 0 {
-		return er.Message
+		return e.body.Message
 	}
-	return er.Message + ": " + strings.Join(parts, "; ")
+	return e.body.Message + ": " + strings.Join(parts, "; ")
 }
 
 // gqlError is a GraphQL answer with errors (GitHub answers those with
@@ -147,10 +197,11 @@ type gqlError struct {
 	errs   []gqlErr
 }
 
+// gqlErr is one of GraphQL's errors: GitHub's type (NOT_FOUND, FORBIDDEN,
+// RATE_LIMITED, UNPROCESSABLE, …) and message.
 type gqlErr struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
-	Path    []any  `json:"path"`
 }
 
 func (e *gqlError) Error() string {

@@ -19,28 +19,32 @@ package github
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v89/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
-// TestMapError covers the mappings the fake does not provoke: go-github's
-// own pre-emptive errors, a 429 outside the secondary-limit documentation,
-// and GraphQL's rate limit.
+// TestMapError covers the mappings the fake does not provoke: a primary
+// limit without X-RateLimit-Reset, a secondary one without Retry-After, a
+// 429 outside the secondary-limit documentation, and GraphQL's rate limit.
 func TestMapError(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	// errResp is go-github's error for an answer (it keeps no body).
-	errResp := func(status int, h map[string]string, msg string) *github.ErrorResponse {
-		e := &github.ErrorResponse{Response: &http.Response{StatusCode: status, Header: http.Header{}, Body: http.NoBody}, Message: msg}
+	// errResp is the client's error for a refusal.
+	errResp := func(status int, h map[string]string, msg string) *respError {
+		e := &respError{status: status, header: http.Header{}, body: errorBody{Message: msg}}
 		for k, v := range h {
-			e.Response.Header.Set(k, v)
+			e.header.Set(k, v)
 		}
+		return e
+	}
+	// secondary is GitHub's 403 for a secondary limit.
+	secondary := func(h map[string]string) *respError {
+		e := errResp(http.StatusForbidden, h, "secondary")
+		e.body.DocumentationURL = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 		return e
 	}
 	header := func(h map[string]string) http.Header {
@@ -50,7 +54,6 @@ func TestMapError(t *testing.T) {
 		}
 		return out
 	}
-	thirty := 30 * time.Second
 	cases := map[string]struct {
 		reason string
 		err    error
@@ -58,18 +61,18 @@ func TestMapError(t *testing.T) {
 	}{
 		"PrimaryNoReset": {
 			reason: "A primary limit without X-RateLimit-Reset waits a minute.",
-			err:    &github.RateLimitError{Message: "API rate limit exceeded"},
+			err:    errResp(http.StatusForbidden, map[string]string{"X-RateLimit-Remaining": "0"}, "API rate limit exceeded"),
 			want:   &forge.RateLimitError{At: now.Add(time.Minute), Msg: "API rate limit exceeded"},
 		},
 		"SecondaryNoRetryAfter": {
 			reason: "A secondary limit naming no time waits a minute, as GitHub advises.",
-			err:    &github.AbuseRateLimitError{Message: "secondary"},
+			err:    secondary(nil),
 			want:   &forge.RateLimitError{At: now.Add(time.Minute), Msg: "secondary"},
 		},
 		"SecondaryRetryAfter": {
 			reason: "Retry-After is counted from now.",
-			err:    &github.AbuseRateLimitError{Message: "secondary", RetryAfter: &thirty},
-			want:   &forge.RateLimitError{At: now.Add(thirty), Msg: "secondary"},
+			err:    secondary(map[string]string{"Retry-After": "30"}),
+			want:   &forge.RateLimitError{At: now.Add(30 * time.Second), Msg: "secondary"},
 		},
 		"TooManyRequests": {
 			reason: "A 429 with Retry-After is a rate limit whatever its documentation_url.",
@@ -119,7 +122,7 @@ func TestGraphQLURL(t *testing.T) {
 	}{
 		"GitHub":     {reason: "github.com's API host.", api: "https://api.github.com/", want: "https://api.github.com/graphql"},
 		"Enterprise": {reason: "An Enterprise server's /api/v3/.", api: "https://ghe.example.com/api/v3/", want: "https://ghe.example.com/api/graphql"},
-		"EnterpriseBare": {reason: "An Enterprise host without the path gets it, as go-github adds it.",
+		"EnterpriseBare": {reason: "An Enterprise host without the path gets it.",
 			api: "https://ghe.example.com/", want: "https://ghe.example.com/api/graphql"},
 	}
 	for name, tc := range cases {
@@ -135,7 +138,7 @@ func TestGraphQLURL(t *testing.T) {
 	}
 }
 
-// TestEnterpriseURLs: the REST base go-github is given.
+// TestEnterpriseURLs: the REST base requests are resolved against.
 func TestEnterpriseURLs(t *testing.T) {
 	token := func(context.Context) (string, error) { return "t", nil }
 	for api, want := range map[string]string{
@@ -148,11 +151,48 @@ func TestEnterpriseURLs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, c.gh.BaseURL()); diff != "" {
+		if diff := cmp.Diff(want, c.base.String()); diff != "" {
 			t.Errorf("NewClient(%q): base URL: -want, +got:\n%s", api, diff)
 		}
-		if diff := cmp.Diff(strings.TrimSuffix(want, "v3/")+"uploads/", c.gh.UploadURL()); diff != "" && api != "https://api.github.com/" {
-			t.Errorf("NewClient(%q): upload URL: -want, +got:\n%s", api, diff)
-		}
+	}
+}
+
+// TestRefused: GitHub's error bodies as the client reads them: a 422's
+// errors as objects or, as some endpoints answer, bare strings; a body
+// that is not JSON (a proxy's error page) leaves GitHub's words empty.
+func TestRefused(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		reason string
+		status int
+		body   string
+		want   error
+	}{
+		"Objects": {
+			reason: "A field and code without a message read as 'field code'.",
+			status: http.StatusUnprocessableEntity,
+			body:   `{"message":"Validation Failed","errors":[{"resource":"PullRequest","field":"head","code":"invalid"}]}`,
+			want:   &forge.APIError{Status: 422, Message: "Validation Failed: head invalid", Kind: forge.ErrNoSuchBranch},
+		},
+		"Strings": {
+			reason: "A bare string is the error's message.",
+			status: http.StatusUnprocessableEntity,
+			body:   `{"message":"Validation Failed","errors":["Reviewers could not be requested."]}`,
+			want:   &forge.APIError{Status: 422, Message: "Validation Failed: Reviewers could not be requested.", Kind: forge.ErrInvalidInput},
+		},
+		"NotJSON": {
+			reason: "A page that is not GitHub's JSON keeps the status only.",
+			status: http.StatusBadGateway,
+			body:   `<html><body>502 Bad Gateway</body></html>`,
+			want:   &forge.APIError{Status: 502},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := mapError(refused(tc.status, http.Header{}, []byte(tc.body)), now)
+			if diff := cmp.Diff(tc.want, got, test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nmapError(refused()): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

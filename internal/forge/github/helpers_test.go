@@ -38,7 +38,7 @@ const (
 var epoch = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // env is a fake GitHub with branches main and feature on acme/gitops, and a
-// real go-github client of it on a fake clock.
+// real client of it on a fake clock.
 type env struct {
 	s   *fake.Server
 	c   *gh.Client

@@ -22,8 +22,6 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/google/go-github/v89/github"
-
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
@@ -41,8 +39,7 @@ const (
 // on, not page 1); prs is then the list kept from before. A page past the
 // end answers [] and ends the walk, so a shrunken list is seen too.
 func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error) {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return nil, false, err
 	}
 	var all []forge.PullRequest
@@ -92,8 +89,7 @@ type review struct{ user, state string }
 // review: GitHub removes a reviewer from requested_reviewers once they
 // review, and the pull request is still kept as declared.
 func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
 	info, err := c.pull(ctx, number)
@@ -116,8 +112,8 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 }
 
 func (c *Client) pull(ctx context.Context, number int64) (pullInfo, error) {
-	info, _, _, err := get(ctx, c, fmt.Sprintf("pull/%d", number), fmt.Sprintf("%spulls/%d", c.repoPath(), number),
-		func(p github.PullRequest) pullInfo { return c.info(&p) })
+	info, _, _, err := get(ctx, c, fmt.Sprintf("pull/%d", number), c.pullPath(number, ""),
+		func(p pull) pullInfo { return c.info(&p) })
 	if err != nil {
 		return pullInfo{}, c.fail(err, errGet)
 	}
@@ -127,11 +123,11 @@ func (c *Client) pull(ctx context.Context, number int64) (pullInfo, error) {
 func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
 	sha = url.PathEscape(sha)
 	st, _, _, err := get(ctx, c, "status/"+sha, c.repoPath()+"commits/"+sha+"/status",
-		func(s github.CombinedStatus) forge.Checks {
-			if s.GetTotalCount() == 0 {
+		func(s combinedStatus) forge.Checks {
+			if s.TotalCount == 0 {
 				return "" // GitHub says pending when there are no statuses
 			}
-			switch s.GetState() {
+			switch s.State {
 			case "success":
 				return forge.ChecksSuccess
 			case "pending":
@@ -143,7 +139,7 @@ func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
 		return "", c.fail(err, errStatus)
 	}
 	runs, _, _, err := get(ctx, c, "checks/"+sha, fmt.Sprintf("%scommits/%s/check-runs?per_page=%d", c.repoPath(), sha, perPage),
-		func(r github.ListCheckRunsResults) forge.Checks {
+		func(r checkRuns) forge.Checks {
 			var got []forge.Checks
 			for _, cr := range r.CheckRuns {
 				got = append(got, runState(cr))
@@ -156,11 +152,11 @@ func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
 	return fold(st, runs), nil
 }
 
-func runState(cr *github.CheckRun) forge.Checks {
-	if cr.GetStatus() != "completed" {
+func runState(cr checkRun) forge.Checks {
+	if cr.Status != "completed" {
 		return forge.ChecksPending
 	}
-	switch cr.GetConclusion() {
+	switch cr.Conclusion {
 	case "success", "neutral", "skipped":
 		return forge.ChecksSuccess
 	}
@@ -183,13 +179,13 @@ func fold(cs ...forge.Checks) forge.Checks {
 func (c *Client) reviews(ctx context.Context, number int64) ([]review, error) {
 	var all []review
 	for page := 1; page != 0; {
-		path := fmt.Sprintf("%spulls/%d/reviews?per_page=%d&page=%d", c.repoPath(), number, perPage, page)
+		path := fmt.Sprintf("%s?per_page=%d&page=%d", c.pullPath(number, "reviews"), perPage, page)
 		rs, next, _, err := get(ctx, c, fmt.Sprintf("reviews/%d/%d", number, page), path,
-			func(in []*github.PullRequestReview) []review {
+			func(in []pullReview) []review {
 				out := make([]review, 0, len(in))
 				for _, r := range in {
-					if r.GetState() != "PENDING" {
-						out = append(out, review{user: r.GetUser().GetLogin(), state: r.GetState()})
+					if r.State != "PENDING" {
+						out = append(out, review{user: r.User.Login, state: r.State})
 					}
 				}
 				return out
@@ -235,10 +231,10 @@ func reviewers(requested []string, reviews []review) []string {
 	return set(out)
 }
 
-func (c *Client) fromPulls(in []*github.PullRequest) []forge.PullRequest {
+func (c *Client) fromPulls(in []pull) []forge.PullRequest {
 	out := make([]forge.PullRequest, 0, len(in))
-	for _, p := range in {
-		out = append(out, c.info(p).pr)
+	for i := range in {
+		out = append(out, c.info(&in[i]).pr)
 	}
 	return out
 }
@@ -250,34 +246,34 @@ func (c *Client) fromPulls(in []*github.PullRequest) []forge.PullRequest {
 // draft, and nil while GitHub computes it (unknown, or a list, which
 // carries no mergeable_state). MergeCommit is set only once merged (an
 // open pull request's merge_commit_sha is GitHub's test merge).
-func (c *Client) info(p *github.PullRequest) pullInfo {
+func (c *Client) info(p *pull) pullInfo {
 	pr := forge.PullRequest{
-		Number: int64(p.GetNumber()), URL: p.GetHTMLURL(), State: forge.StateOpen,
-		Head: p.GetHead().GetRef(), Base: p.GetBase().GetRef(), HeadSHA: p.GetHead().GetSHA(),
-		Title: p.GetTitle(), Body: p.GetBody(), Draft: p.GetDraft(), AutoMerge: p.AutoMerge != nil,
+		Number: p.Number, URL: p.HTMLURL, State: forge.StateOpen,
+		Head: p.Head.Ref, Base: p.Base.Ref, HeadSHA: p.Head.SHA,
+		Title: p.Title, Body: p.Body, Draft: p.Draft, AutoMerge: p.AutoMerge != nil,
 	}
 	switch {
-	case p.GetMerged() || p.MergedAt != nil:
-		pr.State, pr.MergeCommit = forge.StateMerged, p.GetMergeCommitSHA()
-	case p.GetState() == "closed":
+	case p.Merged || p.MergedAt != nil:
+		pr.State, pr.MergeCommit = forge.StateMerged, p.MergeCommitSHA
+	case p.State == "closed":
 		pr.State = forge.StateClosed
 	}
 	for _, l := range p.Labels {
-		pr.Labels = append(pr.Labels, l.GetName())
+		pr.Labels = append(pr.Labels, l.Name)
 	}
 	for _, a := range p.Assignees {
-		pr.Assignees = append(pr.Assignees, a.GetLogin())
+		pr.Assignees = append(pr.Assignees, a.Login)
 	}
 	var requested []string
 	for _, u := range p.RequestedReviewers {
-		requested = append(requested, u.GetLogin())
+		requested = append(requested, u.Login)
 	}
 	for _, t := range p.RequestedTeams {
-		requested = append(requested, c.owner+"/"+t.GetSlug())
+		requested = append(requested, c.owner+"/"+t.Slug)
 	}
 	pr.Labels, pr.Assignees, requested = set(pr.Labels), set(pr.Assignees), set(requested)
 	pr.Reviewers = requested
-	switch p.GetMergeableState() {
+	switch p.MergeableState {
 	case "clean", "has_hooks":
 		pr.Mergeable = ptr(true)
 	case "dirty", "blocked", "behind", "unstable", "draft":
@@ -287,7 +283,7 @@ func (c *Client) info(p *github.PullRequest) pullInfo {
 			pr.Mergeable = ptr(false)
 		}
 	}
-	return pullInfo{pr: pr, nodeID: p.GetNodeID(), requested: requested}
+	return pullInfo{pr: pr, nodeID: p.NodeID, requested: requested}
 }
 
 // set sorts and deduplicates; nil when empty, so equal sets compare equal.

@@ -19,11 +19,11 @@ package github
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/google/go-github/v89/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -49,17 +49,15 @@ const (
 // When a follow-up fails the pull request is returned with the error: it
 // exists, and the caller's next Create finds it (ErrExists) and Updates.
 func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, error) {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
-	p, _, err := c.gh.PullRequests.Create(ctx, c.owner, c.name, &github.NewPullRequest{
-		Title: &s.Title, Head: &s.Head, Base: &s.Base, Body: &s.Body, Draft: &s.Draft,
-	})
-	if err != nil {
+	var p pull
+	if _, err := c.do(ctx, call{method: http.MethodPost, path: c.repoPath() + "pulls",
+		body: newPull{Title: s.Title, Head: s.Head, Base: s.Base, Body: s.Body, Draft: s.Draft}}, &p); err != nil {
 		return forge.PullRequest{}, c.fail(err, errCreate)
 	}
-	pr := c.info(p).pr
+	pr := c.info(&p).pr
 	labels, assignees := set(s.Labels), set(s.Assignees)
 	if len(labels) > 0 || len(assignees) > 0 {
 		if err := c.setIssue(ctx, pr.Number, &labels, &assignees); err != nil {
@@ -83,8 +81,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 // DELETE requested_reviewers. A declared reviewer who has already reviewed
 // is not requested again; a requested reviewer not declared is removed.
 func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
 	info, err := c.pull(ctx, number)
@@ -93,7 +90,8 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	}
 	cur := info.pr
 	if cur.Title != s.Title || cur.Body != s.Body {
-		if _, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.name, int(number), &github.PullRequest{Title: &s.Title, Body: &s.Body}); err != nil {
+		edit := call{method: http.MethodPatch, path: c.pullPath(number, ""), body: pullUpdate{Title: &s.Title, Body: &s.Body}}
+		if _, err := c.do(ctx, edit, nil); err != nil {
 			return forge.PullRequest{}, c.fail(err, errEdit)
 		}
 	}
@@ -136,13 +134,14 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 // setIssue is PATCH /issues/{n} with labels and assignees, each only when
 // not nil (an empty list clears).
 func (c *Client) setIssue(ctx context.Context, number int64, labels, assignees *[]string) error {
-	req := &github.IssueRequest{Labels: labels, Assignees: assignees}
 	for _, l := range []*[]string{labels, assignees} {
 		if l != nil && *l == nil {
 			*l = []string{} // send [], which clears, not null
 		}
 	}
-	if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.name, int(number), req); err != nil {
+	edit := call{method: http.MethodPatch, path: c.repoPath() + "issues/" + itoa(number),
+		body: issueUpdate{Labels: labels, Assignees: assignees}}
+	if _, err := c.do(ctx, edit, nil); err != nil {
 		return c.fail(err, errIssue)
 	}
 	return nil
@@ -151,21 +150,27 @@ func (c *Client) setIssue(ctx context.Context, number int64, labels, assignees *
 // request adds (POST) or removes (DELETE) requested reviewers; org/team
 // names are teams.
 func (c *Client) request(ctx context.Context, number int64, names []string, add bool) error {
-	var rr github.ReviewersRequest
+	var users, teams []string
 	for _, n := range names {
 		if _, team, ok := strings.Cut(n, "/"); ok {
-			rr.TeamReviewers = append(rr.TeamReviewers, team)
+			teams = append(teams, team)
 			continue
 		}
-		rr.Reviewers = append(rr.Reviewers, n)
+		users = append(users, n)
 	}
+	path := c.pullPath(number, "requested_reviewers")
 	if add {
-		if _, _, err := c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.name, int(number), rr); err != nil {
+		r := call{method: http.MethodPost, path: path, body: reviewersRequest{Reviewers: users, TeamReviewers: teams}}
+		if _, err := c.do(ctx, r, nil); err != nil {
 			return c.fail(err, errRequest)
 		}
 		return nil
 	}
-	if _, err := c.gh.PullRequests.RemoveReviewers(ctx, c.owner, c.name, int(number), rr); err != nil {
+	if users == nil {
+		users = []string{} // required: GitHub takes [] but refuses null
+	}
+	r := call{method: http.MethodDelete, path: path, body: reviewersRemoval{Reviewers: users, TeamReviewers: teams}}
+	if _, err := c.do(ctx, r, nil); err != nil {
 		return c.fail(err, errUnrequest)
 	}
 	return nil
@@ -173,12 +178,11 @@ func (c *Client) request(ctx context.Context, number int64, names []string, add 
 
 // Close is PATCH /pulls/{n} with state closed.
 func (c *Client) Close(ctx context.Context, number int64) error {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return err
 	}
 	closed := "closed"
-	if _, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.name, int(number), &github.PullRequest{State: &closed}); err != nil {
+	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: pullUpdate{State: &closed}}, nil); err != nil {
 		return c.fail(err, errClose)
 	}
 	return nil
@@ -190,16 +194,14 @@ func (c *Client) Close(ctx context.Context, number int64) error {
 // (DELETE /git/refs/heads/{head}); one already gone (the repository
 // deletes merged heads itself) is fine.
 func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return err
 	}
-	_, _, err = c.gh.PullRequests.Merge(ctx, c.owner, c.name, int(number), m.Message,
-		&github.PullRequestOptions{MergeMethod: string(m.Method)})
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil &&
-		(er.Response.StatusCode == http.StatusMethodNotAllowed || er.Response.StatusCode == http.StatusConflict) {
-		return errors.Wrap(&forge.APIError{Status: er.Response.StatusCode, Message: er.Message, Kind: forge.ErrNotMergeable}, errMerge)
+	_, err := c.do(ctx, call{method: http.MethodPut, path: c.pullPath(number, "merge"),
+		body: mergeRequest{CommitMessage: m.Message, MergeMethod: string(m.Method)}}, nil)
+	var re *respError
+	if errors.As(err, &re) && (re.status == http.StatusMethodNotAllowed || re.status == http.StatusConflict) {
+		return errors.Wrap(&forge.APIError{Status: re.status, Message: re.body.Message, Kind: forge.ErrNotMergeable}, errMerge)
 	}
 	if err != nil {
 		return c.fail(err, errMerge)
@@ -211,8 +213,8 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.gh.Git.DeleteRef(ctx, c.owner, c.name, "heads/"+info.pr.Head)
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity {
+	_, err = c.do(ctx, call{method: http.MethodDelete, path: c.repoPath() + "git/refs/heads/" + refPath(info.pr.Head)}, nil)
+	if errors.As(err, &re) && re.status == http.StatusUnprocessableEntity {
 		return nil // "Reference does not exist"
 	}
 	if err != nil {
@@ -229,8 +231,7 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // merged is done. m.DeleteBranch is left to the repository's "Automatically
 // delete head branches" setting, as GitHub offers nothing per merge.
 func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
-	ctx, err := c.begin(ctx)
-	if err != nil {
+	if err := c.begin(); err != nil {
 		return err
 	}
 	info, err := c.pull(ctx, number)
@@ -247,10 +248,7 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if method == "" {
 		method = "MERGE"
 	}
-	input := map[string]any{"pullRequestId": info.nodeID, "mergeMethod": method}
-	if m.Message != "" {
-		input["commitBody"] = m.Message
-	}
+	input := gqlInput{PullRequestID: info.nodeID, MergeMethod: method, CommitBody: m.Message}
 	return c.mutate(ctx, "enablePullRequestAutoMerge", "EnablePullRequestAutoMergeInput", input, errAutoMerge)
 }
 
@@ -261,28 +259,23 @@ func (c *Client) draft(ctx context.Context, nodeID string, draft bool) error {
 	if draft {
 		name, typ = "convertPullRequestToDraft", "ConvertPullRequestToDraftInput"
 	}
-	return c.mutate(ctx, name, typ, map[string]any{"pullRequestId": nodeID}, errDraft)
+	return c.mutate(ctx, name, typ, gqlInput{PullRequestID: nodeID}, errDraft)
 }
 
-// mutate posts one mutation to the GraphQL endpoint through go-github (so
+// mutate posts one mutation to the GraphQL endpoint through do (so
 // authentication, secondary limits and HTTP errors are handled as REST's)
 // and maps GraphQL's errors.
-func (c *Client) mutate(ctx context.Context, name, inputType string, input map[string]any, what string) error {
+func (c *Client) mutate(ctx context.Context, name, inputType string, input gqlInput, what string) error {
 	q := "mutation($input: " + inputType + "!) {\n  " + name +
 		"(input: $input) { pullRequest { id number isDraft autoMergeRequest { mergeMethod } } }\n}"
-	req, err := c.gh.NewRequest(ctx, http.MethodPost, c.graphqlURL, map[string]any{"query": q, "variables": map[string]any{"input": input}})
-	if err != nil {
-		return errors.Wrap(err, what)
-	}
-	var out struct {
-		Errors []gqlErr `json:"errors"`
-	}
-	resp, err := c.gh.Do(req, &out)
+	var out gqlResponse
+	a, err := c.do(ctx, call{method: http.MethodPost, path: c.graphqlURL,
+		body: gqlRequest{Query: q, Variables: gqlVariables{Input: input}}}, &out)
 	if err != nil {
 		return c.fail(err, what)
 	}
 	if len(out.Errors) > 0 {
-		return c.fail(&gqlError{status: resp.StatusCode, header: resp.Header, errs: out.Errors}, what)
+		return c.fail(&gqlError{status: a.status, header: a.header, errs: out.Errors}, what)
 	}
 	return nil
 }
@@ -296,4 +289,13 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// refPath escapes each segment of a branch name for git/refs/heads/{ref}.
+func refPath(branch string) string {
+	seg := strings.Split(branch, "/")
+	for i, s := range seg {
+		seg[i] = url.PathEscape(s)
+	}
+	return strings.Join(seg, "/")
 }
