@@ -257,7 +257,7 @@ func watch(ctx context.Context, c client.Client, repo string) {
 
 // kinds the local default shows, in order; kinds whose CRD is not installed
 // are left out.
-var kinds = []string{"ProviderConfig", "Branch", "File", "CommitRequest", "Mirror"}
+var kinds = []string{"ProviderConfig", "Branch", "File", "CommitRequest", "Mirror", "PullRequest"}
 
 func table(ctx context.Context, c client.Client) string {
 	var b strings.Builder
