@@ -35,8 +35,10 @@ func TestPullRequestValidation(t *testing.T) {
 		mutate func(*v1alpha1.PullRequestParameters)
 		want   string // substring of the API server's error; empty means accepted
 	}{
-		"Valid":        {reason: "Head, base, title, body template, a label and a reviewer.", mutate: func(*v1alpha1.PullRequestParameters) {}},
-		"Auto":         {reason: "Auto merge with a method.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash} }},
+		"Valid": {reason: "Head, base, title, body template, a label and a reviewer.", mutate: func(*v1alpha1.PullRequestParameters) {}},
+		"Auto": {reason: "Auto merge with a method.", mutate: func(p *v1alpha1.PullRequestParameters) {
+			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash}
+		}},
 		"SameBranch":   {reason: "A pull request from a branch into itself proposes nothing.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Head = "main" }, want: "head and base must be different branches"},
 		"BadHead":      {reason: "The head follows the branch rules of every kind.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Head = "a..b" }, want: "head must be a valid Git branch name"},
 		"BadBase":      {reason: "So does the base.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Base = "refs/heads/main" }, want: "base must be a valid Git branch name"},
