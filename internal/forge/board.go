@@ -1,0 +1,213 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/utils/clock"
+)
+
+const errList = "cannot list the open pull requests"
+
+// idleListings is how many poll intervals a repository's listing outlives
+// its last use: a repository no PullRequest names any more is forgotten.
+const idleListings = 10
+
+// A Board shares one list of a repository's open pull requests among every
+// PullRequest of that repository: a poll of 100 PullRequests on one
+// repository costs one list request (answered 304 on a forge with ETags),
+// not 100.
+type Board struct {
+	clock clock.PassiveClock
+
+	mu       sync.Mutex
+	listings map[string]*Listing
+	swept    time.Time
+}
+
+// NewBoard returns a Board reading time from c.
+func NewBoard(c clock.PassiveClock) *Board {
+	return &Board{clock: c, listings: map[string]*Listing{}}
+}
+
+// For returns the listing of the repository key names (its URL and the
+// credentials that reach it, as the clone cache keys it), listing through
+// c. The client of the first caller is kept until the listing is forgotten:
+// clients of one key reach the same repository with the same credentials.
+func (b *Board) For(key string, c Client, maxAge time.Duration) *Listing {
+	now := b.clock.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.Sub(b.swept) >= time.Minute {
+		b.swept = now
+		for k, l := range b.listings {
+			if k != key && l.idleSince(now) > idleListings*l.maxAgeSeen() {
+				delete(b.listings, k)
+			}
+		}
+	}
+	l, ok := b.listings[key]
+	if !ok {
+		l = &Listing{clock: b.clock, client: c, lock: make(chan struct{}, 1)}
+		b.listings[key] = l
+	}
+	l.touch(now, maxAge)
+	return l
+}
+
+// Len is how many repositories the Board lists.
+func (b *Board) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.listings)
+}
+
+// A Listing is one repository's open pull requests as last listed.
+type Listing struct {
+	clock  clock.PassiveClock
+	client Client
+	// lock serializes lists, so concurrent callers coalesce into one
+	// request; a channel so that waiting honours the caller's context.
+	lock chan struct{}
+
+	mu       sync.Mutex
+	listed   time.Time
+	valid    bool
+	prs      []PullRequest
+	lastUsed time.Time
+	maxAge   time.Duration
+}
+
+func (l *Listing) touch(now time.Time, maxAge time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastUsed = now
+	l.maxAge = max(l.maxAge, maxAge)
+}
+
+func (l *Listing) idleSince(now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return now.Sub(l.lastUsed)
+}
+
+func (l *Listing) maxAgeSeen() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(l.maxAge, time.Minute)
+}
+
+// fresh returns the list when it was taken less than maxAge ago.
+func (l *Listing) fresh(maxAge time.Duration) ([]PullRequest, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.valid || l.clock.Since(l.listed) >= maxAge {
+		return nil, false
+	}
+	return l.prs, true
+}
+
+// Open returns the repository's open pull requests, listed at most once
+// per maxAge however many callers ask. The slice is shared: callers must not
+// change it.
+func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest, error) {
+	if prs, ok := l.fresh(maxAge); ok {
+		return prs, nil
+	}
+	select {
+	case l.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, errors.Wrap(ctx.Err(), errList)
+	}
+	defer func() { <-l.lock }()
+	// Another caller may have listed while this one waited.
+	if prs, ok := l.fresh(maxAge); ok {
+		return prs, nil
+	}
+	prs, notModified, err := l.client.ListOpen(ctx)
+	if err != nil {
+		return nil, errors.Wrap(err, errList)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !notModified || !l.valid {
+		l.prs = prs
+	}
+	l.listed, l.valid = l.clock.Now(), true
+	return l.prs, nil
+}
+
+// Find returns the open pull request from head into base, if any.
+func (l *Listing) Find(ctx context.Context, maxAge time.Duration, head, base string) (PullRequest, bool, error) {
+	prs, err := l.Open(ctx, maxAge)
+	if err != nil {
+		return PullRequest{}, false, err
+	}
+	for _, pr := range prs {
+		if pr.Head == head && pr.Base == base {
+			return pr, true, nil
+		}
+	}
+	return PullRequest{}, false, nil
+}
+
+// Number returns the open pull request numbered n, if the last list holds
+// it (listing when the list is older than maxAge).
+func (l *Listing) Number(ctx context.Context, maxAge time.Duration, n int64) (PullRequest, bool, error) {
+	prs, err := l.Open(ctx, maxAge)
+	if err != nil {
+		return PullRequest{}, false, err
+	}
+	for _, pr := range prs {
+		if pr.Number == n {
+			return pr, true, nil
+		}
+	}
+	return PullRequest{}, false, nil
+}
+
+// Record puts pr, just created or changed by the caller, into the list in
+// place of its old entry (or drops it once it is no longer open), so the
+// next poll does not see a stale list before the forge's next answer.
+func (l *Listing) Record(pr PullRequest) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.valid {
+		return
+	}
+	out := make([]PullRequest, 0, len(l.prs)+1)
+	for _, p := range l.prs {
+		if p.Number != pr.Number {
+			out = append(out, p)
+		}
+	}
+	if pr.State == StateOpen {
+		out = append(out, pr)
+	}
+	l.prs = out
+}
+
+// Invalidate makes the next Open list again.
+func (l *Listing) Invalidate() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.valid = false
+}

@@ -1,0 +1,263 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func TestResolve(t *testing.T) {
+	type args struct {
+		url    string
+		t      Type
+		apiURL string
+	}
+	type want struct {
+		c   Config
+		err bool
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"GitHubHTTPS": {
+			reason: "github.com is known: its API is api.github.com",
+			args:   args{url: "https://github.com/acme/gitops.git"},
+			want:   want{c: Config{Type: GitHub, APIURL: "https://api.github.com/", Owner: "acme", Name: "gitops"}},
+		},
+		"GitHubSCP": {
+			reason: "an scp-like SSH URL names the same repository",
+			args:   args{url: "git@github.com:acme/gitops.git"},
+			want:   want{c: Config{Type: GitHub, APIURL: "https://api.github.com/", Owner: "acme", Name: "gitops"}},
+		},
+		"GitLabSubgroup": {
+			reason: "a GitLab project's owner is its whole namespace path",
+			args:   args{url: "ssh://git@gitlab.com/acme/platform/gitops.git"},
+			want:   want{c: Config{Type: GitLab, APIURL: "https://gitlab.com/api/v4/", Owner: "acme/platform", Name: "gitops"}},
+		},
+		"GitHubEnterprise": {
+			reason: "a named GitHub on another host serves its API under /api/v3/",
+			args:   args{url: "https://ghe.example.com/acme/gitops", t: GitHub},
+			want:   want{c: Config{Type: GitHub, APIURL: "https://ghe.example.com/api/v3/", Owner: "acme", Name: "gitops"}},
+		},
+		"ExplicitAPI": {
+			reason: "an API URL given is kept, with a trailing slash",
+			args:   args{url: "http://127.0.0.1:3000/admin/demo.git", t: Gitea, apiURL: "http://127.0.0.1:3000/api/v1"},
+			want:   want{c: Config{Type: Gitea, APIURL: "http://127.0.0.1:3000/api/v1/", Owner: "admin", Name: "demo"}},
+		},
+		"UnknownHost": {
+			reason: "a host that is not well known needs spec.forge.type",
+			args:   args{url: "https://git.example.com/acme/gitops.git"},
+			want:   want{err: true},
+		},
+		"UnknownType": {
+			reason: "a type no Client speaks is refused",
+			args:   args{url: "https://git.example.com/acme/gitops.git", t: "Bitbucket"},
+			want:   want{err: true},
+		},
+		"NoOwner": {
+			reason: "a path without an owner names no repository",
+			args:   args{url: "https://github.com/gitops.git"},
+			want:   want{err: true},
+		},
+		"BadAPIURL": {
+			reason: "an API URL must be absolute http(s)",
+			args:   args{url: "https://github.com/acme/gitops.git", apiURL: "ftp://x"},
+			want:   want{err: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := Resolve(tc.args.url, tc.args.t, tc.args.apiURL)
+			if (err != nil) != tc.want.err {
+				t.Fatalf("\n%s\nResolve(...): error %v, want error %t", tc.reason, err, tc.want.err)
+			}
+			if diff := cmp.Diff(tc.want.c, c, cmpopts.IgnoreFields(Config{}, "Token", "HTTPClient")); diff != "" {
+				t.Errorf("\n%s\nResolve(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// lister is a Client that only lists, counting its lists; gate, when set,
+// holds each list until it is closed.
+type lister struct {
+	Client
+	lists       atomic.Int32
+	prs         []PullRequest
+	notModified bool
+	gate        chan struct{}
+}
+
+func (l *lister) ListOpen(ctx context.Context) ([]PullRequest, bool, error) {
+	l.lists.Add(1)
+	if l.gate != nil {
+		<-l.gate
+	}
+	return l.prs, l.notModified, nil
+}
+
+func TestBoardListsOncePerInterval(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	b := NewBoard(clk)
+	c := &lister{prs: []PullRequest{{Number: 1, Head: "a", Base: "main", State: StateOpen}}}
+	ctx := context.Background()
+	for i := range 100 {
+		pr, ok, err := b.For("repo", c, time.Minute).Find(ctx, time.Minute, "a", "main")
+		if err != nil || !ok || pr.Number != 1 {
+			t.Fatalf("Find #%d: %v %v %v", i, pr, ok, err)
+		}
+	}
+	if got := c.lists.Load(); got != 1 {
+		t.Errorf("100 Finds within one interval: %d lists, want 1", got)
+	}
+	clk.Step(time.Minute)
+	if _, _, err := b.For("repo", c, time.Minute).Find(ctx, time.Minute, "b", "main"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.lists.Load(); got != 2 {
+		t.Errorf("a Find one interval later: %d lists, want 2", got)
+	}
+}
+
+func TestBoardCoalescesConcurrentLists(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	c := &lister{gate: make(chan struct{})}
+	l := NewBoard(clk).For("repo", c, time.Minute)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			if _, err := l.Open(context.Background(), time.Minute); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// The first list is in flight once it counted; the others queue behind it.
+	for c.lists.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	close(c.gate)
+	wg.Wait()
+	if got := c.lists.Load(); got != 1 {
+		t.Errorf("10 concurrent Opens: %d lists, want 1", got)
+	}
+}
+
+func TestBoardKeepsListWhenNotModified(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	c := &lister{prs: []PullRequest{{Number: 7, State: StateOpen}}}
+	l := NewBoard(clk).For("repo", c, time.Minute)
+	ctx := context.Background()
+	if _, err := l.Open(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.prs, c.notModified = nil, true
+	clk.Step(time.Minute)
+	prs, err := l.Open(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]PullRequest{{Number: 7, State: StateOpen}}, prs); diff != "" {
+		t.Errorf("a 304 keeps the previous list: -want, +got:\n%s", diff)
+	}
+}
+
+func TestBoardRecord(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	c := &lister{prs: []PullRequest{{Number: 1, State: StateOpen}}}
+	l := NewBoard(clk).For("repo", c, time.Minute)
+	ctx := context.Background()
+	if _, err := l.Open(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	l.Record(PullRequest{Number: 2, Head: "b", Base: "main", State: StateOpen})
+	if _, ok, _ := l.Find(ctx, time.Minute, "b", "main"); !ok {
+		t.Error("a recorded create is found before the next list")
+	}
+	l.Record(PullRequest{Number: 1, State: StateClosed})
+	if _, ok, _ := l.Number(ctx, time.Minute, 1); ok {
+		t.Error("a recorded close leaves the open list")
+	}
+	if got := c.lists.Load(); got != 1 {
+		t.Errorf("Record lists nothing: %d lists, want 1", got)
+	}
+	l.Invalidate()
+	if _, err := l.Open(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.lists.Load(); got != 2 {
+		t.Errorf("after Invalidate: %d lists, want 2", got)
+	}
+}
+
+func TestBoardForgetsIdleRepositories(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	b := NewBoard(clk)
+	b.For("old", &lister{}, time.Minute)
+	clk.Step(idleListings*time.Minute + time.Second)
+	b.For("new", &lister{}, time.Minute)
+	if got := b.Len(); got != 1 {
+		t.Errorf("a repository idle for %d intervals: Len %d, want 1", idleListings, got)
+	}
+}
+
+func TestPacer(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	p := NewPacer(clk)
+	r := Rate{PerMinute: 60, Burst: 2}
+	for i := range 2 {
+		if ok, _ := p.Take("k", r); !ok {
+			t.Fatalf("take %d within the burst refused", i)
+		}
+	}
+	ok, at := p.Take("k", r)
+	if ok || !at.Equal(clk.Now().Add(time.Second)) {
+		t.Errorf("take past the burst: %v %v, want false at now+1s", ok, at)
+	}
+	if ok, _ := p.Take("other", r); !ok {
+		t.Error("another account has its own bucket")
+	}
+	clk.Step(time.Second)
+	if ok, _ := p.Take("k", r); !ok {
+		t.Error("one second later at 60/min one more may go")
+	}
+	until := clk.Now().Add(30 * time.Second)
+	p.Hold("k", r, until)
+	if h, held := p.Held("k"); !held || !h.Equal(until) {
+		t.Errorf("Held after Hold: %v %v", h, held)
+	}
+	clk.Step(10 * time.Second)
+	if ok, at := p.Take("k", r); ok || !at.Equal(until) {
+		t.Errorf("take during a hold: %v %v, want false at %v", ok, at, until)
+	}
+	clk.Step(20 * time.Second)
+	if _, held := p.Held("k"); held {
+		t.Error("the hold ends at its time")
+	}
+	if ok, _ := p.Take("k", r); !ok {
+		t.Error("after the hold a request may go")
+	}
+}

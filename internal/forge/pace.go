@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package forge
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// A Rate is how many content-creating requests (a create, a comment, a
+// review request) a forge accepts per minute, and how many at once.
+type Rate struct {
+	PerMinute float64
+	Burst     float64
+}
+
+// RateOf returns the pace at which pull requests are created on t. GitHub
+// documents about 80 content-creating requests per minute (and 500 per
+// hour) before its secondary limit answers 403; the others document none
+// this low, so they are paced only to stay polite.
+func RateOf(t Type) Rate {
+	switch t {
+	case GitHub:
+		return Rate{PerMinute: 60, Burst: 20}
+	case GitLab, Gitea, Forgejo:
+		return Rate{PerMinute: 300, Burst: 50}
+	}
+	return Rate{PerMinute: 60, Burst: 10}
+}
+
+// A Pacer spaces content-creating requests to each forge account (a key:
+// the API URL and the credentials) and holds every request to an account
+// the forge asked to wait (Retry-After, X-RateLimit-Reset). It never
+// blocks: a caller told to wait requeues itself for the time it is given,
+// so a burst of creates is a queue ordered by those times, not a pile of
+// blocked workers.
+type Pacer struct {
+	clock clock.PassiveClock
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	rate   Rate
+	tokens float64
+	last   time.Time
+	hold   time.Time
+}
+
+// NewPacer returns a Pacer reading time from c.
+func NewPacer(c clock.PassiveClock) *Pacer {
+	return &Pacer{clock: c, buckets: map[string]*bucket{}}
+}
+
+func (p *Pacer) bucket(key string, r Rate, now time.Time) *bucket {
+	b, ok := p.buckets[key]
+	if !ok {
+		b = &bucket{rate: r, tokens: r.Burst, last: now}
+		p.buckets[key] = b
+	}
+	if el := now.Sub(b.last); el > 0 {
+		b.tokens = min(b.rate.Burst, b.tokens+el.Minutes()*b.rate.PerMinute)
+		b.last = now
+	}
+	return b
+}
+
+// Take spends one content-creating request of key at rate r. It returns
+// true when the request may go now, else the time to try again.
+func (p *Pacer) Take(key string, r Rate) (bool, time.Time) {
+	now := p.clock.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.bucket(key, r, now)
+	if now.Before(b.hold) {
+		return false, b.hold
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, time.Time{}
+	}
+	wait := time.Duration((1 - b.tokens) / b.rate.PerMinute * float64(time.Minute))
+	return false, now.Add(wait)
+}
+
+// Held returns when the forge lets key make requests again, if it asked
+// to wait: every request, not only creates, waits for it.
+func (p *Pacer) Held(key string) (time.Time, bool) {
+	now := p.clock.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.buckets[key]
+	if !ok || !now.Before(b.hold) {
+		return time.Time{}, false
+	}
+	return b.hold, true
+}
+
+// Hold makes every request of key wait until t, as the forge asked.
+func (p *Pacer) Hold(key string, r Rate, t time.Time) {
+	now := p.clock.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.bucket(key, r, now)
+	if t.After(b.hold) {
+		b.hold = t
+	}
+}
