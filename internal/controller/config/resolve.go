@@ -30,6 +30,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -77,6 +78,8 @@ type Connection struct {
 	// Credentials names the Secret and key the credentials came from, for
 	// a refusal to say which to fix; empty when none are sent.
 	Credentials string
+	// Forge is what reaching the repository's forge API needs (forge.go).
+	Forge ForgeAccess
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -145,7 +148,11 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if !r.allowInsecure && t == transportInsecure {
 		return nil, managed.Stalled(ReasonInsecureRemote, errors.New(errInsecure))
 	}
-	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow}
+	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow,
+		Forge: ForgeAccess{allowInsecure: r.allowInsecure, ssh: t == transportSSH}}
+	if v.forge != nil {
+		c.Forge.Type, c.Forge.APIURL = forge.Type(v.forge.Type), v.forge.APIURL
+	}
 	if a := v.commit.Author; a != nil {
 		c.Author = git.Signature{Name: a.Name, Email: a.Email}
 	}
@@ -176,6 +183,9 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
 	}
+	c.Forge.secret = ref.key.String()
+	tok := lookupKey(s, ref.keys.APITokenKey, defaultAPITokenKey)
+	c.Forge.tokenKey, c.Forge.token = tok.name, string(tok.value)
 	return c, nil
 }
 
