@@ -78,8 +78,6 @@ type Connection struct {
 	// Credentials names the Secret and key the credentials came from, for
 	// a refusal to say which to fix; empty when none are sent.
 	Credentials string
-	// Forge is what reaching the repository's forge API needs (forge.go).
-	Forge ForgeAccess
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -119,6 +117,12 @@ func NewResolver(c client.Reader, s SecretReader, allowInsecure bool) *Resolver 
 
 // ForManaged resolves the configuration mg's providerConfigRef names.
 func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*Connection, error) {
+	return r.forManaged(ctx, mg, nil)
+}
+
+// forManaged is ForManaged, filling in fa, when not nil, with what the
+// configuration says of its forge's API.
+func (r *Resolver) forManaged(ctx context.Context, mg resource.ModernManaged, fa *ForgeAccess) (*Connection, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil {
 		return nil, managed.Stalled(ReasonProviderConfigNotFound, errors.New(errNoRef))
@@ -135,11 +139,17 @@ func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*
 	if err := r.get(ctx, r.client, key, pc, ReasonProviderConfigNotFound, k.errGet); err != nil {
 		return nil, err
 	}
-	return r.resolve(ctx, pc)
+	return r.resolveAll(ctx, pc, fa)
 }
 
 // resolve turns either configuration kind into a Connection.
 func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, error) {
+	return r.resolveAll(ctx, pc, nil)
+}
+
+// resolveAll is resolve, filling in fa, when not nil, with what the
+// configuration says of its forge's API.
+func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAccess) (*Connection, error) {
 	v, err := viewOf(pc)
 	if err != nil {
 		return nil, err
@@ -148,10 +158,12 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if !r.allowInsecure && t == transportInsecure {
 		return nil, managed.Stalled(ReasonInsecureRemote, errors.New(errInsecure))
 	}
-	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow,
-		Forge: ForgeAccess{allowInsecure: r.allowInsecure, ssh: t == transportSSH}}
-	if v.forge != nil {
-		c.Forge.Type, c.Forge.APIURL = forge.Type(v.forge.Type), v.forge.APIURL
+	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow}
+	if fa != nil {
+		*fa = ForgeAccess{allowInsecure: r.allowInsecure, ssh: t == transportSSH}
+		if v.forge != nil {
+			fa.Type, fa.APIURL = forge.Type(v.forge.Type), v.forge.APIURL
+		}
 	}
 	if a := v.commit.Author; a != nil {
 		c.Author = git.Signature{Name: a.Name, Email: a.Email}
@@ -183,9 +195,10 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
 	}
-	c.Forge.secret = ref.key.String()
-	tok := lookupKey(s, ref.keys.APITokenKey, defaultAPITokenKey)
-	c.Forge.tokenKey, c.Forge.token = tok.name, string(tok.value)
+	if fa != nil {
+		tok := lookupKey(s, ref.keys.APITokenKey, defaultAPITokenKey)
+		fa.secret, fa.tokenKey, fa.token = ref.key.String(), tok.name, string(tok.value)
+	}
 	return c, nil
 }
 
