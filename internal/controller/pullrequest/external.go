@@ -38,7 +38,7 @@ const (
 	errRefresh = "cannot fetch the head branch"
 	errHead    = "cannot read the head branch"
 	errGet     = "cannot get the pull request"
-	errList    = "cannot list the open pull requests"
+	errList    = "cannot find the pull request among the open ones"
 	errCreate  = "cannot open the pull request"
 	errUpdate  = "cannot update the pull request"
 	errClose   = "cannot close the pull request"
