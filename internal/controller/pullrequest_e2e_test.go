@@ -28,9 +28,9 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"golang.org/x/crypto/ssh"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -196,7 +196,6 @@ func TestPullRequestLifecycle(t *testing.T) {
 		}
 	})
 }
-
 
 func TestPullRequestAdoptsAnOpenOne(t *testing.T) {
 	forges := startPRProvider(t)
@@ -399,4 +398,3 @@ func TestPullRequestSteadyState(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
