@@ -24,6 +24,9 @@ FUNCTION_PT           ?= $(LOCALBIN)/function-patch-and-transform
 # The garbage collector that deletes what a deleted composite resource
 # composed; envtest runs no controller manager.
 KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager
+# The real forge the pull request tests run against (internal/testenv.StartGitea).
+GITEA_VERSION         ?= 1.26.0
+GITEA                 ?= $(LOCALBIN)/gitea
 # The runtime image and the package: their platforms, the repository and tag
 # recorded in the image tarballs, and where they land.
 IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
@@ -104,6 +107,19 @@ $(KUBE_CONTROLLER_MANAGER): cluster/tools/kube-controller-manager/go.mod cluster
 # What internal/crossplanetest runs: Crossplane's programs and the garbage collector.
 .PHONY: crossplane-tools
 crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(KUBE_CONTROLLER_MANAGER)
+
+# Gitea from the Go module proxy (cluster/local/gitea.sh: minutes cold, with
+# CGO for its sqlite). The empty stamp names the version: a new GITEA_VERSION
+# makes a newer stamp and so a rebuild; a warm machine does nothing.
+$(GITEA): $(LOCALBIN)/.gitea-$(GITEA_VERSION).stamp
+	cluster/local/gitea.sh $(GITEA_VERSION) $(LOCALBIN)
+
+$(LOCALBIN)/.gitea-$(GITEA_VERSION).stamp:
+	@mkdir -p $(LOCALBIN) && touch $@
+
+# The forges the pull request tests run: Gitea (GitHub and GitLab are fakes).
+.PHONY: forge-tools
+forge-tools: $(GITEA)
 
 # The runtime image, without a container daemon or a base image: a static
 # provider binary per platform (cgo off, or a FROM-scratch image cannot run
@@ -188,7 +204,7 @@ fuzz:
 # The seed corpus of every fuzz target runs with the tests; the search itself
 # is `make fuzz`, which a release runs.
 .PHONY: test
-test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools test-xpkg
+test: system-deps setup-envtest check-generate fmt-check vet lint crossplane-tools forge-tools test-xpkg
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
 
 # The install test runs the package of this machine's platform only: every
@@ -204,7 +220,7 @@ unit:
 	go test -short ./...
 
 .PHONY: bench
-bench: system-deps setup-envtest
+bench: system-deps setup-envtest forge-tools
 	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test -count=1 -timeout=60m -run '^$$' -bench . -benchtime=1x ./...
 
 # The embedded default: a local control plane and a local Git server, the

@@ -89,7 +89,8 @@ func (m *remoteMessages) explain(err error) error {
 }
 
 // text is what the server said, one line per message, without control
-// characters or progress lines overwritten by a carriage return.
+// characters, progress lines overwritten by a carriage return, or lines
+// that are only a label (Gitea frames its refusal with bare "error:").
 func (m *remoteMessages) text() string {
 	var lines []string
 	for _, l := range strings.Split(m.buf.String(), "\n") {
@@ -102,9 +103,14 @@ func (m *remoteMessages) text() string {
 			}
 			return r
 		}, l))
-		if l != "" {
+		if l != "" && !bareLabel(l) {
 			lines = append(lines, l)
 		}
 	}
 	return strings.Join(lines, "; ")
+}
+
+// bareLabel is a line that is one word and a colon: "error:", "remote:".
+func bareLabel(l string) bool {
+	return strings.HasSuffix(l, ":") && !strings.ContainsAny(l, " \t")
 }

@@ -44,6 +44,12 @@ func TestRemoteMessagesExplain(t *testing.T) {
 			err:    refused,
 			want:   `the server said "Resolving 100%; [31mno[0m; second line": pre-receive hook declined`,
 		},
+		"BareLabels": {
+			reason: "Gitea's hook frames its refusal with empty \"error:\" lines: a line that is only a label says nothing.",
+			said:   []string{"error: \n", "error: Not allowed to push to protected branch main\n", "error: \n"},
+			err:    refused,
+			want:   `the server said "error: Not allowed to push to protected branch main": pre-receive hook declined`,
+		},
 		"Silent": {
 			reason: "A server that said nothing leaves the refusal as it is.",
 			err:    refused,

@@ -17,6 +17,8 @@ limitations under the License.
 package spec
 
 import (
+	"strings"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -48,6 +50,18 @@ const (
 // errRefusedFmt names the credentials a server refused.
 const errRefusedFmt = "the server refused %s"
 
+// hintProtected is what a push refused by branch protection asks of its
+// owner: the forge takes changes to the branch only through a reviewed
+// merge, so the provider must write elsewhere and ask for one.
+const hintProtected = "the branch is protected on the forge: write to a branch and open a PullRequest"
+
+// protectedWords are in every forge's refusal of a push to a protected
+// branch: Gitea's and Forgejo's "Not allowed to push to protected branch
+// main", GitHub's "GH006: Protected branch update failed for
+// refs/heads/main.", GitLab's "You are not allowed to push code to
+// protected branches on this project.".
+const protectedWords = "protected branch"
+
 // GitErrorBy is GitError for an operation that sent creds (which Secret
 // and key they came from, config.Connection.Credentials; empty for none):
 // an authentication refusal names them, so whoever reads the condition
@@ -67,7 +81,11 @@ func GitError(err error) error {
 	if err == nil || !git.IsTerminal(err) {
 		return err
 	}
-	return managed.Stalled(reasonFor(git.KindOf(err)), err)
+	k := git.KindOf(err)
+	if k == git.KindRejected && strings.Contains(strings.ToLower(err.Error()), protectedWords) {
+		err = errors.Errorf("%w (%s)", err, hintProtected)
+	}
+	return managed.Stalled(reasonFor(k), err)
 }
 
 // reasonFor names what must change for an error of kind k. The repository's

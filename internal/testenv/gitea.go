@@ -1,0 +1,285 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane-contrib/provider-git/internal/localenv"
+)
+
+// Gitea's admin, as StartGitea creates it.
+const (
+	GiteaAdmin         = "admin"
+	GiteaAdminPassword = "Passw0rd-test"
+)
+
+const (
+	// giteaStartTimeout bounds migrate, the admin's creation and the wait
+	// for the API: about a second each on an idle machine, far more on a
+	// loaded one.
+	giteaStartTimeout = 2 * time.Minute
+	giteaMissing      = " not found: run 'make forge-tools' (make test does)"
+)
+
+// Gitea is a real Gitea (built into ./bin by `make forge-tools`) serving the
+// API and Git over HTTP on loopback, with an admin and an API token of all
+// scopes. It stops when the test ends.
+type Gitea struct {
+	// URL is the web root, e.g. http://127.0.0.1:40123/.
+	URL string
+	// APIURL is URL + "api/v1/", as forge.Config wants it.
+	APIURL string
+	// Token is the admin's API token of all scopes. Git over HTTP takes it
+	// as the password too.
+	Token string
+	// Started is how long the start took: ini, migrate, admin, web up.
+	Started time.Duration
+
+	bin, ini, dir string
+	done          chan struct{}
+}
+
+// A GiteaOption changes the app.ini StartGitea writes.
+type GiteaOption func(*giteaConfig)
+
+type giteaConfig struct {
+	pageSize int
+}
+
+// GiteaPageSize makes n the most items per page the API answers (Gitea's
+// MAX_RESPONSE_ITEMS, 50 by default), so a test can page with few items.
+func GiteaPageSize(n int) GiteaOption {
+	return func(c *giteaConfig) { c.pageSize = n }
+}
+
+// StartGitea starts a fresh Gitea in a temporary directory and waits until
+// its API answers. It is skipped under -short; without ./bin/gitea it fails
+// in CI (CI is set) and is skipped elsewhere.
+func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
+	tb.Helper()
+	cfg := giteaConfig{}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	Integration(tb)
+	root, err := localenv.ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin := filepath.Join(root, "bin", "gitea")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatal(bin + giteaMissing)
+		}
+		tb.Skip(bin + giteaMissing)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), giteaStartTimeout)
+	defer cancel()
+
+	dir := tb.TempDir()
+	port := freePort(tb)
+	g := &Gitea{
+		URL: fmt.Sprintf("http://127.0.0.1:%d/", port),
+		bin: bin, ini: filepath.Join(dir, "app.ini"), dir: dir,
+		done: make(chan struct{}),
+	}
+	g.APIURL = g.URL + "api/v1/"
+	runUser := "root"
+	if u, err := user.Current(); err == nil {
+		runUser = u.Username
+	}
+	// Gitea writes INTERNAL_TOKEN and JWT_SECRET into app.ini: it must stay
+	// writable, and in place while repositories exist (their hooks name it).
+	if err := os.WriteFile(g.ini, []byte(giteaINI(dir, runUser, port, cfg)), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := g.cli(ctx, "migrate"); err != nil {
+		tb.Fatal(err)
+	}
+	migrated := time.Now()
+	out, err := g.cli(ctx, "admin", "user", "create", "--admin",
+		"--username", GiteaAdmin, "--password", GiteaAdminPassword, "--email", GiteaAdmin+"@example.com",
+		"--must-change-password=false", "--access-token", "--access-token-name", "test", "--access-token-scopes", "all")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g.Token = parseToken(out)
+	if g.Token == "" {
+		tb.Fatalf("gitea admin user create printed no access token:\n%s", out)
+	}
+
+	admin := time.Now()
+	logf, err := os.Create(filepath.Join(dir, "web.log"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", g.ini, "web")
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, giteaEnv(dir), logf, logf
+	if err := cmd.Start(); err != nil {
+		_ = logf.Close()
+		tb.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		_ = logf.Close()
+		close(g.done)
+	}()
+	tb.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-g.done
+	})
+	if err := g.waitAPI(ctx); err != nil {
+		tb.Fatalf("%v\n%s", err, g.Log())
+	}
+	g.Started = time.Since(start)
+	tb.Logf("gitea %s up in %s (migrate %s, admin and token %s, web until the API answers %s)", g.URL,
+		g.Started.Round(time.Millisecond), migrated.Sub(start).Round(time.Millisecond),
+		admin.Sub(migrated).Round(time.Millisecond), time.Since(admin).Round(time.Millisecond))
+	return g
+}
+
+// Log returns what `gitea web` printed so far, for a failing test.
+func (g *Gitea) Log() string {
+	b, _ := os.ReadFile(filepath.Join(g.dir, "web.log"))
+	return string(b)
+}
+
+// cli runs one of Gitea's commands against this instance's config.
+func (g *Gitea) cli(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, g.bin, append([]string{"--config", g.ini}, args...)...)
+	cmd.Dir, cmd.Env = g.dir, giteaEnv(g.dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("gitea %s: %w\n%s", strings.Join(args[:1], " "), err, out.String())
+	}
+	return out.String(), nil
+}
+
+// waitAPI polls /api/v1/version until it answers 200, the process exits or
+// ctx ends.
+func (g *Gitea) waitAPI(ctx context.Context) error {
+	c := &http.Client{Timeout: 2 * time.Second}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, g.APIURL+"version", nil)
+		if resp, err := c.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-g.done:
+			return fmt.Errorf("gitea web exited before its API answered")
+		case <-ctx.Done():
+			return fmt.Errorf("gitea web: API not up after %s", giteaStartTimeout)
+		case <-tick.C:
+		}
+	}
+}
+
+// parseToken finds the token in `admin user create --access-token`'s
+// "Access token was successfully created... <token>".
+func parseToken(out string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if _, tok, ok := strings.Cut(l, "Access token was successfully created... "); ok {
+			return strings.TrimSpace(tok)
+		}
+	}
+	return ""
+}
+
+// giteaEnv isolates Gitea from the user's git configuration and home.
+func giteaEnv(dir string) []string {
+	return append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GITEA_WORK_DIR="+filepath.Join(dir, "work"))
+}
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	_, p, _ := net.SplitHostPort(l.Addr().String())
+	port, _ := strconv.Atoi(p)
+	return port
+}
+
+// giteaINI is a headless configuration: sqlite, no SSH, LFS, mail, update
+// check or registration; Git over HTTP and the API on loopback only.
+func giteaINI(dir, runUser string, port int, cfg giteaConfig) string {
+	root := ""
+	if os.Geteuid() == 0 {
+		// Gitea refuses root otherwise (CI containers run as root).
+		root = "I_AM_BEING_UNSAFE_RUNNING_AS_ROOT = true\n"
+	}
+	api := ""
+	if cfg.pageSize > 0 {
+		api = fmt.Sprintf("[api]\nMAX_RESPONSE_ITEMS = %d\nDEFAULT_PAGING_NUM = %d\n", cfg.pageSize, cfg.pageSize)
+	}
+	return fmt.Sprintf(`APP_NAME = provider-git test forge
+RUN_USER = %[2]s
+%[4]sWORK_PATH = %[1]s/work
+[server]
+HTTP_ADDR = 127.0.0.1
+HTTP_PORT = %[3]d
+DOMAIN = 127.0.0.1
+ROOT_URL = http://127.0.0.1:%[3]d/
+DISABLE_SSH = true
+START_SSH_SERVER = false
+LFS_START_SERVER = false
+OFFLINE_MODE = true
+[database]
+DB_TYPE = sqlite3
+PATH = %[1]s/work/data/gitea.db
+SQLITE_JOURNAL_MODE = WAL
+[repository]
+DEFAULT_BRANCH = main
+[security]
+INSTALL_LOCK = true
+SECRET_KEY = test-only
+[service]
+DISABLE_REGISTRATION = true
+[mailer]
+ENABLED = false
+[indexer]
+ISSUE_INDEXER_TYPE = db
+[cron.update_checker]
+ENABLED = false
+[log]
+MODE = console
+LEVEL = Warn
+%[5]s`, dir, runUser, port, root, api)
+}

@@ -1,0 +1,227 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"encoding/base64"
+	"testing"
+	"time"
+
+	"code.gitea.io/sdk/gitea"
+)
+
+// giteaCallTimeout bounds each API call a test makes as a person would.
+const giteaCallTimeout = time.Minute
+
+// GiteaRepo is a repository StartGitea's admin owns.
+type GiteaRepo struct {
+	Owner, Name string
+	// CloneURL is the HTTP Git URL, without credentials (see AuthURL; the
+	// admin's password and Token both work).
+	CloneURL string
+	// APIURL is the instance's API root, as forge.Config wants it.
+	APIURL string
+}
+
+// GiteaUser is a second person on the forge: a reviewer, an assignee.
+type GiteaUser struct {
+	Name, Password, Token string
+}
+
+// Client returns an SDK client acting as the admin with ctx for its calls.
+// The SDK asks the server's version on creation unless told one: "" skips
+// every version gate (Gitea here is 1.26, newer than all of them).
+func (g *Gitea) Client(ctx context.Context, tb testing.TB) *gitea.Client {
+	tb.Helper()
+	return g.clientAs(ctx, tb, gitea.SetToken(g.Token))
+}
+
+func (g *Gitea) clientAs(ctx context.Context, tb testing.TB, auth gitea.ClientOption) *gitea.Client {
+	tb.Helper()
+	c, err := gitea.NewClient(g.URL, auth, gitea.SetContext(ctx), gitea.SetGiteaVersion(""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// call runs fn with the admin's client and a bounded context, failing the
+// test on error.
+func (g *Gitea) call(tb testing.TB, what string, fn func(c *gitea.Client) error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
+	defer cancel()
+	if err := fn(g.Client(ctx, tb)); err != nil {
+		tb.Fatalf("gitea: %s: %v", what, err)
+	}
+}
+
+// CreateRepo creates a repository owned by the admin, with a README on
+// main.
+func (g *Gitea) CreateRepo(tb testing.TB, name string) GiteaRepo {
+	tb.Helper()
+	g.call(tb, "create repository "+name, func(c *gitea.Client) error {
+		_, _, err := c.CreateRepo(gitea.CreateRepoOption{Name: name, AutoInit: true, DefaultBranch: "main", Readme: "Default"})
+		return err
+	})
+	return GiteaRepo{Owner: GiteaAdmin, Name: name, CloneURL: g.URL + GiteaAdmin + "/" + name + ".git", APIURL: g.APIURL}
+}
+
+// ProtectBranch refuses every push to branch (also the admin's): changes
+// land only through a merged pull request.
+func (g *Gitea) ProtectBranch(tb testing.TB, repo, branch string) {
+	tb.Helper()
+	g.call(tb, "protect "+branch, func(c *gitea.Client) error {
+		_, _, err := c.CreateBranchProtection(GiteaAdmin, repo, gitea.CreateBranchProtectionOption{RuleName: branch})
+		return err
+	})
+}
+
+// CommitFile writes path on branch through the contents API, creating
+// branch from from when from is not "", and returns the new commit's SHA.
+func (g *Gitea) CommitFile(tb testing.TB, repo, branch, from, path, content string) string {
+	tb.Helper()
+	var sha string
+	g.call(tb, "commit "+path+" to "+branch, func(c *gitea.Client) error {
+		opt := gitea.CreateFileOptions{
+			FileOptions: gitea.FileOptions{Message: "write " + path, BranchName: branch},
+			Content:     base64.StdEncoding.EncodeToString([]byte(content)),
+		}
+		if from != "" {
+			opt.BranchName, opt.NewBranchName = from, branch
+		}
+		r, _, err := c.CreateFile(GiteaAdmin, repo, path, opt)
+		if err == nil && r.Commit != nil {
+			sha = r.Commit.SHA
+		}
+		return err
+	})
+	return sha
+}
+
+// CreateUser creates a person with a token of all scopes and write access
+// to repos, so they may review, be assigned and merge there.
+func (g *Gitea) CreateUser(tb testing.TB, name string, repos ...string) GiteaUser {
+	tb.Helper()
+	u := GiteaUser{Name: name, Password: GiteaAdminPassword + "-" + name}
+	no := false
+	g.call(tb, "create user "+name, func(c *gitea.Client) error {
+		_, _, err := c.AdminCreateUser(gitea.CreateUserOption{
+			Username: name, Email: name + "@example.com", Password: u.Password, MustChangePassword: &no,
+		})
+		return err
+	})
+	write := gitea.AccessModeWrite
+	for _, r := range repos {
+		g.call(tb, "add collaborator "+name, func(c *gitea.Client) error {
+			_, err := c.AddCollaborator(GiteaAdmin, r, name, gitea.AddCollaboratorOption{Permission: &write})
+			return err
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
+	defer cancel()
+	t, _, err := g.clientAs(ctx, tb, gitea.SetBasicAuth(name, u.Password)).CreateAccessToken(gitea.CreateAccessTokenOption{
+		Name: "test", Scopes: []gitea.AccessTokenScope{gitea.AccessTokenScopeAll},
+	})
+	if err != nil {
+		tb.Fatalf("gitea: token for %s: %v", name, err)
+	}
+	u.Token = t.Token
+	return u
+}
+
+// as runs fn as user (the admin when user is nil).
+func (g *Gitea) as(tb testing.TB, user *GiteaUser, what string, fn func(c *gitea.Client) error) {
+	tb.Helper()
+	if user == nil {
+		g.call(tb, what, fn)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
+	defer cancel()
+	if err := fn(g.clientAs(ctx, tb, gitea.SetToken(user.Token))); err != nil {
+		tb.Fatalf("gitea: %s as %s: %v", what, user.Name, err)
+	}
+}
+
+// MergeAsReviewer merges pull request number as a reviewer would in the web
+// UI: a merge commit, the head branch kept. reviewer nil is the admin.
+func (g *Gitea) MergeAsReviewer(tb testing.TB, reviewer *GiteaUser, repo string, number int64) {
+	tb.Helper()
+	g.as(tb, reviewer, "merge", func(c *gitea.Client) error {
+		_, _, err := c.MergePullRequest(GiteaAdmin, repo, number, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
+		return err
+	})
+}
+
+// Approve submits an approving review as reviewer.
+func (g *Gitea) Approve(tb testing.TB, reviewer GiteaUser, repo string, number int64) {
+	tb.Helper()
+	g.as(tb, &reviewer, "approve", func(c *gitea.Client) error {
+		_, _, err := c.CreatePullReview(GiteaAdmin, repo, number, gitea.CreatePullReviewOptions{State: gitea.ReviewStateApproved, Body: "LGTM"})
+		return err
+	})
+}
+
+// ClosePR closes pull request number without merging, as a person would.
+func (g *Gitea) ClosePR(tb testing.TB, repo string, number int64) {
+	tb.Helper()
+	closed := gitea.StateClosed
+	g.call(tb, "close", func(c *gitea.Client) error {
+		_, _, err := c.EditPullRequest(GiteaAdmin, repo, number, gitea.EditPullRequestOption{State: &closed})
+		return err
+	})
+}
+
+// EditTitle changes pull request number's title, as a person would.
+func (g *Gitea) EditTitle(tb testing.TB, repo string, number int64, title string) {
+	tb.Helper()
+	g.call(tb, "edit title", func(c *gitea.Client) error {
+		_, _, err := c.EditPullRequest(GiteaAdmin, repo, number, gitea.EditPullRequestOption{Title: title})
+		return err
+	})
+}
+
+// PR returns pull request number as the forge reports it.
+func (g *Gitea) PR(tb testing.TB, repo string, number int64) *gitea.PullRequest {
+	tb.Helper()
+	var pr *gitea.PullRequest
+	g.call(tb, "get pull request", func(c *gitea.Client) (err error) {
+		pr, _, err = c.GetPullRequest(GiteaAdmin, repo, number)
+		return err
+	})
+	return pr
+}
+
+// SetStatus sets a commit status (a CI check named context) on sha.
+func (g *Gitea) SetStatus(tb testing.TB, repo, sha, context string, state gitea.StatusState) {
+	tb.Helper()
+	g.call(tb, "set status", func(c *gitea.Client) error {
+		_, _, err := c.CreateStatus(GiteaAdmin, repo, sha, gitea.CreateStatusOption{State: state, Context: context})
+		return err
+	})
+}
+
+// CreateLabel creates a label on repo.
+func (g *Gitea) CreateLabel(tb testing.TB, repo, name string) {
+	tb.Helper()
+	g.call(tb, "create label "+name, func(c *gitea.Client) error {
+		_, _, err := c.CreateLabel(GiteaAdmin, repo, gitea.CreateLabelOption{Name: name, Color: "#00aabb"})
+		return err
+	})
+}
