@@ -194,7 +194,8 @@ func (e *external) wantsMerge(mg *v1alpha1.PullRequest, pr forge.PullRequest) bo
 		return false
 	}
 	if !e.acc.noAutoMerge.Load() {
-		return true
+		sha, ok := e.acc.asked.Load(pr.Number)
+		return !ok || sha != pr.HeadSHA
 	}
 	return pr.Mergeable != nil && *pr.Mergeable && pr.Checks != forge.ChecksFailure
 }
@@ -304,7 +305,16 @@ func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge
 	}
 	if !e.acc.noAutoMerge.Load() {
 		err := e.acc.client.AutoMerge(ctx, pr.Number, fm)
-		if !errors.Is(err, forge.ErrUnsupported) {
+		switch {
+		case err == nil:
+			e.acc.asked.Store(pr.Number, pr.HeadSHA)
+			e.listing.Invalidate()
+			return nil
+		case errors.Is(err, forge.ErrNotMergeable):
+			// The forge refuses for now (still computing, conflicts):
+			// asked again at the next poll.
+			return nil
+		case !errors.Is(err, forge.ErrUnsupported):
 			return e.forgeError(err, errMerge)
 		}
 		e.acc.noAutoMerge.Store(true)
