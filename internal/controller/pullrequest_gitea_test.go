@@ -302,6 +302,9 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
 	}
 	t.Logf("%d PullRequests open on Gitea in %s; forge requests: %v", n, time.Since(start).Round(time.Millisecond), api.counts())
+	if got := giteaPullCount(t, f); got != n {
+		t.Errorf("Gitea holds %d pull requests for %d PullRequests: none may be opened twice", got, n)
+	}
 	reconciledAgain(t, 1, true, prs[0])
 	req0, writes0 := api.counts(), counter.writes.Load()
 	counts := make([]int, n)
@@ -333,5 +336,25 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	}
 	if w := writes - writes0; w != 0 {
 		t.Errorf("%d status writes in steady state, want 0", w)
+	}
+}
+
+// giteaPullCount is how many pull requests, in any state, the fixture's
+// repository holds.
+func giteaPullCount(t *testing.T, f *giteaFixture) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	total := 0
+	for page := 1; ; page++ {
+		prs, _, err := f.g.Client(ctx, t).ListRepoPullRequests(testenv.GiteaAdmin, f.repo.Name, sdk.ListPullRequestsOptions{
+			ListOptions: sdk.ListOptions{Page: page, PageSize: 50}, State: sdk.StateAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(prs)
+		if len(prs) == 0 {
+			return total
+		}
 	}
 }
