@@ -43,6 +43,8 @@ const (
 	errUpdate  = "cannot update the pull request"
 	errClose   = "cannot close the pull request"
 	errMerge   = "cannot merge the pull request"
+	// errOtherBaseFmt: the forge has one open for the head, into another base.
+	errOtherBaseFmt = "cannot open the pull request from %q into %q: the forge has one open from that head into another base"
 )
 
 // listing is what a PullRequest needs of its repository's shared list of
@@ -255,10 +257,16 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	switch {
 	case errors.Is(err, forge.ErrExists):
 		e.listing.Invalidate()
-		var ok bool
-		if pr, ok, err = e.listing.Find(ctx, 0, want.Head, want.Base); err != nil || !ok {
-			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(err, errList), errCreate)
+		found, ok, lerr := e.listing.Find(ctx, 0, want.Head, want.Base)
+		if lerr != nil {
+			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(lerr, errList), errCreate)
 		}
+		if !ok {
+			// Open for the head into another base (GitLab allows one open
+			// merge request per source branch): a person must choose.
+			return xpmanaged.ExternalCreation{}, managed.Stalled(ReasonForgeRefused, errors.Wrapf(err, errOtherBaseFmt, want.Head, want.Base))
+		}
+		pr = found
 	case errors.Is(err, forge.ErrNoSuchBranch):
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonHeadBranchMissing,
 			fmt.Sprintf(msgHeadMissingFmt, want.Head)+": "+err.Error(), min(headRetry, e.maxAge))

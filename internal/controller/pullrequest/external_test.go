@@ -225,6 +225,15 @@ func TestCreate(t *testing.T) {
 			}(),
 			want: outcome{Name: "5", State: "Open", Calls: map[string]int{"Create": 1, "ListOpen": 1}},
 		},
+		"OpenIntoAnotherBase": {
+			reason: "GitLab refuses a second open merge request from one head even into another base: Stalled with the forge's words, never an empty adoption.",
+			forge: func() *fakeForge {
+				f := newFake()
+				f.fail["Create"] = &forge.APIError{Status: 409, Message: "Another open merge request already exists for this source branch: !4", Kind: forge.ErrExists}
+				return f
+			}(),
+			want: outcome{Reason: ReasonForgeRefused, Stall: true, Calls: map[string]int{"Create": 1, "ListOpen": 1}},
+		},
 		"NoSuchBranch": {
 			reason: "A head the forge does not know yet is a wait, not a stall.",
 			forge: func() *fakeForge {
