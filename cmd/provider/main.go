@@ -49,6 +49,8 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
+	"github.com/crossplane-contrib/provider-git/internal/forge/github"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
@@ -190,6 +192,8 @@ func run(ctx context.Context, args []string) error {
 // forge not named here is Stalled ForgeUnknown. Forgejo serves Gitea's API.
 func forges() map[forge.Type]forge.Opener {
 	return map[forge.Type]forge.Opener{
+		forge.GitHub:  github.New,
+		forge.GitLab:  gitlab.New,
 		forge.Gitea:   gitea.New,
 		forge.Forgejo: gitea.New,
 	}
