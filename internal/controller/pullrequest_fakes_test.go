@@ -152,7 +152,9 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	for _, pr := range prs {
 		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
 	}
-	creates := gh.Count(func(r fakegithub.Request) bool { return r.Method == http.MethodPost && r.Path == "/repos/e2e/github-steady/pulls" })
+	creates := gh.Count(func(r fakegithub.Request) bool {
+		return r.Method == http.MethodPost && r.Path == "/repos/e2e/github-steady/pulls"
+	})
 	t.Logf("%d PullRequests open on GitHub in %s (creates paced at 60 a minute after a burst of 20): %d creates, %d requests",
 		n, time.Since(start).Round(time.Millisecond), creates, len(gh.Requests()))
 	if creates != n {
