@@ -37,4 +37,6 @@ var (
 	CommitRequestGroupVersionKind = SchemeGroupVersion.WithKind(CommitRequestKind)
 	MirrorKind                    = reflect.TypeOf(Mirror{}).Name()
 	MirrorGroupVersionKind        = SchemeGroupVersion.WithKind(MirrorKind)
+	PullRequestKind               = reflect.TypeOf(PullRequest{}).Name()
+	PullRequestGroupVersionKind   = SchemeGroupVersion.WithKind(PullRequestKind)
 )

@@ -47,6 +47,34 @@ type ProviderConfigSpec struct {
 	// refused and a Mirror reads no Secret.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
+
+	// Forge names the forge that hosts the repository, for PullRequests.
+	// Without it the forge is told from a well-known host (github.com,
+	// gitlab.com, gitea.com, codeberg.org).
+	// +optional
+	Forge *ForgeConfig `json:"forge,omitempty"`
+}
+
+// ForgeType names a forge's API.
+// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo
+type ForgeType string
+
+// ForgeConfig names the forge that hosts a repository and its API.
+type ForgeConfig struct {
+	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea or
+	// Forgejo. Optional on a well-known host.
+	// +optional
+	Type ForgeType `json:"type,omitempty"`
+
+	// APIURL is the forge's REST API base, e.g.
+	// https://github.example.com/api/v3/, https://gitlab.example.com/api/v4/
+	// or https://gitea.example.com/api/v1/. Empty: the type's usual path on
+	// the repository's host. http:// only when the provider runs with
+	// --allow-insecure-remotes.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self.matches('^https?://[^/@ ]+(/[^ ]*)?$')",message="forge.apiURL must be an http(s) URL without credentials"
+	APIURL string `json:"apiURL,omitempty"`
 }
 
 // CommitConfig configures the commits the provider makes.
@@ -175,6 +203,13 @@ type CredentialKeys struct {
 	// +optional
 	// +kubebuilder:default=password
 	PasswordKey string `json:"passwordKey,omitempty"`
+
+	// APITokenKey is the key holding a token for the forge's API, used by
+	// PullRequests. Without it an HTTPS configuration's password, bearer
+	// token or GitHub App serves; an SSH configuration needs it.
+	// +optional
+	// +kubebuilder:default=apiToken
+	APITokenKey string `json:"apiTokenKey,omitempty"`
 }
 
 // LocalCredentialsSecretRef names a Secret in the referencing object's
@@ -277,6 +312,12 @@ type ClusterProviderConfigSpec struct {
 	// refused and a Mirror reads no Secret.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
+
+	// Forge names the forge that hosts the repository, for PullRequests.
+	// Without it the forge is told from a well-known host (github.com,
+	// gitlab.com, gitea.com, codeberg.org).
+	// +optional
+	Forge *ForgeConfig `json:"forge,omitempty"`
 
 	// Mirror grants Mirrors that use this configuration reads beyond their
 	// own namespace. Without it a Mirror reads only its own namespace.

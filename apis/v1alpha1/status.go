@@ -27,6 +27,7 @@ var (
 	_ resource.ModernManaged = &File{}
 	_ resource.ModernManaged = &CommitRequest{}
 	_ resource.ModernManaged = &Mirror{}
+	_ resource.ModernManaged = &PullRequest{}
 )
 
 // The status session (internal/session) writes status through these
@@ -71,3 +72,9 @@ func (in *Mirror) SetObservedGeneration(g int64) { in.Status.ObservedGeneration 
 
 // StatusConditions returns the live condition list.
 func (in *Mirror) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }
+
+// SetObservedGeneration records the generation this status describes.
+func (in *PullRequest) SetObservedGeneration(g int64) { in.Status.ObservedGeneration = g }
+
+// StatusConditions returns the live condition list.
+func (in *PullRequest) StatusConditions() *[]xpv2.Condition { return &in.Status.Conditions }

@@ -94,7 +94,7 @@ func TestProviderConfigRoundTrip(t *testing.T) {
 	want := in.Spec.DeepCopy()
 	want.Commit.Window = &metav1.Duration{Duration: time.Second}
 	want.Credentials.SecretRef.CredentialKeys = v1alpha1.CredentialKeys{
-		SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "password",
+		SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "password", APITokenKey: "apiToken",
 	}
 	if diff := cmp.Diff(*want, got.Spec); diff != "" {
 		t.Errorf("ProviderConfig spec after round trip: -want, +got:\n%s", diff)
@@ -139,7 +139,7 @@ func TestClusterProviderConfigRoundTrip(t *testing.T) {
 	}
 	want := in.Spec.DeepCopy()
 	want.Credentials.SecretRef.CredentialKeys = v1alpha1.CredentialKeys{
-		SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "token",
+		SSHPrivateKeyKey: "identity", KnownHostsKey: "known_hosts", UsernameKey: "username", PasswordKey: "token", APITokenKey: "apiToken",
 	}
 	if diff := cmp.Diff(*want, got.Spec); diff != "" {
 		t.Errorf("ClusterProviderConfig spec after round trip: -want, +got:\n%s", diff)

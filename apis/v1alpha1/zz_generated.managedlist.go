@@ -55,3 +55,12 @@ func (l *MirrorList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this PullRequestList.
+func (l *PullRequestList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

@@ -47,6 +47,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
+	"github.com/crossplane-contrib/provider-git/internal/forge/github"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
@@ -168,6 +172,7 @@ func run(ctx context.Context, args []string) error {
 		AllowInsecureRemotes: *allowInsecure,
 		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
 		ConditionMetrics:     conditions,
+		Forges:               forges(),
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource
@@ -180,4 +185,16 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	return errors.Wrap(errors.Wrap(mgr.Start(ctx), "manager stopped"), "cannot run the controller manager")
+}
+
+// forges are the forge API clients this binary carries, by type: the
+// PullRequest controller opens them and imports none. A PullRequest on a
+// forge not named here is Stalled ForgeUnknown. Forgejo serves Gitea's API.
+func forges() map[forge.Type]forge.Opener {
+	return map[forge.Type]forge.Opener{
+		forge.GitHub:  github.New,
+		forge.GitLab:  gitlab.New,
+		forge.Gitea:   gitea.New,
+		forge.Forgejo: gitea.New,
+	}
 }

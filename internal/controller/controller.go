@@ -30,6 +30,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/session"
@@ -83,6 +84,7 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		branch.SetupGated,
 		file.SetupGated, commitrequest.SetupGated,
 		mirror.SetupGated,
+		pullrequest.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {
 			return err

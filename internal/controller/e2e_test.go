@@ -50,6 +50,7 @@ import (
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
@@ -158,6 +159,7 @@ type providerOptions struct {
 	idle       time.Duration
 	clock      clock.WithDelayedExecution
 	gitClock   clock.Clock
+	forges     map[forge.Type]forge.Opener
 }
 
 // A providerOption varies how startProvider runs the controllers.
@@ -215,6 +217,11 @@ func withGitClock(c clock.Clock) providerOption {
 // provider whose ServiceAccount lacks some grant would.
 func withMirrorIdentity(cfg *rest.Config) providerOption {
 	return func(o *providerOptions) { o.mirrorCfg = cfg }
+}
+
+// withForges opens the forge API clients of PullRequests with forges.
+func withForges(forges map[forge.Type]forge.Opener) providerOption {
+	return func(o *providerOptions) { o.forges = forges }
 }
 
 // withIdleTimeout closes clones unused for d (the engine's default is far
@@ -302,6 +309,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		PollJitter:           po.poll / 10,
 		ConditionMetrics:     po.conditions,
 		Clock:                po.clock,
+		Forges:               po.forges,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)

@@ -98,7 +98,7 @@ func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[s
 func purge(t *testing.T, ns string) {
 	ctx := context.Background()
 	for _, l := range []client.ObjectList{
-		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{},
+		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{}, &v1alpha1.PullRequestList{},
 		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
 	} {
 		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {

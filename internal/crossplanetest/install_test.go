@@ -46,6 +46,7 @@ var (
 		"branches.git.m.crossplane.io",
 		"files.git.m.crossplane.io",
 		"commitrequests.git.m.crossplane.io",
+		"pullrequests.git.m.crossplane.io",
 	}
 )
 

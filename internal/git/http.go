@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
@@ -63,16 +64,34 @@ func newTransport(conn *connection, r Remote, opts Options) (transport.Transport
 	if len(r.CABundle) > 0 && ep.Protocol != "https" {
 		return nil, newError(KindInvalid, errCAOverHTTP)
 	}
+	t, err := httpTransport(r.CABundle, proxy)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return client.NewClient(ep)
+	}
+	hc := &http.Client{Transport: t}
+	if conn.app != nil {
+		conn.app.use(hc, opts.Clock.Now)
+	}
+	return githttp.NewClient(hc), nil
+}
+
+// httpTransport is net/http's default transport with proxy and, when
+// caBundle holds certificates, the system's roots plus those; nil when the
+// default transport is not an *http.Transport.
+func httpTransport(caBundle []byte, proxy func(*http.Request) (*url.URL, error)) (*http.Transport, error) {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
-		return client.NewClient(ep)
+		return nil, nil
 	}
 	t = t.Clone()
 	if proxy == nil {
 		proxy = ProxyFromEnvironment(os.Getenv)
 	}
 	t.Proxy = proxy
-	if len(r.CABundle) > 0 {
+	if len(caBundle) > 0 {
 		roots, err := x509.SystemCertPool()
 		if err != nil {
 			return nil, errors.Wrap(err, errSystemRoots)
@@ -80,7 +99,7 @@ func newTransport(conn *connection, r Remote, opts Options) (transport.Transport
 		if roots == nil {
 			roots = x509.NewCertPool()
 		}
-		if !roots.AppendCertsFromPEM(r.CABundle) {
+		if !roots.AppendCertsFromPEM(caBundle) {
 			return nil, newError(KindInvalid, errCABundle)
 		}
 		t.TLSClientConfig = t.TLSClientConfig.Clone()
@@ -89,11 +108,28 @@ func newTransport(conn *connection, r Remote, opts Options) (transport.Transport
 		}
 		t.TLSClientConfig.RootCAs = roots
 	}
-	hc := &http.Client{Transport: t}
-	if conn.app != nil {
-		conn.app.use(hc, opts.Clock.Now)
+	return t, nil
+}
+
+// NewHTTPClient returns a client for an HTTP API of a repository's server
+// (a forge's REST API) that trusts what its clones trust: the system's
+// roots plus caBundle, through the environment's proxy.
+func NewHTTPClient(caBundle []byte) (*http.Client, error) {
+	t, err := httpTransport(caBundle, nil)
+	if err != nil || t == nil {
+		return &http.Client{}, err
 	}
-	return githttp.NewClient(hc), nil
+	return &http.Client{Transport: t}, nil
+}
+
+// AppToken returns the token source of the repository's GitHub App
+// installation, the one its Git sessions use, so a forge's API shares the
+// installation token and its refresh; false when its auth is no App.
+func (r *Repository) AppToken() (func(ctx context.Context) (string, error), bool) {
+	if r.conn == nil || r.conn.app == nil {
+		return nil, false
+	}
+	return r.conn.app.token, true
 }
 
 // ProxyFromEnvironment returns the proxy choice HTTPS_PROXY, HTTP_PROXY and

@@ -17,6 +17,8 @@ limitations under the License.
 package managed
 
 import (
+	"time"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 )
@@ -106,10 +108,21 @@ type WaitingError struct {
 	// Reason is written to Ready, e.g. Committing.
 	Reason  xpv2.ConditionReason
 	Message string
+	// After, when positive, brings the resource back after this long
+	// instead of on a wake: nothing will wake it (a forge's rate limit
+	// resets, a person's review is polled for).
+	After time.Duration
 }
 
 // Error returns the message.
 func (e *WaitingError) Error() string { return e.Message }
+
+// WaitingFor says the resource waits on something outside that no wake
+// reports, and is to be looked at again after d: progressing (Synced True,
+// Ready False with reason), requeued after d rather than with backoff.
+func WaitingFor(reason xpv2.ConditionReason, msg string, d time.Duration) error {
+	return &WaitingError{Reason: reason, Message: msg, After: max(d, time.Second)}
+}
 
 // Waiting says a change is under way and a wake will come.
 func Waiting(reason xpv2.ConditionReason, msg string) error {

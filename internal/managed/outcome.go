@@ -18,6 +18,7 @@ package managed
 
 import (
 	"fmt"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +76,8 @@ type outcome struct {
 	// readyMessage is Ready's message when converged.
 	readyMessage string
 	wait         wait
+	// after is the requeue of waitAfter.
+	after time.Duration
 }
 
 // level is how far an outcome leaves the resource from converged. An outcome
@@ -113,14 +116,20 @@ const (
 	// unlike waitNone the per-resource backoff is kept, so a write that
 	// keeps failing is retried ever more slowly.
 	waitWake
+	// waitAfter: outcome.after, as WaitingFor asked.
+	waitAfter
 )
 
 // waiting is a change handed to an asynchronous writer that wakes the
 // resource when it landed or failed.
 func waiting(we *WaitingError) outcome {
 	s := xpv2.ReconcileSuccess()
-	return outcome{synced: &s, level: levelProgressing,
+	o := outcome{synced: &s, level: levelProgressing,
 		verdict: session.Verdict{Status: corev1.ConditionFalse, Reason: we.Reason, Message: we.Message}, wait: waitWake}
+	if we.After > 0 {
+		o.wait, o.after = waitAfter, we.After
+	}
+	return o
 }
 
 // converged is an external resource that matches the spec (or may not be

@@ -201,6 +201,9 @@ func (p *pass) finish(ctx context.Context, o outcome) (reconcile.Result, error) 
 			}
 		}
 	case waitWake:
+	case waitAfter:
+		p.r.backoff.Forget(p.req)
+		after = o.after
 	case waitSoon:
 		after = min(p.r.backoff.When(p.req), p.poll())
 	case waitStale:

@@ -236,6 +236,16 @@ func TestReconcile(t *testing.T) {
 				calls: calls{Observes: 1},
 			},
 		},
+		"ObserveWaitingFor": {
+			reason: "An Observe that waits on something no wake reports (a rate limit's reset, a review) is progressing with its reason and Synced True, and comes back after the time it names, not on backoff.",
+			args:   reconcileArgs{thing: newThing(), ext: map[string]extThing{testKey: {Value: "old"}}, observe: WaitingFor("RateLimited", "until 12:00", 42*time.Second)},
+			want: reconcileWant{
+				result: reconcile.Result{RequeueAfter: 42 * time.Second},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue",
+					Conditions: trio(cond{Status: corev1.ConditionFalse, Reason: "RateLimited"}, corev1.ConditionTrue, corev1.ConditionFalse, "", syncedOK)},
+				calls: calls{Observes: 1},
+			},
+		},
 		"ConvergedEventDriven": {
 			reason: "With an event source that reports drift, a converged resource is not requeued on a timer at all.",
 			args:   reconcileArgs{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithEventSource(nopSource{})}},

@@ -55,10 +55,22 @@ func NewConnector(c client.Client, s SecretReader, cache *git.Cache, allowInsecu
 // Usage is tracked first, so a resource that names a broken configuration
 // still counts as its user.
 func (c *Connector) Connect(ctx context.Context, mg resource.ModernManaged) (*git.Repository, *Connection, error) {
+	return c.connect(ctx, mg, nil)
+}
+
+// ConnectForge is Connect for a resource that also reaches the forge's
+// API (a PullRequest): it returns what the configuration says of it too.
+func (c *Connector) ConnectForge(ctx context.Context, mg resource.ModernManaged) (*git.Repository, *Connection, ForgeAccess, error) {
+	fa := ForgeAccess{}
+	repo, conn, err := c.connect(ctx, mg, &fa)
+	return repo, conn, fa, err
+}
+
+func (c *Connector) connect(ctx context.Context, mg resource.ModernManaged, fa *ForgeAccess) (*git.Repository, *Connection, error) {
 	if err := c.usage.Track(ctx, mg); err != nil {
 		return nil, nil, errors.Wrap(err, errTrackUsage)
 	}
-	conn, err := c.resolver.ForManaged(ctx, mg)
+	conn, err := c.resolver.forManaged(ctx, mg, fa)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -123,6 +123,8 @@ type view struct {
 	signing *signingRef
 	// encryption is nil when the configuration refuses Secrets.
 	encryption *encryptionRef
+	// forge is nil when the configuration names none.
+	forge *v1alpha1.ForgeConfig
 }
 
 type secretRef struct {
@@ -135,14 +137,16 @@ func viewOf(pc configObject) (view, error) {
 	switch o := pc.(type) {
 	case *v1alpha1.ProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
-			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true), encryption: encryptionOf(o.Spec.Encryption, o.GetNamespace(), true)}
+			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true), encryption: encryptionOf(o.Spec.Encryption, o.GetNamespace(), true),
+			forge: o.Spec.Forge}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: o.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
 		}
 		return v, nil
 	case *v1alpha1.ClusterProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
-			signing: signingOf(o.Spec.Commit, "", false), encryption: encryptionOf(o.Spec.Encryption, "", false)}
+			signing: signingOf(o.Spec.Commit, "", false), encryption: encryptionOf(o.Spec.Encryption, "", false),
+			forge: o.Spec.Forge}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
 		}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -116,6 +117,12 @@ func NewResolver(c client.Reader, s SecretReader, allowInsecure bool) *Resolver 
 
 // ForManaged resolves the configuration mg's providerConfigRef names.
 func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*Connection, error) {
+	return r.forManaged(ctx, mg, nil)
+}
+
+// forManaged is ForManaged, filling in fa, when not nil, with what the
+// configuration says of its forge's API.
+func (r *Resolver) forManaged(ctx context.Context, mg resource.ModernManaged, fa *ForgeAccess) (*Connection, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil {
 		return nil, managed.Stalled(ReasonProviderConfigNotFound, errors.New(errNoRef))
@@ -132,11 +139,17 @@ func (r *Resolver) ForManaged(ctx context.Context, mg resource.ModernManaged) (*
 	if err := r.get(ctx, r.client, key, pc, ReasonProviderConfigNotFound, k.errGet); err != nil {
 		return nil, err
 	}
-	return r.resolve(ctx, pc)
+	return r.resolveAll(ctx, pc, fa)
 }
 
 // resolve turns either configuration kind into a Connection.
 func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, error) {
+	return r.resolveAll(ctx, pc, nil)
+}
+
+// resolveAll is resolve, filling in fa, when not nil, with what the
+// configuration says of its forge's API.
+func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAccess) (*Connection, error) {
 	v, err := viewOf(pc)
 	if err != nil {
 		return nil, err
@@ -146,6 +159,12 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 		return nil, managed.Stalled(ReasonInsecureRemote, errors.New(errInsecure))
 	}
 	c := &Connection{Remote: git.Remote{URL: v.url}, Author: DefaultAuthor, Window: DefaultWindow}
+	if fa != nil {
+		*fa = ForgeAccess{allowInsecure: r.allowInsecure, ssh: t == transportSSH}
+		if v.forge != nil {
+			fa.Type, fa.APIURL = forge.Type(v.forge.Type), v.forge.APIURL
+		}
+	}
 	if a := v.commit.Author; a != nil {
 		c.Author = git.Signature{Name: a.Name, Email: a.Email}
 	}
@@ -175,6 +194,10 @@ func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, e
 	}
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
+	}
+	if fa != nil {
+		tok := lookupKey(s, ref.keys.APITokenKey, defaultAPITokenKey)
+		fa.secret, fa.tokenKey, fa.token = ref.key.String(), tok.name, string(tok.value)
 	}
 	return c, nil
 }

@@ -20,6 +20,7 @@ limitations under the License.
 package message
 
 import (
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -47,6 +48,14 @@ const (
 // MaxBytes, a missing key an error. Errors are Stalled InvalidSpec.
 // An empty template, or one that renders only white space, gives def.
 func Render(tmpl, def string, data any) (string, error) {
+	return RenderLists(tmpl, def, data)
+}
+
+// RenderLists is Render for a template whose data holds bounded lists (a
+// PullRequest's .Files): a range is allowed over exactly those top-level
+// fields, named as .Field or $.Field, and over nothing else (an integer
+// would spin).
+func RenderLists(tmpl, def string, data any, lists ...string) (string, error) {
 	if tmpl == "" {
 		return def, nil
 	}
@@ -55,7 +64,7 @@ func Render(tmpl, def string, data any) (string, error) {
 		return "", spec.Invalid(errors.Wrap(err, errParseTemplate))
 	}
 	for _, d := range t.Templates() {
-		if d.Tree != nil && hasRange(d.Root) {
+		if d.Tree != nil && hasRange(d.Root, lists) {
 			return "", spec.Invalid(errors.New(errRange))
 		}
 	}
@@ -81,25 +90,52 @@ func Render(tmpl, def string, data any) (string, error) {
 // hasRange reports a range anywhere below n. The output cap stops a template
 // that writes too much, but not {{range 2000000000}}{{end}}, which writes
 // nothing and would hold a reconcile worker for minutes.
-func hasRange(n parse.Node) bool {
+//
+// A range over one of lists (a bounded list of the data) is allowed; its
+// body is checked as any other.
+func hasRange(n parse.Node, lists []string) bool {
 	switch n := n.(type) {
 	case *parse.RangeNode:
-		return true
+		if !overList(n.Pipe, lists) {
+			return true
+		}
+		return hasRange(n.List, lists) || hasRange(n.ElseList, lists)
 	case *parse.ListNode:
 		if n == nil {
 			return false
 		}
 		for _, c := range n.Nodes {
-			if hasRange(c) {
+			if hasRange(c, lists) {
 				return true
 			}
 		}
 	case *parse.IfNode:
-		return hasRange(n.List) || hasRange(n.ElseList)
+		return hasRange(n.List, lists) || hasRange(n.ElseList, lists)
 	case *parse.WithNode:
-		return hasRange(n.List) || hasRange(n.ElseList)
+		return hasRange(n.List, lists) || hasRange(n.ElseList, lists)
 	}
 	return false
+}
+
+// overList reports a range pipeline that is exactly .L or $.L for L in
+// lists, optionally declaring its element variables.
+func overList(p *parse.PipeNode, lists []string) bool {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	var ident []string
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		ident = a.Ident
+	case *parse.VariableNode:
+		if len(a.Ident) < 1 || a.Ident[0] != "$" {
+			return false
+		}
+		ident = a.Ident[1:]
+	default:
+		return false
+	}
+	return len(ident) == 1 && slices.Contains(lists, ident[0])
 }
 
 var errTooLong = errors.New(errMessageLong)

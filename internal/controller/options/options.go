@@ -26,6 +26,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/session"
@@ -67,4 +68,8 @@ type Options struct {
 	// debounce); nil: the real clock. Tests step a fake one. The Git
 	// engine's commit windows go by the Cache's (git.WithClock).
 	Clock clock.WithDelayedExecution
+	// Forges open the API clients of the forges PullRequests reach, by
+	// type; cmd/provider names the ones the binary carries, so the
+	// controller imports none. A type without one is Stalled ForgeUnknown.
+	Forges map[forge.Type]forge.Opener
 }

@@ -1,0 +1,363 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pullrequest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+const (
+	errRefresh = "cannot fetch the head branch"
+	errHead    = "cannot read the head branch"
+	errGet     = "cannot get the pull request"
+	errList    = "cannot find the pull request among the open ones"
+	errCreate  = "cannot open the pull request"
+	errUpdate  = "cannot update the pull request"
+	errClose   = "cannot close the pull request"
+	errMerge   = "cannot merge the pull request"
+	// errOtherBaseFmt: the forge has one open for the head, into another base.
+	errOtherBaseFmt = "cannot open the pull request from %q into %q: the forge has one open from that head into another base"
+)
+
+// listing is what a PullRequest needs of its repository's shared list of
+// open pull requests (forge.Listing).
+type listing interface {
+	Find(ctx context.Context, maxAge time.Duration, head, base string) (forge.PullRequest, bool, error)
+	Number(ctx context.Context, maxAge time.Duration, n int64) (forge.PullRequest, bool, error)
+	Record(pr forge.PullRequest)
+	Invalidate()
+}
+
+// pacer is what a PullRequest needs of the forge account's pace.
+type pacer interface {
+	Take(key string, r forge.Rate) (bool, time.Time)
+	Held(key string) (time.Time, bool)
+	Hold(key string, r forge.Rate, t time.Time)
+}
+
+type external struct {
+	acc *account
+	// key names the forge account and repository, for the pacer.
+	key string
+	typ forge.Type
+	// creds names the Secret and key the token came from.
+	creds   string
+	repo    repository
+	listing listing
+	pacer   pacer
+	clock   clock.PassiveClock
+	kube    client.Reader
+	maxAge  time.Duration
+
+	// note is Ready's message when converged.
+	note string
+	// observed is the pull request Observe found, for Update.
+	observed forge.PullRequest
+}
+
+// Observe finds the pull request: by number from the shared list (one
+// request per repository per poll however many PullRequests), by a Get
+// when the list does not hold it (merged, closed) or its checks are needed
+// (readiness Merged, merge Auto); with no number yet, the open one for the
+// same head and base is adopted, so a restart or a lost status write never
+// opens a second one. Merged and closed are final and cost no request.
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalObservation, error) {
+	want, err := desired(ctx, e.kube, mg)
+	if err != nil && !meta.WasDeleted(mg) {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	a := mg.Status.AtProvider
+	switch forge.State(a.State) {
+	case forge.StateMerged:
+		e.note = fmt.Sprintf(msgMergedFmt, a.Number, a.MergeCommit)
+		return xpmanaged.ExternalObservation{ResourceExists: !meta.WasDeleted(mg), ResourceUpToDate: true}, nil
+	case forge.StateClosed:
+		if meta.WasDeleted(mg) {
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		return xpmanaged.ExternalObservation{}, managed.Stalled(ReasonClosed, errors.Errorf(msgClosedFmt, a.Number))
+	}
+	if err := e.held(); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	pr, found, err := e.find(ctx, mg)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
+	if !found {
+		if meta.WasDeleted(mg) {
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		return xpmanaged.ExternalObservation{ResourceExists: false}, e.headExists(ctx, mg)
+	}
+	switch pr.State {
+	case forge.StateMerged:
+		e.note = fmt.Sprintf(msgMergedFmt, pr.Number, pr.MergeCommit)
+		return xpmanaged.ExternalObservation{ResourceExists: !meta.WasDeleted(mg), ResourceUpToDate: true}, nil
+	case forge.StateClosed:
+		if meta.WasDeleted(mg) {
+			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+		}
+		return xpmanaged.ExternalObservation{}, managed.Stalled(ReasonClosed, errors.Errorf(msgClosedFmt, pr.Number))
+	}
+	if meta.WasDeleted(mg) {
+		return xpmanaged.ExternalObservation{ResourceExists: true}, nil
+	}
+	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
+	if d := drift(want, pr); d != "" {
+		obs.ResourceUpToDate, obs.Diff = false, d
+		return obs, nil
+	}
+	if e.wantsMerge(mg, pr) {
+		obs.ResourceUpToDate, obs.Diff = false, "merge Auto is not requested of the forge yet"
+		return obs, nil
+	}
+	return obs, e.openOutcome(mg, pr)
+}
+
+// find returns the pull request mg names, or adopts the open one for its
+// branches, and records it in status.
+func (e *external) find(ctx context.Context, mg *v1alpha1.PullRequest) (forge.PullRequest, bool, error) {
+	p := mg.Spec.ForProvider
+	n := numberOf(mg)
+	var pr forge.PullRequest
+	var ok bool
+	var err error
+	if n == 0 {
+		if pr, ok, err = e.listing.Find(ctx, e.maxAge, p.Head, p.Base); err != nil || !ok {
+			return pr, false, e.forgeError(err, errList)
+		}
+		n = pr.Number
+		meta.SetExternalName(mg, strconv.FormatInt(n, 10))
+	} else if pr, ok, err = e.listing.Number(ctx, e.maxAge, n); err != nil {
+		return pr, false, e.forgeError(err, errList)
+	}
+	detailed := !ok || e.needsDetail(mg)
+	if detailed {
+		// Not open by the list (merged, closed, or the list is older than
+		// the pull request), or its checks are needed to merge or report.
+		pr, err = e.acc.client.Get(ctx, n)
+		if errors.Is(err, forge.ErrNotFound) {
+			// Deleted on the forge (GitLab lets an owner do so): open
+			// another, unless the resource is going.
+			mg.Status.AtProvider = v1alpha1.PullRequestObservation{}
+			meta.SetExternalName(mg, "")
+			return pr, false, nil
+		}
+		if err != nil {
+			return pr, false, e.forgeError(err, errGet)
+		}
+	}
+	observe(mg, e.typ, pr, detailed)
+	e.observed = pr
+	return pr, true, nil
+}
+
+// needsDetail: waiting for a merge (readiness Merged, or merge Auto) reads
+// checks, mergeable and the review decision, which only a Get reports.
+func (e *external) needsDetail(mg *v1alpha1.PullRequest) bool {
+	p := mg.Spec.ForProvider
+	return p.Readiness == v1alpha1.ReadinessMerged || p.Merge.Strategy == v1alpha1.MergeAuto
+}
+
+// wantsMerge: merge Auto asks the forge to merge (once), or, where the
+// forge has no auto-merge, merges itself once the pull request is mergeable
+// and no check failed.
+func (e *external) wantsMerge(mg *v1alpha1.PullRequest, pr forge.PullRequest) bool {
+	if mg.Spec.ForProvider.Merge.Strategy != v1alpha1.MergeAuto || pr.AutoMerge {
+		return false
+	}
+	if !e.acc.noAutoMerge.Load() {
+		sha, ok := e.acc.asked.Load(pr.Number)
+		return !ok || sha != pr.HeadSHA
+	}
+	return pr.Mergeable != nil && *pr.Mergeable && pr.Checks != forge.ChecksFailure
+}
+
+// openOutcome is an open pull request as declared: Ready with readiness
+// Open; with readiness Merged, waiting for the merge (progressing, polled).
+func (e *external) openOutcome(mg *v1alpha1.PullRequest, pr forge.PullRequest) error {
+	more := ""
+	if mg.Spec.ForProvider.Merge.Strategy == v1alpha1.MergeAuto {
+		more = msgAutoFmt
+	}
+	if pr.Checks == forge.ChecksFailure {
+		more += msgChecksFailedFmt
+	}
+	if mg.Spec.ForProvider.Readiness == v1alpha1.ReadinessMerged {
+		return managed.WaitingFor(ReasonAwaitingMerge, fmt.Sprintf(msgAwaitingFmt, pr.Number, pr.URL, more), e.maxAge)
+	}
+	e.note = fmt.Sprintf(msgOpenFmt, pr.Number, pr.URL) + more
+	return nil
+}
+
+// held waits for a hold the forge asked of the account.
+func (e *external) held() error {
+	if t, ok := e.pacer.Held(e.key); ok {
+		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
+	}
+	return nil
+}
+
+// headExists waits (progressing) for a head branch that is not there yet,
+// from the shared clone after a fetch all resources of the repository
+// share, so a Branch, its Files and the PullRequest converge in any order.
+func (e *external) headExists(ctx context.Context, mg *v1alpha1.PullRequest) error {
+	head := mg.Spec.ForProvider.Head
+	if err := e.repo.Refresh(ctx, e.maxAge, head); err != nil && !isBranchMissing(err) {
+		return errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
+	}
+	_, err := e.repo.Head(head)
+	if isBranchMissing(err) {
+		return managed.WaitingFor(ReasonHeadBranchMissing, fmt.Sprintf(msgHeadMissingFmt, head), min(headRetry, e.maxAge))
+	}
+	return errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
+}
+
+// Create opens the pull request, paced per forge account. One already open
+// for the branches (opened by a person, or by a create whose answer was
+// lost) is adopted.
+func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalCreation, error) {
+	want, err := desired(ctx, e.kube, mg)
+	if err != nil {
+		return xpmanaged.ExternalCreation{}, err
+	}
+	if ok, at := e.pacer.Take(e.key, forge.RateOf(e.typ)); !ok {
+		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, at.UTC().Format(time.RFC3339)), at.Sub(e.clock.Now()))
+	}
+	pr, err := e.acc.client.Create(ctx, want)
+	switch {
+	case errors.Is(err, forge.ErrExists):
+		e.listing.Invalidate()
+		found, ok, lerr := e.listing.Find(ctx, 0, want.Head, want.Base)
+		if lerr != nil {
+			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(lerr, errList), errCreate)
+		}
+		if !ok {
+			// Open for the head into another base (GitLab allows one open
+			// merge request per source branch): a person must choose.
+			return xpmanaged.ExternalCreation{}, managed.Stalled(ReasonForgeRefused, errors.Wrapf(err, errOtherBaseFmt, want.Head, want.Base))
+		}
+		pr = found
+	case errors.Is(err, forge.ErrNoSuchBranch):
+		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonHeadBranchMissing,
+			fmt.Sprintf(msgHeadMissingFmt, want.Head)+": "+err.Error(), min(headRetry, e.maxAge))
+	case err != nil:
+		return xpmanaged.ExternalCreation{}, e.forgeError(err, errCreate)
+	default:
+		e.listing.Record(pr)
+	}
+	meta.SetExternalName(mg, strconv.FormatInt(pr.Number, 10))
+	observe(mg, e.typ, pr, false)
+	return xpmanaged.ExternalCreation{}, nil
+}
+
+// Update puts back what a person changed, and asks for the merge Auto
+// declares.
+func (e *external) Update(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalUpdate, error) {
+	want, err := desired(ctx, e.kube, mg)
+	if err != nil {
+		return xpmanaged.ExternalUpdate{}, err
+	}
+	n, pr := numberOf(mg), e.observed
+	if drift(want, pr) != "" {
+		if pr, err = e.acc.client.Update(ctx, n, want); err != nil {
+			return xpmanaged.ExternalUpdate{}, e.forgeError(err, errUpdate)
+		}
+		e.listing.Record(pr)
+	}
+	if e.wantsMerge(mg, pr) {
+		if err := e.merge(ctx, mg, pr); err != nil {
+			return xpmanaged.ExternalUpdate{}, err
+		}
+	}
+	observe(mg, e.typ, pr, false)
+	return xpmanaged.ExternalUpdate{}, nil
+}
+
+// merge asks the forge to merge once it may, or merges now where the forge
+// has no auto-merge and the pull request is mergeable.
+func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge.PullRequest) error {
+	m := mg.Spec.ForProvider.Merge
+	fm := forge.Merge{Method: forge.MergeMethod(m.Method), DeleteBranch: m.DeleteBranch}
+	if fm.Method == "" {
+		fm.Method = forge.MethodMerge
+	}
+	if !e.acc.noAutoMerge.Load() {
+		err := e.acc.client.AutoMerge(ctx, pr.Number, fm)
+		switch {
+		case err == nil:
+			e.acc.asked.Store(pr.Number, pr.HeadSHA)
+			e.listing.Invalidate()
+			return nil
+		case errors.Is(err, forge.ErrNotMergeable):
+			// The forge refuses for now (still computing, conflicts):
+			// asked again at the next poll.
+			return nil
+		case !errors.Is(err, forge.ErrUnsupported):
+			return e.forgeError(err, errMerge)
+		}
+		e.acc.noAutoMerge.Store(true)
+	}
+	if pr.Mergeable == nil || !*pr.Mergeable || pr.Checks == forge.ChecksFailure {
+		return nil
+	}
+	err := e.acc.client.Merge(ctx, pr.Number, fm)
+	if errors.Is(err, forge.ErrNotMergeable) {
+		return nil
+	}
+	if err == nil {
+		e.listing.Invalidate()
+	}
+	return e.forgeError(err, errMerge)
+}
+
+// Delete closes an open pull request. The managed reconciler calls it only
+// when managementPolicies include Delete; Observe reports a merged or
+// closed one as gone, so neither is touched.
+func (e *external) Delete(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalDelete, error) {
+	n := numberOf(mg)
+	if n == 0 {
+		return xpmanaged.ExternalDelete{}, nil
+	}
+	if err := e.acc.client.Close(ctx, n); err != nil {
+		return xpmanaged.ExternalDelete{}, e.forgeError(err, errClose)
+	}
+	mg.Status.AtProvider.State = string(forge.StateClosed)
+	e.listing.Invalidate()
+	return xpmanaged.ExternalDelete{}, nil
+}
+
+// Note is Ready's message when converged.
+func (e *external) Note() string { return e.note }
+
+// Disconnect keeps the client: it is shared across reconciles.
+func (e *external) Disconnect(_ context.Context) error { return nil }

@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package pullrequest is the controller of PullRequest: a pull request (a
+// merge request on GitLab) from a head branch into a base branch, on the
+// forge that hosts the configuration's repository.
+package pullrequest
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+)
+
+const (
+	errNoOpenerFmt = "this provider has no client for the forge type %q"
+	errOpen        = "cannot open the forge's API client"
+)
+
+// Setup adds the PullRequest controller to mgr. A PullRequest is polled at
+// o.PollInterval; every PullRequest of one repository reads one shared list
+// of its open pull requests (forge.Board), listed at most once per poll
+// interval, so 100 open PullRequests cost one list request per poll (a 304
+// on a forge with ETags), not 100.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	clk := clock.PassiveClock(clock.RealClock{})
+	if o.Clock != nil {
+		clk = o.Clock
+	}
+	return o.SetupManaged(mgr, v1alpha1.PullRequestGroupVersionKind,
+		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
+			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
+			mgr.GetClient(), o.Forges, o.PollInterval, clk)),
+		// The number is the external name, known once created or adopted:
+		// a create is safe to retry, since Observe adopts an open pull
+		// request for the same branches before Create is asked again.
+		managed.WithInitializers(),
+		managed.WithDeterministicExternalName(true),
+	)
+}
+
+// SetupGated adds the PullRequest controller once its CRD is established.
+func SetupGated(mgr ctrl.Manager, o options.Options) error {
+	return o.SetupGated(mgr, Setup, v1alpha1.PullRequestGroupVersionKind)
+}
+
+// gitConnector is what a PullRequest needs of the configuration: its
+// repository's clone (for the head branch and a GitHub App's token) and
+// what it says of the forge.
+type gitConnector interface {
+	ConnectForge(ctx context.Context, mg *v1alpha1.PullRequest) (repository, config.Connection, config.ForgeAccess, error)
+}
+
+// repository is what a PullRequest needs of the shared clone.
+type repository interface {
+	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
+	Head(branch string) (string, error)
+	AppToken() (func(ctx context.Context) (string, error), bool)
+}
+
+// gitAdapter adapts config.Connector to gitConnector.
+type gitAdapter struct{ c *config.Connector }
+
+func (g gitAdapter) ConnectForge(ctx context.Context, mg *v1alpha1.PullRequest) (repository, config.Connection, config.ForgeAccess, error) {
+	repo, conn, fa, err := g.c.ConnectForge(ctx, mg)
+	if err != nil {
+		return nil, config.Connection{}, fa, err
+	}
+	return repo, *conn, fa, nil
+}
+
+// A Connector connects PullRequests to their forge. It outlives
+// reconciles: it keeps one API client, one shared listing and one pace per
+// forge account and repository.
+type Connector struct {
+	git    gitConnector
+	kube   client.Reader
+	forges map[forge.Type]forge.Opener
+	maxAge time.Duration
+	clock  clock.PassiveClock
+	board  *forge.Board
+	pacer  *forge.Pacer
+
+	// mu guards clients; never held across the network.
+	mu      sync.Mutex
+	clients map[string]*account
+}
+
+// account is one forge API client and what is learnt of it.
+type account struct {
+	client forge.Client
+	// noAutoMerge: the forge answered AutoMerge with ErrUnsupported; the
+	// provider merges itself from then on.
+	noAutoMerge atomic.Bool
+	// asked holds, by number, the head SHA auto-merge was asked for: a
+	// forge that does not report a scheduled auto-merge (Gitea) is not
+	// asked again at every poll, and is asked again once the head moved.
+	asked sync.Map
+}
+
+// NewConnector returns a Connector reading configurations through g, Files
+// (for a body's .Files) through kube, opening forge clients with forges.
+func NewConnector(g *config.Connector, kube client.Reader, forges map[forge.Type]forge.Opener, maxAge time.Duration, clk clock.PassiveClock) *Connector {
+	return newConnector(gitAdapter{c: g}, kube, forges, maxAge, clk)
+}
+
+func newConnector(g gitConnector, kube client.Reader, forges map[forge.Type]forge.Opener, maxAge time.Duration, clk clock.PassiveClock) *Connector {
+	return &Connector{git: g, kube: kube, forges: forges, maxAge: maxAge, clock: clk,
+		board: forge.NewBoard(clk), pacer: forge.NewPacer(clk), clients: map[string]*account{}}
+}
+
+// Connect resolves the configuration and returns the forge account's
+// client; it does not touch the network.
+func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.TypedExternalClient[*v1alpha1.PullRequest], error) {
+	repo, conn, fa, err := c.git.ConnectForge(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	cfg, key, err := fa.Config(conn.Remote, repo)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := c.account(cfg, key)
+	if err != nil {
+		return nil, err
+	}
+	return &external{
+		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, repo: repo,
+		listing: c.board.For(key, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
+		kube: c.kube, maxAge: c.maxAge,
+	}, nil
+}
+
+// account returns the client of key, opened once.
+func (c *Connector) account(cfg forge.Config, key string) (*account, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.clients[key]; ok {
+		return a, nil
+	}
+	open, ok := c.forges[cfg.Type]
+	if !ok {
+		return nil, managed.Stalled(config.ReasonForgeUnknown, errors.Errorf(errNoOpenerFmt, cfg.Type))
+	}
+	cl, err := open(cfg)
+	if err != nil {
+		return nil, managed.Stalled(config.ReasonForgeUnknown, errors.Wrap(err, errOpen))
+	}
+	a := &account{client: cl}
+	c.clients[key] = a
+	return a, nil
+}
+
+// numberOf is the pull request's number: the external name once it is
+// one, else the one status recorded (an adoption whose name was not
+// persisted yet); 0 when none is known.
+func numberOf(mg *v1alpha1.PullRequest) int64 {
+	if n, err := strconv.ParseInt(meta.GetExternalName(mg), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return mg.Status.AtProvider.Number
+}
+
+// isBranchMissing reports a head branch the clone does not know.
+func isBranchMissing(err error) bool { return git.KindOf(err) == git.KindBranchNotFound }
