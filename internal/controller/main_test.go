@@ -23,5 +23,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 )
 
+// The end-to-end tests of this package are those of Branch, File,
+// CommitRequest, configurations, credentials, signing, encryption and claims.
+// Mirror's are in e2e/mirror, those under faults and at scale in e2e/faults:
+// each package has a control plane of its own, and go test runs them at once.
+
 // TestMain starts the control plane and the Git server the tests share.
 func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }

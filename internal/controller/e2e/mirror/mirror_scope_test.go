@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 // Mirror e2e: what a Mirror may read (grants, RBAC, kinds not served yet).
 
