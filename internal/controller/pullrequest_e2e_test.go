@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The provider-git Authors.
+Copyright 2026 The e2e.Provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -22,6 +22,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ import (
 // (e2e/<namespace>.git) has main and the head branches given, and names a
 // Gitea forge.
 type prFixture struct {
-	*fixture
+	*e2e.Fixture
 	forge *memory.Forge
 }
 
@@ -61,7 +62,7 @@ func newPRFixture(t *testing.T, forges *memory.Forges, heads ...string) *prFixtu
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-pr-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
+	if err := e2e.CP.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
 	name := "e2e/" + ns.Name + ".git"
@@ -69,15 +70,15 @@ func newPRFixture(t *testing.T, forges *memory.Forges, heads ...string) *prFixtu
 	for _, h := range heads {
 		branches[h] = []testenv.CommitSpec{{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}, {Message: "change", Files: map[string]string{h + ".txt": "x\n"}}}
 	}
-	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
+	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, branches)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
-		StringData: map[string]string{"username": gitUser, "password": gitToken},
+		StringData: map[string]string{"username": e2e.GitUser, "password": e2e.GitToken},
 	}
 	pc := &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
 		Spec: v1alpha1.ProviderConfigSpec{
-			URL: httpGit.RepoURL(name),
+			URL: e2e.HTTPGit.RepoURL(name),
 			Credentials: v1alpha1.ProviderCredentials{
 				Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name},
 			},
@@ -85,36 +86,36 @@ func newPRFixture(t *testing.T, forges *memory.Forges, heads ...string) *prFixtu
 		},
 	}
 	for _, o := range []client.Object{secret, pc} {
-		if err := cp.Client.Create(ctx, o); err != nil {
+		if err := e2e.CP.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { purge(t, ns.Name) })
-	return &prFixture{fixture: &fixture{ns: ns.Name, repo: repo}, forge: forges.Repo("e2e", ns.Name)}
+	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
+	return &prFixture{Fixture: &e2e.Fixture{Namespace: ns.Name, Repo: repo}, forge: forges.Repo("e2e", ns.Name)}
 }
 
 func (f *prFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-	pr := &v1alpha1.PullRequest{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
+	pr := &v1alpha1.PullRequest{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
 		Spec: v1alpha1.PullRequestSpec{ForProvider: v1alpha1.PullRequestParameters{Head: head, Base: "main", Title: "Add " + name,
 			Body: "Files:\n{{range .Files}}- {{.Path}}\n{{end}}", Labels: []string{"provider-git"}}}}
-	pr.Spec.ProviderConfigReference = pcRef()
+	pr.Spec.ProviderConfigReference = e2e.PCRef()
 	for _, m := range mutate {
 		m(&pr.Spec.ForProvider)
 	}
 	return pr
 }
 
-func startPRProvider(t *testing.T, opts ...providerOption) *memory.Forges {
+func startPRProvider(t *testing.T, opts ...e2e.ProviderOption) *memory.Forges {
 	t.Helper()
 	forges := memory.NewForges()
-	startProvider(t, "", append(opts, withForges(map[forge.Type]forge.Opener{forge.Gitea: forges.Open}))...)
+	e2e.StartProvider(t, "", append(opts, e2e.WithForges(map[forge.Type]forge.Opener{forge.Gitea: forges.Open}))...)
 	return forges
 }
 
 func createAll(t *testing.T, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
-		if err := cp.Client.Create(context.Background(), o); err != nil {
+		if err := e2e.CP.Client.Create(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -122,7 +123,7 @@ func createAll(t *testing.T, objs ...client.Object) {
 
 // openAs is an open pull request as declared, kstatus Current.
 func openAs(t *testing.T, pr *v1alpha1.PullRequest, f *memory.Forge) func() error {
-	ready := readyAndCurrent(t, pr)
+	ready := e2e.ReadyAndCurrent(t, pr)
 	return func() error {
 		if err := ready(); err != nil {
 			return err
@@ -142,26 +143,26 @@ func openAs(t *testing.T, pr *v1alpha1.PullRequest, f *memory.Forge) func() erro
 func TestPullRequestLifecycle(t *testing.T) {
 	forges := startPRProvider(t)
 	f := newPRFixture(t, forges, "request/demo")
-	file := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "demo"},
+	file := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "demo"},
 		Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{Branch: "request/demo", Path: "apps/demo.yaml", Content: ptrTo("a: 1\n")}}}
-	file.Spec.ProviderConfigReference = pcRef()
+	file.Spec.ProviderConfigReference = e2e.PCRef()
 	pr := f.pullRequest("demo", "request/demo")
 	pr.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
 	createAll(t, file, pr)
 
 	t.Run("Open", func(t *testing.T) {
-		waitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
+		e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 		got, _ := f.forge.PR(pr.Status.AtProvider.Number)
 		if got.Body != "Files:\n- apps/demo.yaml" {
 			t.Errorf("body is %q, want the Files on the head branch listed", got.Body)
 		}
-		if tok := forges.Tokens(); len(tok) == 0 || tok[0] != gitToken {
+		if tok := forges.Tokens(); len(tok) == 0 || tok[0] != e2e.GitToken {
 			t.Errorf("the forge client was opened with tokens %q, want the Secret's password", tok)
 		}
 	})
 	t.Run("PutsATitleEditBack", func(t *testing.T) {
 		f.forge.Edit(pr.Status.AtProvider.Number, func(p *forge.PullRequest) { p.Title = "Edited by a person" })
-		waitFor(t, 30*time.Second, pr, func() error {
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if got, _ := f.forge.PR(pr.Status.AtProvider.Number); got.Title != pr.Spec.ForProvider.Title {
 				return fmt.Errorf("title is %q", got.Title)
 			}
@@ -171,15 +172,15 @@ func TestPullRequestLifecycle(t *testing.T) {
 	t.Run("Update", func(t *testing.T) {
 		pr.Spec.ForProvider.Title = "Add demo, v2"
 		pr.Spec.ForProvider.Labels = []string{"provider-git", "v2"}
-		if err := cp.Client.Update(context.Background(), pr); err != nil {
+		if err := e2e.CP.Client.Update(context.Background(), pr); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, pr, func() error {
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			got, _ := f.forge.PR(pr.Status.AtProvider.Number)
 			if got.Title != "Add demo, v2" || len(got.Labels) != 2 {
 				return fmt.Errorf("the forge holds %q %v", got.Title, got.Labels)
 			}
-			return readyAndCurrent(t, pr)()
+			return e2e.ReadyAndCurrent(t, pr)()
 		})
 		if n := f.forge.Calls()["Create"]; n != 1 {
 			t.Errorf("%d creates, want 1", n)
@@ -187,10 +188,10 @@ func TestPullRequestLifecycle(t *testing.T) {
 	})
 	t.Run("DeleteCloses", func(t *testing.T) {
 		n := pr.Status.AtProvider.Number
-		if err := cp.Client.Delete(context.Background(), pr); err != nil {
+		if err := e2e.CP.Client.Delete(context.Background(), pr); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, pr)
+		e2e.WaitGone(t, pr)
 		if got, _ := f.forge.PR(n); got.State != forge.StateClosed {
 			t.Errorf("pull request #%d is %s after its PullRequest was deleted, want Closed", n, got.State)
 		}
@@ -208,7 +209,7 @@ func TestPullRequestAdoptsAnOpenOne(t *testing.T) {
 	}
 	pr := f.pullRequest("adopt", "request/adopt")
 	createAll(t, pr)
-	waitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
+	e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 	if pr.Status.AtProvider.Number != existing.Number || f.forge.Len() != 1 {
 		t.Errorf("adopted #%d with %d pull requests on the forge, want #%d alone", pr.Status.AtProvider.Number, f.forge.Len(), existing.Number)
 	}
@@ -219,11 +220,11 @@ func TestPullRequestWaitsForItsHead(t *testing.T) {
 	f := newPRFixture(t, forges)
 	pr := f.pullRequest("later", "request/later")
 	createAll(t, pr)
-	waitFor(t, 30*time.Second, pr, func() error {
-		if err := conditionIs(pr, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonHeadBranchMissing); err != nil {
+	e2e.WaitFor(t, 30*time.Second, pr, func() error {
+		if err := e2e.ConditionIs(pr, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonHeadBranchMissing); err != nil {
 			return err
 		}
-		if s := kstatusOf(t, pr); s != status.InProgressStatus {
+		if s := e2e.KstatusOf(t, pr); s != status.InProgressStatus {
 			return fmt.Errorf("kstatus is %s, want InProgress", s)
 		}
 		return nil
@@ -232,8 +233,8 @@ func TestPullRequestWaitsForItsHead(t *testing.T) {
 		t.Errorf("%d creates while the head is missing, want 0", n)
 	}
 	// A Branch created later (here: by hand) lets it converge.
-	f.repo.CreateBranch(t, "request/later", "main")
-	waitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
+	f.Repo.CreateBranch(t, "request/later", "main")
+	e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 }
 
 func TestPullRequestClosedByAPerson(t *testing.T) {
@@ -241,10 +242,10 @@ func TestPullRequestClosedByAPerson(t *testing.T) {
 	f := newPRFixture(t, forges, "request/closed")
 	pr := f.pullRequest("closed", "request/closed")
 	createAll(t, pr)
-	waitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
+	e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 	n := pr.Status.AtProvider.Number
 	f.forge.Edit(n, func(p *forge.PullRequest) { p.State = forge.StateClosed })
-	waitFor(t, 30*time.Second, pr, stalledWith(t, pr, pullrequest.ReasonClosed))
+	e2e.WaitFor(t, 30*time.Second, pr, e2e.StalledWith(t, pr, pullrequest.ReasonClosed))
 	if got, _ := f.forge.PR(n); got.State != forge.StateClosed || f.forge.Len() != 1 {
 		t.Errorf("pull request #%d is %s with %d on the forge: it must stay closed, and none be opened", n, got.State, f.forge.Len())
 	}
@@ -261,33 +262,33 @@ func TestPullRequestMergeAutoAndReadinessMerged(t *testing.T) {
 	review := f.pullRequest("review", "request/review", func(p *v1alpha1.PullRequestParameters) { p.Readiness = v1alpha1.ReadinessMerged })
 	createAll(t, auto, review)
 	t.Run("Auto", func(t *testing.T) {
-		waitFor(t, 30*time.Second, auto, func() error {
+		e2e.WaitFor(t, 30*time.Second, auto, func() error {
 			if auto.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q", auto.Status.AtProvider.State)
 			}
-			return readyAndCurrent(t, auto)()
+			return e2e.ReadyAndCurrent(t, auto)()
 		})
 	})
 	t.Run("WaitsForAReviewer", func(t *testing.T) {
-		waitFor(t, 30*time.Second, review, func() error {
-			if err := conditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
+		e2e.WaitFor(t, 30*time.Second, review, func() error {
+			if err := e2e.ConditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
 				return err
 			}
-			if err := conditionIs(review, session.TypeStalled, corev1.ConditionFalse, ""); err != nil {
+			if err := e2e.ConditionIs(review, session.TypeStalled, corev1.ConditionFalse, ""); err != nil {
 				return err
 			}
-			if s := kstatusOf(t, review); s != status.InProgressStatus {
+			if s := e2e.KstatusOf(t, review); s != status.InProgressStatus {
 				return fmt.Errorf("kstatus is %s, want InProgress", s)
 			}
 			return nil
 		})
 		// A reviewer merges it on the forge.
 		f.forge.Edit(review.Status.AtProvider.Number, func(p *forge.PullRequest) { p.State, p.MergeCommit = forge.StateMerged, "abc123" })
-		waitFor(t, 30*time.Second, review, func() error {
+		e2e.WaitFor(t, 30*time.Second, review, func() error {
 			if review.Status.AtProvider.MergeCommit != "abc123" {
 				return fmt.Errorf("merge commit is %q", review.Status.AtProvider.MergeCommit)
 			}
-			return readyAndCurrent(t, review)()
+			return e2e.ReadyAndCurrent(t, review)()
 		})
 	})
 }
@@ -296,10 +297,10 @@ func TestPullRequestSSHConfigNeedsAPIToken(t *testing.T) {
 	forges := startPRProvider(t)
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-pr-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
+	if err := e2e.CP.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { purge(t, ns.Name) })
+	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -314,10 +315,10 @@ func TestPullRequestSSHConfigNeedsAPIToken(t *testing.T) {
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
 		Spec: v1alpha1.ProviderConfigSpec{URL: "git@github.com:o/r.git", Credentials: v1alpha1.ProviderCredentials{
 			Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: "ssh"}}}}
-	pr := (&prFixture{fixture: &fixture{ns: ns.Name}}).pullRequest("ssh", "request/x")
+	pr := (&prFixture{Fixture: &e2e.Fixture{Namespace: ns.Name}}).pullRequest("ssh", "request/x")
 	createAll(t, secret, pc, pr)
-	waitFor(t, 30*time.Second, pr, func() error {
-		if err := stalledWith(t, pr, config.ReasonForgeTokenMissing)(); err != nil {
+	e2e.WaitFor(t, 30*time.Second, pr, func() error {
+		if err := e2e.StalledWith(t, pr, config.ReasonForgeTokenMissing)(); err != nil {
 			return err
 		}
 		if want := fmt.Sprintf(`credentials Secret %s/ssh has no key "apiToken"`, ns.Name); !contains(pr.GetCondition(xpv2.TypeReady).Message, want) {
@@ -333,9 +334,9 @@ func TestPullRequestSSHConfigNeedsAPIToken(t *testing.T) {
 // and write no status at all.
 func TestPullRequestSteadyState(t *testing.T) {
 	const n = 100
-	counter := &statusCounter{}
-	forges := startPRProvider(t, withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
+	counter := &e2e.StatusCounter{}
+	forges := startPRProvider(t, e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.Next = rt
 		return counter
 	}))
 	heads := make([]string, n)
@@ -349,12 +350,12 @@ func TestPullRequestSteadyState(t *testing.T) {
 		createAll(t, prs[i])
 	}
 	for _, pr := range prs {
-		waitFor(t, 60*time.Second, pr, openAs(t, pr, f.forge))
+		e2e.WaitFor(t, 60*time.Second, pr, openAs(t, pr, f.forge))
 	}
 	// Let the last status writes of convergence land: a full poll of every
 	// resource, then count from there.
-	reconciledAgain(t, 1, true, prs[0])
-	calls0, writes0 := f.forge.Calls(), counter.writes.Load()
+	e2e.ReconciledAgain(t, 1, true, prs[0])
+	calls0, writes0 := f.forge.Calls(), counter.Writes.Load()
 	start := time.Now()
 	// Three poll intervals of every PullRequest, each asked for by the
 	// timer alone.
@@ -364,18 +365,18 @@ func TestPullRequestSteadyState(t *testing.T) {
 	}
 	counts := make([]int, n)
 	for i, o := range objs {
-		counts[i] = reconcilesOf(o)
+		counts[i] = e2e.ReconcilesOf(o)
 	}
 	testenv.Eventually(t, 60*time.Second, func() error {
 		for i, o := range objs {
-			if got := reconcilesOf(o); got < counts[i]+3 {
+			if got := e2e.ReconcilesOf(o); got < counts[i]+3 {
 				return fmt.Errorf("%s: %d polls since, want 3", o.GetName(), got-counts[i])
 			}
 		}
 		return nil
 	})
 	elapsed := time.Since(start)
-	calls, writes := f.forge.Calls(), counter.writes.Load()
+	calls, writes := f.forge.Calls(), counter.Writes.Load()
 	lists := calls["ListOpen"] - calls0["ListOpen"]
 	others := 0
 	for k, v := range calls {
@@ -383,9 +384,9 @@ func TestPullRequestSteadyState(t *testing.T) {
 			others += v - calls0[k]
 		}
 	}
-	polls := float64(elapsed) / float64(poll)
+	polls := float64(elapsed) / float64(e2e.Poll)
 	t.Logf("%d PullRequests, %.1f poll intervals (%s each): %d list requests (%.2f per poll), %d other forge requests, %d status writes",
-		n, polls, poll, lists, float64(lists)/polls, others, writes-writes0)
+		n, polls, e2e.Poll, lists, float64(lists)/polls, others, writes-writes0)
 	if others != 0 {
 		t.Errorf("%d forge requests other than the shared list in steady state, want 0", others)
 	}

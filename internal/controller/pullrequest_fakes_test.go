@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The provider-git Authors.
+Copyright 2026 The e2e.Provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"net/http"
 	"testing"
 	"time"
@@ -46,45 +47,45 @@ import (
 
 // forgeFixture is a namespace whose ProviderConfig reaches a repository of
 // the local Git server at name (owner/repo.git) with the forge named.
-func forgeFixture(t *testing.T, name string, typ forge.Type, apiURL, token string, heads ...string) *fixture {
+func forgeFixture(t *testing.T, name string, typ forge.Type, apiURL, token string, heads ...string) *e2e.Fixture {
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-forge-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
+	if err := e2e.CP.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { purge(t, ns.Name) })
+	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
 	branches := map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}}
 	for _, h := range heads {
 		branches[h] = []testenv.CommitSpec{{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}, {Message: h, Files: map[string]string{"x.txt": h}}}
 	}
-	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
+	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, branches)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "creds"},
-		StringData: map[string]string{"username": gitUser, "password": gitToken, "apiToken": token}}
+		StringData: map[string]string{"username": e2e.GitUser, "password": e2e.GitToken, "apiToken": token}}
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
-		Spec: v1alpha1.ProviderConfigSpec{URL: httpGit.RepoURL(name),
+		Spec: v1alpha1.ProviderConfigSpec{URL: e2e.HTTPGit.RepoURL(name),
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
 			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(typ), APIURL: apiURL}}}
 	createAll(t, secret, pc)
-	return &fixture{ns: ns.Name, repo: repo}
+	return &e2e.Fixture{Namespace: ns.Name, Repo: repo}
 }
 
 func TestPullRequestOnGitHub(t *testing.T) {
 	gh := fakegithub.NewServer(t)
-	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}))
+	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}))
 	owner := "e2e"
 	f := forgeFixture(t, "e2e/github-basics.git", forge.GitHub, gh.URL(), fakegithub.Token, "request/demo", "request/limited")
 	repo := "github-basics"
 	for _, b := range []string{"main", "request/demo", "request/limited"} {
-		gh.AddBranch(owner, repo, b, f.repo.Head(t, b))
+		gh.AddBranch(owner, repo, b, f.Repo.Head(t, b))
 	}
 	mk := func(name, head string) *v1alpha1.PullRequest {
-		return (&prFixture{fixture: f}).pullRequest(name, head, func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
+		return (&prFixture{Fixture: f}).pullRequest(name, head, func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
 	}
 	pr := mk("demo", "request/demo")
 	createAll(t, pr)
 	t.Run("Open", func(t *testing.T) {
-		waitFor(t, 30*time.Second, pr, readyAndCurrent(t, pr))
+		e2e.WaitFor(t, 30*time.Second, pr, e2e.ReadyAndCurrent(t, pr))
 		got, ok := gh.Pull(pr.Status.AtProvider.Number)
 		if !ok || got.Title != pr.Spec.ForProvider.Title || len(got.Labels) != 1 {
 			t.Errorf("GitHub holds %+v", got)
@@ -92,7 +93,7 @@ func TestPullRequestOnGitHub(t *testing.T) {
 	})
 	t.Run("PutsATitleEditBack", func(t *testing.T) {
 		gh.EditTitle(pr.Status.AtProvider.Number, "theirs")
-		waitFor(t, 30*time.Second, pr, func() error {
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if got, _ := gh.Pull(pr.Status.AtProvider.Number); got.Title != pr.Spec.ForProvider.Title {
 				return fmt.Errorf("title is %q", got.Title)
 			}
@@ -103,22 +104,22 @@ func TestPullRequestOnGitHub(t *testing.T) {
 		gh.SetSecondaryLimit(0, 3*time.Second)
 		limited := mk("limited", "request/limited")
 		createAll(t, limited)
-		waitFor(t, 30*time.Second, limited, func() error {
-			if err := conditionIs(limited, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonRateLimited); err != nil {
+		e2e.WaitFor(t, 30*time.Second, limited, func() error {
+			if err := e2e.ConditionIs(limited, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonRateLimited); err != nil {
 				return err
 			}
-			return conditionIs(limited, xpv2.TypeSynced, corev1.ConditionTrue, "")
+			return e2e.ConditionIs(limited, xpv2.TypeSynced, corev1.ConditionTrue, "")
 		})
 		gh.SetSecondaryLimit(-1, 0)
-		waitFor(t, 30*time.Second, limited, readyAndCurrent(t, limited))
+		e2e.WaitFor(t, 30*time.Second, limited, e2e.ReadyAndCurrent(t, limited))
 	})
 	t.Run("MergedByAReviewer", func(t *testing.T) {
 		gh.Merge(pr.Status.AtProvider.Number)
-		waitFor(t, 30*time.Second, pr, func() error {
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if pr.Status.AtProvider.State != string(forge.StateMerged) || pr.Status.AtProvider.MergeCommit == "" {
 				return fmt.Errorf("atProvider is %+v", pr.Status.AtProvider)
 			}
-			return readyAndCurrent(t, pr)()
+			return e2e.ReadyAndCurrent(t, pr)()
 		})
 	})
 }
@@ -129,9 +130,9 @@ func TestPullRequestOnGitHub(t *testing.T) {
 func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	const n = 100
 	gh := fakegithub.NewServer(t)
-	counter := &statusCounter{}
-	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}), withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
+	counter := &e2e.StatusCounter{}
+	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.Next = rt
 		return counter
 	}))
 	heads := make([]string, n)
@@ -139,18 +140,18 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 		heads[i] = fmt.Sprintf("request/%03d", i)
 	}
 	f := forgeFixture(t, "e2e/github-steady.git", forge.GitHub, gh.URL(), fakegithub.Token, heads...)
-	gh.AddBranch("e2e", "github-steady", "main", f.repo.Head(t, "main"))
+	gh.AddBranch("e2e", "github-steady", "main", f.Repo.Head(t, "main"))
 	prs := make([]*v1alpha1.PullRequest, n)
 	objs := make([]client.Object, n)
 	for i, h := range heads {
-		gh.AddBranch("e2e", "github-steady", h, f.repo.Head(t, h))
-		prs[i] = (&prFixture{fixture: f}).pullRequest(fmt.Sprintf("pr-%03d", i), h, func(p *v1alpha1.PullRequestParameters) { p.Body, p.Labels = "", nil })
+		gh.AddBranch("e2e", "github-steady", h, f.Repo.Head(t, h))
+		prs[i] = (&prFixture{Fixture: f}).pullRequest(fmt.Sprintf("pr-%03d", i), h, func(p *v1alpha1.PullRequestParameters) { p.Body, p.Labels = "", nil })
 		objs[i] = prs[i]
 	}
 	start := time.Now()
 	createAll(t, objs...)
 	for _, pr := range prs {
-		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
+		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
 	creates := gh.Count(func(r fakegithub.Request) bool {
 		return r.Method == http.MethodPost && r.Path == "/repos/e2e/github-steady/pulls"
@@ -160,23 +161,23 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	if creates != n {
 		t.Errorf("%d creates for %d PullRequests", creates, n)
 	}
-	reconciledAgain(t, 1, true, prs[0])
+	e2e.ReconciledAgain(t, 1, true, prs[0])
 	gh.ResetRequests()
-	writes0 := counter.writes.Load()
+	writes0 := counter.Writes.Load()
 	counts := make([]int, n)
 	for i, o := range objs {
-		counts[i] = reconcilesOf(o)
+		counts[i] = e2e.ReconcilesOf(o)
 	}
 	t0 := time.Now()
 	testenv.Eventually(t, 60*time.Second, func() error {
 		for i, o := range objs {
-			if got := reconcilesOf(o); got < counts[i]+3 {
+			if got := e2e.ReconcilesOf(o); got < counts[i]+3 {
 				return fmt.Errorf("%s: %d polls since, want 3", o.GetName(), got-counts[i])
 			}
 		}
 		return nil
 	})
-	polls := float64(time.Since(t0)) / float64(poll)
+	polls := float64(time.Since(t0)) / float64(e2e.Poll)
 	reqs := gh.Requests()
 	notModified := 0
 	for _, r := range reqs {
@@ -185,32 +186,32 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 		}
 	}
 	t.Logf("steady state: %.1f poll intervals (%s each), %d GitHub requests (%.2f per poll), %d answered 304, %d status writes",
-		polls, poll, len(reqs), float64(len(reqs))/polls, notModified, counter.writes.Load()-writes0)
+		polls, e2e.Poll, len(reqs), float64(len(reqs))/polls, notModified, counter.Writes.Load()-writes0)
 	if float64(len(reqs)) > 2*polls+1 {
 		t.Errorf("%d requests in %.1f polls: want about one list per poll: %+v", len(reqs), polls, reqs)
 	}
 	if notModified != len(reqs) {
 		t.Errorf("%d of %d requests answered 304: an unchanged poll must cost nothing", notModified, len(reqs))
 	}
-	if w := counter.writes.Load() - writes0; w != 0 {
+	if w := counter.Writes.Load() - writes0; w != 0 {
 		t.Errorf("%d status writes in steady state, want 0", w)
 	}
 }
 
 func TestPullRequestOnGitLab(t *testing.T) {
 	gl := fakegitlab.NewServer(t)
-	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitLab: gitlab.New}))
+	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitLab: gitlab.New}))
 	f := forgeFixture(t, fakegitlab.Project+".git", forge.GitLab, gl.APIURL(), fakegitlab.Token, "request/adopt", "request/auto")
 	gl.AddBranch("request/adopt")
 	gl.AddBranch("request/auto")
 	mk := func(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-		return (&prFixture{fixture: f}).pullRequest(name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
+		return (&prFixture{Fixture: f}).pullRequest(name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
 	}
 	t.Run("Adopt", func(t *testing.T) {
 		iid := gl.Open("request/adopt", "main", "by hand")
 		pr := mk("adopt", "request/adopt")
 		createAll(t, pr)
-		waitFor(t, 30*time.Second, pr, readyAndCurrent(t, pr))
+		e2e.WaitFor(t, 30*time.Second, pr, e2e.ReadyAndCurrent(t, pr))
 		if pr.Status.AtProvider.Number != iid {
 			t.Errorf("adopted !%d, want the open !%d", pr.Status.AtProvider.Number, iid)
 		}
@@ -225,11 +226,11 @@ func TestPullRequestOnGitLab(t *testing.T) {
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
 		createAll(t, pr)
-		waitFor(t, 30*time.Second, pr, func() error {
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if pr.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q", pr.Status.AtProvider.State)
 			}
-			return readyAndCurrent(t, pr)()
+			return e2e.ReadyAndCurrent(t, pr)()
 		})
 		if mr, _ := gl.MR(pr.Status.AtProvider.Number); mr.State != "merged" {
 			t.Errorf("GitLab's !%d is %s", pr.Status.AtProvider.Number, mr.State)

@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The provider-git Authors.
+Copyright 2026 The e2e.Provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -101,10 +102,10 @@ func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixtur
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-gitea-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
+	if err := e2e.CP.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { purge(t, ns.Name) })
+	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
 	repo := g.CreateRepo(t, ns.Name)
 	if apiURL == "" {
 		apiURL = repo.APIURL
@@ -120,12 +121,12 @@ func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixtur
 }
 
 func (f *giteaFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-	return (&prFixture{fixture: &fixture{ns: f.ns}}).pullRequest(name, head, mutate...)
+	return (&prFixture{Fixture: &e2e.Fixture{Namespace: f.ns}}).pullRequest(name, head, mutate...)
 }
 
 // onGitea is an open pull request as declared, read back from Gitea.
 func (f *giteaFixture) onGitea(t *testing.T, pr *v1alpha1.PullRequest) func() error {
-	ready := readyAndCurrent(t, pr)
+	ready := e2e.ReadyAndCurrent(t, pr)
 	return func() error {
 		if err := ready(); err != nil {
 			return err
@@ -142,24 +143,24 @@ func (f *giteaFixture) onGitea(t *testing.T, pr *v1alpha1.PullRequest) func() er
 	}
 }
 
-func giteaForges() providerOption {
-	return withForges(map[forge.Type]forge.Opener{forge.Gitea: gitea.New})
+func giteaForges() e2e.ProviderOption {
+	return e2e.WithForges(map[forge.Type]forge.Opener{forge.Gitea: gitea.New})
 }
 
 func TestPullRequestOnGitea(t *testing.T) {
 	g := testenv.StartGitea(t)
-	startProvider(t, "", giteaForges())
+	e2e.StartProvider(t, "", giteaForges())
 	f := newGiteaFixture(t, g, "")
 	f.g.CommitFile(t, f.repo.Name, "request/demo", "main", "apps/demo.yaml", "a: 1\n")
 	pr := f.pullRequest("demo", "request/demo", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
 	createAll(t, pr)
 
 	t.Run("Open", func(t *testing.T) {
-		waitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
+		e2e.WaitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
 	})
 	t.Run("PutsATitleEditBack", func(t *testing.T) {
 		f.g.EditTitle(t, f.repo.Name, pr.Status.AtProvider.Number, "Edited by a person")
-		waitFor(t, 60*time.Second, pr, func() error {
+		e2e.WaitFor(t, 60*time.Second, pr, func() error {
 			if got := f.g.PR(t, f.repo.Name, pr.Status.AtProvider.Number); got.Title != pr.Spec.ForProvider.Title {
 				return fmt.Errorf("title is %q", got.Title)
 			}
@@ -167,26 +168,26 @@ func TestPullRequestOnGitea(t *testing.T) {
 		})
 	})
 	t.Run("Update", func(t *testing.T) {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
 			t.Fatal(err)
 		}
 		pr.Spec.ForProvider.Title = "Add demo, v2"
-		if err := cp.Client.Update(context.Background(), pr); err != nil {
+		if err := e2e.CP.Client.Update(context.Background(), pr); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 60*time.Second, pr, func() error {
+		e2e.WaitFor(t, 60*time.Second, pr, func() error {
 			if got := f.g.PR(t, f.repo.Name, pr.Status.AtProvider.Number); got.Title != "Add demo, v2" {
 				return fmt.Errorf("title is %q", got.Title)
 			}
-			return readyAndCurrent(t, pr)()
+			return e2e.ReadyAndCurrent(t, pr)()
 		})
 	})
 	t.Run("DeleteCloses", func(t *testing.T) {
 		n := pr.Status.AtProvider.Number
-		if err := cp.Client.Delete(context.Background(), pr); err != nil {
+		if err := e2e.CP.Client.Delete(context.Background(), pr); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, pr)
+		e2e.WaitGone(t, pr)
 		if got := f.g.PR(t, f.repo.Name, n); got.State != sdk.StateClosed || got.HasMerged {
 			t.Errorf("Gitea's #%d is %s (merged %v) after its PullRequest was deleted, want closed", n, got.State, got.HasMerged)
 		}
@@ -202,7 +203,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 		}
 		adopt := f.pullRequest("adopt", "request/adopt", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
 		createAll(t, adopt)
-		waitFor(t, 60*time.Second, adopt, f.onGitea(t, adopt))
+		e2e.WaitFor(t, 60*time.Second, adopt, f.onGitea(t, adopt))
 		if adopt.Status.AtProvider.Number != existing.Index {
 			t.Errorf("adopted #%d, want the open #%d", adopt.Status.AtProvider.Number, existing.Index)
 		}
@@ -211,9 +212,9 @@ func TestPullRequestOnGitea(t *testing.T) {
 		f.g.CommitFile(t, f.repo.Name, "request/closed", "main", "apps/closed.yaml", "a: 1\n")
 		closed := f.pullRequest("closed", "request/closed", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
 		createAll(t, closed)
-		waitFor(t, 60*time.Second, closed, f.onGitea(t, closed))
+		e2e.WaitFor(t, 60*time.Second, closed, f.onGitea(t, closed))
 		f.g.ClosePR(t, f.repo.Name, closed.Status.AtProvider.Number)
-		waitFor(t, 60*time.Second, closed, stalledWith(t, closed, pullrequest.ReasonClosed))
+		e2e.WaitFor(t, 60*time.Second, closed, e2e.StalledWith(t, closed, pullrequest.ReasonClosed))
 		if got := f.g.PR(t, f.repo.Name, closed.Status.AtProvider.Number); got.State != sdk.StateClosed {
 			t.Errorf("Gitea's #%d was reopened: %s", closed.Status.AtProvider.Number, got.State)
 		}
@@ -226,11 +227,11 @@ func TestPullRequestOnGitea(t *testing.T) {
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
 		createAll(t, auto)
-		waitFor(t, 90*time.Second, auto, func() error {
+		e2e.WaitFor(t, 90*time.Second, auto, func() error {
 			if auto.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q (%s)", auto.Status.AtProvider.State, auto.GetCondition(xpv2.TypeReady).Message)
 			}
-			return readyAndCurrent(t, auto)()
+			return e2e.ReadyAndCurrent(t, auto)()
 		})
 		if got := f.g.PR(t, f.repo.Name, auto.Status.AtProvider.Number); !got.HasMerged || got.MergedCommitID == nil || *got.MergedCommitID != auto.Status.AtProvider.MergeCommit {
 			t.Errorf("Gitea's #%d merged %v as %v, status says %q", auto.Status.AtProvider.Number, got.HasMerged, got.MergedCommitID, auto.Status.AtProvider.MergeCommit)
@@ -244,24 +245,24 @@ func TestPullRequestOnGitea(t *testing.T) {
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
 		createAll(t, review)
-		waitFor(t, 60*time.Second, review, func() error {
-			if err := conditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
+		e2e.WaitFor(t, 60*time.Second, review, func() error {
+			if err := e2e.ConditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
 				return err
 			}
-			if err := conditionIs(review, session.TypeStalled, corev1.ConditionFalse, ""); err != nil {
+			if err := e2e.ConditionIs(review, session.TypeStalled, corev1.ConditionFalse, ""); err != nil {
 				return err
 			}
-			if s := kstatusOf(t, review); s != status.InProgressStatus {
+			if s := e2e.KstatusOf(t, review); s != status.InProgressStatus {
 				return fmt.Errorf("kstatus is %s, want InProgress", s)
 			}
 			return nil
 		})
 		f.g.MergeAsReviewer(t, &reviewer, f.repo.Name, review.Status.AtProvider.Number)
-		waitFor(t, 60*time.Second, review, func() error {
+		e2e.WaitFor(t, 60*time.Second, review, func() error {
 			if review.Status.AtProvider.State != string(forge.StateMerged) || review.Status.AtProvider.MergeCommit == "" {
 				return fmt.Errorf("atProvider is %+v", review.Status.AtProvider)
 			}
-			return readyAndCurrent(t, review)()
+			return e2e.ReadyAndCurrent(t, review)()
 		})
 	})
 }
@@ -274,9 +275,9 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	const n = 100
 	g := testenv.StartGitea(t)
 	api, apiURL := countGiteaAPI(t, g.URL)
-	counter := &statusCounter{}
-	startProvider(t, "", giteaForges(), withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		counter.next = rt
+	counter := &e2e.StatusCounter{}
+	e2e.StartProvider(t, "", giteaForges(), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.Next = rt
 		return counter
 	}))
 	f := newGiteaFixture(t, g, apiURL)
@@ -291,29 +292,29 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	start := time.Now()
 	createAll(t, objs...)
 	for _, pr := range prs {
-		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
+		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
 	t.Logf("%d PullRequests open on Gitea in %s; forge requests: %v", n, time.Since(start).Round(time.Millisecond), api.counts())
 	if got := giteaPullCount(t, f); got != n {
 		t.Errorf("Gitea holds %d pull requests for %d PullRequests: none may be opened twice", got, n)
 	}
-	reconciledAgain(t, 1, true, prs[0])
-	req0, writes0 := api.counts(), counter.writes.Load()
+	e2e.ReconciledAgain(t, 1, true, prs[0])
+	req0, writes0 := api.counts(), counter.Writes.Load()
 	counts := make([]int, n)
 	for i, o := range objs {
-		counts[i] = reconcilesOf(o)
+		counts[i] = e2e.ReconcilesOf(o)
 	}
 	t0 := time.Now()
 	testenv.Eventually(t, 90*time.Second, func() error {
 		for i, o := range objs {
-			if got := reconcilesOf(o); got < counts[i]+3 {
+			if got := e2e.ReconcilesOf(o); got < counts[i]+3 {
 				return fmt.Errorf("%s: %d polls since, want 3", o.GetName(), got-counts[i])
 			}
 		}
 		return nil
 	})
-	polls := float64(time.Since(t0)) / float64(poll)
-	req, writes := api.counts(), counter.writes.Load()
+	polls := float64(time.Since(t0)) / float64(e2e.Poll)
+	req, writes := api.counts(), counter.Writes.Load()
 	diff := map[string]int{}
 	total := 0
 	for k, v := range req {
@@ -322,7 +323,7 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 		}
 	}
 	t.Logf("steady state: %.1f poll intervals (%s each), %d forge requests (%.2f per poll) %v, %d status writes",
-		polls, poll, total, float64(total)/polls, diff, writes-writes0)
+		polls, e2e.Poll, total, float64(total)/polls, diff, writes-writes0)
 	if float64(total) > 2*(2*polls+1) {
 		t.Errorf("%d forge requests in %.1f polls: want about one list (two pages) per poll, not one per PullRequest", total, polls)
 	}
