@@ -48,6 +48,9 @@ import (
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
+	"github.com/crossplane-contrib/provider-git/internal/forge/github"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
@@ -186,8 +189,12 @@ func run(ctx context.Context, args []string) error {
 
 // forges are the forge API clients this binary carries, by type: the
 // PullRequest controller opens them and imports none. A PullRequest on a
-// forge not named here is Stalled ForgeUnknown. The clients of
-// internal/forge/github, gitlab and gitea are added here as they land.
+// forge not named here is Stalled ForgeUnknown. Forgejo serves Gitea's API.
 func forges() map[forge.Type]forge.Opener {
-	return map[forge.Type]forge.Opener{}
+	return map[forge.Type]forge.Opener{
+		forge.GitHub:  github.New,
+		forge.GitLab:  gitlab.New,
+		forge.Gitea:   gitea.New,
+		forge.Forgejo: gitea.New,
+	}
 }

@@ -131,7 +131,7 @@ func TestDocsListEveryReason(t *testing.T) {
 // The kinds with a reference page, and the groups the troubleshooting
 // table's "kinds" cells may name.
 var (
-	managedKinds   = []string{"Branch", "File", "CommitRequest", "Mirror"}
+	managedKinds   = []string{"Branch", "File", "CommitRequest", "Mirror", "PullRequest"}
 	configKinds    = []string{"ProviderConfig", "ClusterProviderConfig"}
 	referenceKinds = append(slices.Clone(managedKinds), configKinds...)
 )

@@ -43,6 +43,8 @@ const (
 	errUpdate  = "cannot update the pull request"
 	errClose   = "cannot close the pull request"
 	errMerge   = "cannot merge the pull request"
+	// errOtherBaseFmt: the forge has one open for the head, into another base.
+	errOtherBaseFmt = "cannot open the pull request from %q into %q: the forge has one open from that head into another base"
 )
 
 // listing is what a PullRequest needs of its repository's shared list of
@@ -194,7 +196,8 @@ func (e *external) wantsMerge(mg *v1alpha1.PullRequest, pr forge.PullRequest) bo
 		return false
 	}
 	if !e.acc.noAutoMerge.Load() {
-		return true
+		sha, ok := e.acc.asked.Load(pr.Number)
+		return !ok || sha != pr.HeadSHA
 	}
 	return pr.Mergeable != nil && *pr.Mergeable && pr.Checks != forge.ChecksFailure
 }
@@ -254,10 +257,16 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	switch {
 	case errors.Is(err, forge.ErrExists):
 		e.listing.Invalidate()
-		var ok bool
-		if pr, ok, err = e.listing.Find(ctx, 0, want.Head, want.Base); err != nil || !ok {
-			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(err, errList), errCreate)
+		found, ok, lerr := e.listing.Find(ctx, 0, want.Head, want.Base)
+		if lerr != nil {
+			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(lerr, errList), errCreate)
 		}
+		if !ok {
+			// Open for the head into another base (GitLab allows one open
+			// merge request per source branch): a person must choose.
+			return xpmanaged.ExternalCreation{}, managed.Stalled(ReasonForgeRefused, errors.Wrapf(err, errOtherBaseFmt, want.Head, want.Base))
+		}
+		pr = found
 	case errors.Is(err, forge.ErrNoSuchBranch):
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonHeadBranchMissing,
 			fmt.Sprintf(msgHeadMissingFmt, want.Head)+": "+err.Error(), min(headRetry, e.maxAge))
@@ -304,7 +313,16 @@ func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge
 	}
 	if !e.acc.noAutoMerge.Load() {
 		err := e.acc.client.AutoMerge(ctx, pr.Number, fm)
-		if !errors.Is(err, forge.ErrUnsupported) {
+		switch {
+		case err == nil:
+			e.acc.asked.Store(pr.Number, pr.HeadSHA)
+			e.listing.Invalidate()
+			return nil
+		case errors.Is(err, forge.ErrNotMergeable):
+			// The forge refuses for now (still computing, conflicts):
+			// asked again at the next poll.
+			return nil
+		case !errors.Is(err, forge.ErrUnsupported):
 			return e.forgeError(err, errMerge)
 		}
 		e.acc.noAutoMerge.Store(true)

@@ -225,6 +225,15 @@ func TestCreate(t *testing.T) {
 			}(),
 			want: outcome{Name: "5", State: "Open", Calls: map[string]int{"Create": 1, "ListOpen": 1}},
 		},
+		"OpenIntoAnotherBase": {
+			reason: "GitLab refuses a second open merge request from one head even into another base: Stalled with the forge's words, never an empty adoption.",
+			forge: func() *fakeForge {
+				f := newFake()
+				f.fail["Create"] = &forge.APIError{Status: 409, Message: "Another open merge request already exists for this source branch: !4", Kind: forge.ErrExists}
+				return f
+			}(),
+			want: outcome{Reason: ReasonForgeRefused, Stall: true, Calls: map[string]int{"Create": 1, "ListOpen": 1}},
+		},
 		"NoSuchBranch": {
 			reason: "A head the forge does not know yet is a wait, not a stall.",
 			forge: func() *fakeForge {
@@ -408,5 +417,42 @@ func TestSteadyStateOneListPerPoll(t *testing.T) {
 	t.Logf("%d open PullRequests, %d polls: %v", n, polls, f.calls)
 	if diff := cmp.Diff(map[string]int{"ListOpen": polls}, f.calls); diff != "" {
 		t.Errorf("forge requests: -want, +got:\n%s", diff)
+	}
+}
+
+// TestAutoMergeAskedOncePerHead: a forge that does not report a scheduled
+// auto-merge (Gitea) is asked once per head commit, not at every poll.
+func TestAutoMergeAskedOncePerHead(t *testing.T) {
+	f := newFake(open(1))
+	clk := clocktesting.NewFakeClock(t0)
+	acc := &account{client: f}
+	auto := func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }
+	observe := func() xpmanaged.ExternalObservation {
+		e := newExternal(f, clk)
+		e.acc = acc
+		mg := pullRequest(numbered("1"), auto)
+		obs, err := e.Observe(context.Background(), mg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !obs.ResourceUpToDate {
+			if _, err := e.Update(context.Background(), mg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The forge does not say it is scheduled.
+		f.prs[1].AutoMerge = false
+		return obs
+	}
+	observe()
+	if obs := observe(); !obs.ResourceUpToDate {
+		t.Errorf("asked again for the same head: %+v", obs)
+	}
+	f.prs[1].HeadSHA = "def"
+	if obs := observe(); obs.ResourceUpToDate {
+		t.Errorf("not asked again after the head moved")
+	}
+	if diff := cmp.Diff(2, f.calls["AutoMerge"]); diff != "" {
+		t.Errorf("auto-merge requests: -want, +got:\n%s", diff)
 	}
 }

@@ -121,6 +121,10 @@ type account struct {
 	// noAutoMerge: the forge answered AutoMerge with ErrUnsupported; the
 	// provider merges itself from then on.
 	noAutoMerge atomic.Bool
+	// asked holds, by number, the head SHA auto-merge was asked for: a
+	// forge that does not report a scheduled auto-merge (Gitea) is not
+	// asked again at every poll, and is asked again once the head moved.
+	asked sync.Map
 }
 
 // NewConnector returns a Connector reading configurations through g, Files

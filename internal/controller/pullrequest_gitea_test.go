@@ -1,0 +1,360 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "code.gitea.io/sdk/gitea"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
+	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// giteaAPICounter is a reverse proxy in front of Gitea's API that counts the
+// provider's requests by method and path pattern.
+type giteaAPICounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func countGiteaAPI(t *testing.T, target string) (*giteaAPICounter, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &giteaAPICounter{n: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.n[r.Method+" "+giteaPattern(r.URL.Path)]++
+		c.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return c, srv.URL + "/api/v1/"
+}
+
+// pattern replaces numbers in an API path: GET /api/v1/repos/o/r/pulls/{n}.
+func giteaPattern(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			parts[i] = "{n}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func (c *giteaAPICounter) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.n))
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *giteaAPICounter) total() int {
+	n := 0
+	for _, v := range c.counts() {
+		n += v
+	}
+	return n
+}
+
+// giteaFixture is a namespace whose ProviderConfig reaches a repository of
+// the real Gitea over HTTP, its API through apiURL.
+type giteaFixture struct {
+	ns   string
+	g    *testenv.Gitea
+	repo testenv.GiteaRepo
+}
+
+func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixture {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-gitea-"}}
+	if err := cp.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { purge(t, ns.Name) })
+	repo := g.CreateRepo(t, ns.Name)
+	if apiURL == "" {
+		apiURL = repo.APIURL
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "gitea"},
+		StringData: map[string]string{"username": testenv.GiteaAdmin, "password": g.Token}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
+		Spec: v1alpha1.ProviderConfigSpec{URL: repo.CloneURL,
+			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
+			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(forge.Gitea), APIURL: apiURL}}}
+	createAll(t, secret, pc)
+	return &giteaFixture{ns: ns.Name, g: g, repo: repo}
+}
+
+func (f *giteaFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
+	return (&prFixture{fixture: &fixture{ns: f.ns}}).pullRequest(name, head, mutate...)
+}
+
+// onGitea is an open pull request as declared, read back from Gitea.
+func (f *giteaFixture) onGitea(t *testing.T, pr *v1alpha1.PullRequest) func() error {
+	ready := readyAndCurrent(t, pr)
+	return func() error {
+		if err := ready(); err != nil {
+			return err
+		}
+		a := pr.Status.AtProvider
+		if a.State != string(forge.StateOpen) || a.Number == 0 {
+			return fmt.Errorf("atProvider is %+v", a)
+		}
+		got := f.g.PR(t, f.repo.Name, a.Number)
+		if got.Title != pr.Spec.ForProvider.Title || got.State != sdk.StateOpen {
+			return fmt.Errorf("Gitea's #%d is %q %s", a.Number, got.Title, got.State)
+		}
+		return nil
+	}
+}
+
+func giteaForges() providerOption {
+	return withForges(map[forge.Type]forge.Opener{forge.Gitea: gitea.New})
+}
+
+func TestPullRequestOnGitea(t *testing.T) {
+	g := testenv.StartGitea(t)
+	startProvider(t, "", giteaForges())
+	f := newGiteaFixture(t, g, "")
+	f.g.CommitFile(t, f.repo.Name, "request/demo", "main", "apps/demo.yaml", "a: 1\n")
+	pr := f.pullRequest("demo", "request/demo", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
+	createAll(t, pr)
+
+	t.Run("Open", func(t *testing.T) {
+		waitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
+	})
+	t.Run("PutsATitleEditBack", func(t *testing.T) {
+		f.g.EditTitle(t, f.repo.Name, pr.Status.AtProvider.Number, "Edited by a person")
+		waitFor(t, 60*time.Second, pr, func() error {
+			if got := f.g.PR(t, f.repo.Name, pr.Status.AtProvider.Number); got.Title != pr.Spec.ForProvider.Title {
+				return fmt.Errorf("title is %q", got.Title)
+			}
+			return nil
+		})
+	})
+	t.Run("Update", func(t *testing.T) {
+		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+			t.Fatal(err)
+		}
+		pr.Spec.ForProvider.Title = "Add demo, v2"
+		if err := cp.Client.Update(context.Background(), pr); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, pr, func() error {
+			if got := f.g.PR(t, f.repo.Name, pr.Status.AtProvider.Number); got.Title != "Add demo, v2" {
+				return fmt.Errorf("title is %q", got.Title)
+			}
+			return readyAndCurrent(t, pr)()
+		})
+	})
+	t.Run("DeleteCloses", func(t *testing.T) {
+		n := pr.Status.AtProvider.Number
+		if err := cp.Client.Delete(context.Background(), pr); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, pr)
+		if got := f.g.PR(t, f.repo.Name, n); got.State != sdk.StateClosed || got.HasMerged {
+			t.Errorf("Gitea's #%d is %s (merged %v) after its PullRequest was deleted, want closed", n, got.State, got.HasMerged)
+		}
+	})
+	t.Run("Adopt", func(t *testing.T) {
+		f.g.CommitFile(t, f.repo.Name, "request/adopt", "main", "apps/adopt.yaml", "a: 1\n")
+		var existing *sdk.PullRequest
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		existing, _, err := f.g.Client(ctx, t).CreatePullRequest(testenv.GiteaAdmin, f.repo.Name, sdk.CreatePullRequestOption{Head: "request/adopt", Base: "main", Title: "by hand"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adopt := f.pullRequest("adopt", "request/adopt", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
+		createAll(t, adopt)
+		waitFor(t, 60*time.Second, adopt, f.onGitea(t, adopt))
+		if adopt.Status.AtProvider.Number != existing.Index {
+			t.Errorf("adopted #%d, want the open #%d", adopt.Status.AtProvider.Number, existing.Index)
+		}
+	})
+	t.Run("ClosedByAPerson", func(t *testing.T) {
+		f.g.CommitFile(t, f.repo.Name, "request/closed", "main", "apps/closed.yaml", "a: 1\n")
+		closed := f.pullRequest("closed", "request/closed", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
+		createAll(t, closed)
+		waitFor(t, 60*time.Second, closed, f.onGitea(t, closed))
+		f.g.ClosePR(t, f.repo.Name, closed.Status.AtProvider.Number)
+		waitFor(t, 60*time.Second, closed, stalledWith(t, closed, pullrequest.ReasonClosed))
+		if got := f.g.PR(t, f.repo.Name, closed.Status.AtProvider.Number); got.State != sdk.StateClosed {
+			t.Errorf("Gitea's #%d was reopened: %s", closed.Status.AtProvider.Number, got.State)
+		}
+	})
+	t.Run("MergeAuto", func(t *testing.T) {
+		f.g.CommitFile(t, f.repo.Name, "request/auto", "main", "apps/auto.yaml", "a: 1\n")
+		auto := f.pullRequest("auto", "request/auto", func(p *v1alpha1.PullRequestParameters) {
+			p.Labels = nil
+			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodMerge}
+			p.Readiness = v1alpha1.ReadinessMerged
+		})
+		createAll(t, auto)
+		waitFor(t, 90*time.Second, auto, func() error {
+			if auto.Status.AtProvider.State != string(forge.StateMerged) {
+				return fmt.Errorf("state is %q (%s)", auto.Status.AtProvider.State, auto.GetCondition(xpv2.TypeReady).Message)
+			}
+			return readyAndCurrent(t, auto)()
+		})
+		if got := f.g.PR(t, f.repo.Name, auto.Status.AtProvider.Number); !got.HasMerged || got.MergedCommitID == nil || *got.MergedCommitID != auto.Status.AtProvider.MergeCommit {
+			t.Errorf("Gitea's #%d merged %v as %v, status says %q", auto.Status.AtProvider.Number, got.HasMerged, got.MergedCommitID, auto.Status.AtProvider.MergeCommit)
+		}
+	})
+	t.Run("ReadinessMergedWaitsForAReviewer", func(t *testing.T) {
+		f.g.CommitFile(t, f.repo.Name, "request/review", "main", "apps/review.yaml", "a: 1\n")
+		reviewer := f.g.CreateUser(t, "reviewer", f.repo.Name)
+		review := f.pullRequest("review", "request/review", func(p *v1alpha1.PullRequestParameters) {
+			p.Labels = nil
+			p.Readiness = v1alpha1.ReadinessMerged
+		})
+		createAll(t, review)
+		waitFor(t, 60*time.Second, review, func() error {
+			if err := conditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
+				return err
+			}
+			if err := conditionIs(review, session.TypeStalled, corev1.ConditionFalse, ""); err != nil {
+				return err
+			}
+			if s := kstatusOf(t, review); s != status.InProgressStatus {
+				return fmt.Errorf("kstatus is %s, want InProgress", s)
+			}
+			return nil
+		})
+		f.g.MergeAsReviewer(t, &reviewer, f.repo.Name, review.Status.AtProvider.Number)
+		waitFor(t, 60*time.Second, review, func() error {
+			if review.Status.AtProvider.State != string(forge.StateMerged) || review.Status.AtProvider.MergeCommit == "" {
+				return fmt.Errorf("atProvider is %+v", review.Status.AtProvider)
+			}
+			return readyAndCurrent(t, review)()
+		})
+	})
+}
+
+// TestPullRequestsOnGiteaSteadyState: 100 open PullRequests of one
+// repository on the real Gitea, once converged, cost about one list of
+// open pull requests per poll interval between them (Gitea pages it by 50:
+// two requests) and no status write.
+func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
+	const n = 100
+	g := testenv.StartGitea(t)
+	api, apiURL := countGiteaAPI(t, g.URL)
+	counter := &statusCounter{}
+	startProvider(t, "", giteaForges(), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.next = rt
+		return counter
+	}))
+	f := newGiteaFixture(t, g, apiURL)
+	prs := make([]*v1alpha1.PullRequest, n)
+	objs := make([]client.Object, n)
+	for i := range prs {
+		head := fmt.Sprintf("request/%03d", i)
+		f.g.CommitFile(t, f.repo.Name, head, "main", fmt.Sprintf("apps/%03d.yaml", i), "a: 1\n")
+		prs[i] = f.pullRequest(fmt.Sprintf("pr-%03d", i), head, func(p *v1alpha1.PullRequestParameters) { p.Labels, p.Body = nil, "" })
+		objs[i] = prs[i]
+	}
+	start := time.Now()
+	createAll(t, objs...)
+	for _, pr := range prs {
+		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
+	}
+	t.Logf("%d PullRequests open on Gitea in %s; forge requests: %v", n, time.Since(start).Round(time.Millisecond), api.counts())
+	if got := giteaPullCount(t, f); got != n {
+		t.Errorf("Gitea holds %d pull requests for %d PullRequests: none may be opened twice", got, n)
+	}
+	reconciledAgain(t, 1, true, prs[0])
+	req0, writes0 := api.counts(), counter.writes.Load()
+	counts := make([]int, n)
+	for i, o := range objs {
+		counts[i] = reconcilesOf(o)
+	}
+	t0 := time.Now()
+	testenv.Eventually(t, 90*time.Second, func() error {
+		for i, o := range objs {
+			if got := reconcilesOf(o); got < counts[i]+3 {
+				return fmt.Errorf("%s: %d polls since, want 3", o.GetName(), got-counts[i])
+			}
+		}
+		return nil
+	})
+	polls := float64(time.Since(t0)) / float64(poll)
+	req, writes := api.counts(), counter.writes.Load()
+	diff := map[string]int{}
+	total := 0
+	for k, v := range req {
+		if d := v - req0[k]; d > 0 {
+			diff[k], total = d, total+d
+		}
+	}
+	t.Logf("steady state: %.1f poll intervals (%s each), %d forge requests (%.2f per poll) %v, %d status writes",
+		polls, poll, total, float64(total)/polls, diff, writes-writes0)
+	if float64(total) > 2*(2*polls+1) {
+		t.Errorf("%d forge requests in %.1f polls: want about one list (two pages) per poll, not one per PullRequest", total, polls)
+	}
+	if w := writes - writes0; w != 0 {
+		t.Errorf("%d status writes in steady state, want 0", w)
+	}
+}
+
+// giteaPullCount is how many pull requests, in any state, the fixture's
+// repository holds.
+func giteaPullCount(t *testing.T, f *giteaFixture) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	total := 0
+	for page := 1; ; page++ {
+		prs, _, err := f.g.Client(ctx, t).ListRepoPullRequests(testenv.GiteaAdmin, f.repo.Name, sdk.ListPullRequestsOptions{
+			ListOptions: sdk.ListOptions{Page: page, PageSize: 50}, State: sdk.StateAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(prs)
+		if len(prs) == 0 {
+			return total
+		}
+	}
+}

@@ -1,0 +1,303 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+
+	"github.com/google/go-github/v89/github"
+
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+)
+
+const (
+	errList    = "cannot list open pull requests on GitHub"
+	errGet     = "cannot get the pull request from GitHub"
+	errStatus  = "cannot get the head commit's combined status from GitHub"
+	errChecks  = "cannot list the head commit's check runs on GitHub"
+	errReviews = "cannot list the pull request's reviews on GitHub"
+)
+
+// ListOpen lists GET /repos/{o}/{r}/pulls?state=open&per_page=100, every
+// page, each conditional on its ETag. notModified is true only when every
+// page answered 304 (a closed pull request on page 3 changes pages 3 and
+// on, not page 1); prs is then the list kept from before. A page past the
+// end answers [] and ends the walk, so a shrunken list is seen too.
+func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error) {
+	ctx, err := c.begin(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	var all []forge.PullRequest
+	notModified := true
+	for page := 1; page != 0; {
+		path := fmt.Sprintf("%spulls?state=open&per_page=%d&page=%d", c.repoPath(), perPage, page)
+		prs, next, nm, err := get(ctx, c, fmt.Sprintf("list/%d", page), path, c.fromPulls)
+		if err != nil {
+			return nil, false, c.fail(err, errList)
+		}
+		notModified = notModified && nm
+		all = append(all, prs...)
+		page = next
+	}
+	return all, notModified, nil
+}
+
+// pullInfo is a pull request as Get and the writes need it.
+type pullInfo struct {
+	pr     forge.PullRequest
+	nodeID string
+	// requested are the requested reviewers (users and org/team).
+	requested []string
+}
+
+// review is a submitted review.
+type review struct{ user, state string }
+
+// Get reads the pull request, then its head commit's combined status and
+// check runs, and its reviews; each read conditional on its ETag.
+//
+// Checks folds both sources: failure when any status is failure or error
+// or any check run concluded failure, timed_out, cancelled,
+// action_required, startup_failure or stale; else pending when any status
+// is pending or any check run is not completed; else success when there is
+// at least one of either; else "" (none reported). Only the first 100
+// check runs are read.
+//
+// ReviewDecision approximates GraphQL's reviewDecision from the REST
+// reviews: the latest APPROVED, CHANGES_REQUESTED or DISMISSED review per
+// user counts; any CHANGES_REQUESTED gives CHANGES_REQUESTED, else any
+// APPROVED gives APPROVED, else REVIEW_REQUIRED while reviewers are
+// requested, else "". Unlike GraphQL it does not know whether the branch
+// protection requires reviews, or how many.
+//
+// Reviewers are the requested reviewers and everyone who has submitted a
+// review: GitHub removes a reviewer from requested_reviewers once they
+// review, and the pull request is still kept as declared.
+func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
+	ctx, err := c.begin(ctx)
+	if err != nil {
+		return forge.PullRequest{}, err
+	}
+	info, err := c.pull(ctx, number)
+	if err != nil {
+		return forge.PullRequest{}, err
+	}
+	pr := info.pr
+	if pr.HeadSHA != "" {
+		if pr.Checks, err = c.checks(ctx, pr.HeadSHA); err != nil {
+			return forge.PullRequest{}, err
+		}
+	}
+	reviews, err := c.reviews(ctx, number)
+	if err != nil {
+		return forge.PullRequest{}, err
+	}
+	pr.ReviewDecision = decision(reviews, info.requested)
+	pr.Reviewers = reviewers(info.requested, reviews)
+	return pr, nil
+}
+
+func (c *Client) pull(ctx context.Context, number int64) (pullInfo, error) {
+	info, _, _, err := get(ctx, c, fmt.Sprintf("pull/%d", number), fmt.Sprintf("%spulls/%d", c.repoPath(), number),
+		func(p github.PullRequest) pullInfo { return c.info(&p) })
+	if err != nil {
+		return pullInfo{}, c.fail(err, errGet)
+	}
+	return info, nil
+}
+
+func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
+	sha = url.PathEscape(sha)
+	st, _, _, err := get(ctx, c, "status/"+sha, c.repoPath()+"commits/"+sha+"/status",
+		func(s github.CombinedStatus) forge.Checks {
+			if s.GetTotalCount() == 0 {
+				return "" // GitHub says pending when there are no statuses
+			}
+			switch s.GetState() {
+			case "success":
+				return forge.ChecksSuccess
+			case "pending":
+				return forge.ChecksPending
+			}
+			return forge.ChecksFailure
+		})
+	if err != nil {
+		return "", c.fail(err, errStatus)
+	}
+	runs, _, _, err := get(ctx, c, "checks/"+sha, fmt.Sprintf("%scommits/%s/check-runs?per_page=%d", c.repoPath(), sha, perPage),
+		func(r github.ListCheckRunsResults) forge.Checks {
+			var got []forge.Checks
+			for _, cr := range r.CheckRuns {
+				got = append(got, runState(cr))
+			}
+			return fold(got...)
+		})
+	if err != nil {
+		return "", c.fail(err, errChecks)
+	}
+	return fold(st, runs), nil
+}
+
+func runState(cr *github.CheckRun) forge.Checks {
+	if cr.GetStatus() != "completed" {
+		return forge.ChecksPending
+	}
+	switch cr.GetConclusion() {
+	case "success", "neutral", "skipped":
+		return forge.ChecksSuccess
+	}
+	return forge.ChecksFailure
+}
+
+// fold is failure over pending over success over none.
+func fold(cs ...forge.Checks) forge.Checks {
+	switch {
+	case slices.Contains(cs, forge.ChecksFailure):
+		return forge.ChecksFailure
+	case slices.Contains(cs, forge.ChecksPending):
+		return forge.ChecksPending
+	case slices.Contains(cs, forge.ChecksSuccess):
+		return forge.ChecksSuccess
+	}
+	return ""
+}
+
+func (c *Client) reviews(ctx context.Context, number int64) ([]review, error) {
+	var all []review
+	for page := 1; page != 0; {
+		path := fmt.Sprintf("%spulls/%d/reviews?per_page=%d&page=%d", c.repoPath(), number, perPage, page)
+		rs, next, _, err := get(ctx, c, fmt.Sprintf("reviews/%d/%d", number, page), path,
+			func(in []*github.PullRequestReview) []review {
+				out := make([]review, 0, len(in))
+				for _, r := range in {
+					if r.GetState() != "PENDING" {
+						out = append(out, review{user: r.GetUser().GetLogin(), state: r.GetState()})
+					}
+				}
+				return out
+			})
+		if err != nil {
+			return nil, c.fail(err, errReviews)
+		}
+		all = append(all, rs...)
+		page = next
+	}
+	return all, nil
+}
+
+// decision: see Get.
+func decision(reviews []review, requested []string) string {
+	latest := map[string]string{}
+	for _, r := range reviews { // oldest first, as GitHub lists them
+		switch r.state {
+		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
+			latest[r.user] = r.state
+		}
+	}
+	states := make([]string, 0, len(latest))
+	for _, s := range latest {
+		states = append(states, s)
+	}
+	switch {
+	case slices.Contains(states, "CHANGES_REQUESTED"):
+		return "CHANGES_REQUESTED"
+	case slices.Contains(states, "APPROVED"):
+		return "APPROVED"
+	case len(requested) > 0:
+		return "REVIEW_REQUIRED"
+	}
+	return ""
+}
+
+func reviewers(requested []string, reviews []review) []string {
+	out := slices.Clone(requested)
+	for _, r := range reviews {
+		out = append(out, r.user)
+	}
+	return set(out)
+}
+
+func (c *Client) fromPulls(in []*github.PullRequest) []forge.PullRequest {
+	out := make([]forge.PullRequest, 0, len(in))
+	for _, p := range in {
+		out = append(out, c.info(p).pr)
+	}
+	return out
+}
+
+// info converts GitHub's pull request. Mergeable is true only when
+// mergeable_state is clean (or has_hooks, Enterprise's clean with
+// pre-receive hooks): then a merge succeeds now. It is false when GitHub
+// says not mergeable or the state is dirty, blocked, behind, unstable or
+// draft, and nil while GitHub computes it (unknown, or a list, which
+// carries no mergeable_state). MergeCommit is set only once merged (an
+// open pull request's merge_commit_sha is GitHub's test merge).
+func (c *Client) info(p *github.PullRequest) pullInfo {
+	pr := forge.PullRequest{
+		Number: int64(p.GetNumber()), URL: p.GetHTMLURL(), State: forge.StateOpen,
+		Head: p.GetHead().GetRef(), Base: p.GetBase().GetRef(), HeadSHA: p.GetHead().GetSHA(),
+		Title: p.GetTitle(), Body: p.GetBody(), Draft: p.GetDraft(), AutoMerge: p.AutoMerge != nil,
+	}
+	switch {
+	case p.GetMerged() || p.MergedAt != nil:
+		pr.State, pr.MergeCommit = forge.StateMerged, p.GetMergeCommitSHA()
+	case p.GetState() == "closed":
+		pr.State = forge.StateClosed
+	}
+	for _, l := range p.Labels {
+		pr.Labels = append(pr.Labels, l.GetName())
+	}
+	for _, a := range p.Assignees {
+		pr.Assignees = append(pr.Assignees, a.GetLogin())
+	}
+	var requested []string
+	for _, u := range p.RequestedReviewers {
+		requested = append(requested, u.GetLogin())
+	}
+	for _, t := range p.RequestedTeams {
+		requested = append(requested, c.owner+"/"+t.GetSlug())
+	}
+	pr.Labels, pr.Assignees, requested = set(pr.Labels), set(pr.Assignees), set(requested)
+	pr.Reviewers = requested
+	switch p.GetMergeableState() {
+	case "clean", "has_hooks":
+		pr.Mergeable = ptr(true)
+	case "dirty", "blocked", "behind", "unstable", "draft":
+		pr.Mergeable = ptr(false)
+	default:
+		if p.Mergeable != nil && !*p.Mergeable {
+			pr.Mergeable = ptr(false)
+		}
+	}
+	return pullInfo{pr: pr, nodeID: p.GetNodeID(), requested: requested}
+}
+
+// set sorts and deduplicates; nil when empty, so equal sets compare equal.
+func set(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,218 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitlab
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+)
+
+func TestRefusal(t *testing.T) {
+	type args struct {
+		status int
+		body   string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   *forge.APIError
+	}{
+		"MessageString": {
+			reason: "A string message is GitLab's words.",
+			args:   args{404, `{"message":"404 Not found"}`},
+			want:   &forge.APIError{Status: 404, Message: "404 Not found", Kind: forge.ErrNotFound},
+		},
+		"MessageList": {
+			reason: "A list message (render_api_error! of model errors) is joined.",
+			args:   args{409, `{"message":["Another open merge request already exists for this source branch: !3"]}`},
+			want: &forge.APIError{Status: 409, Kind: forge.ErrExists,
+				Message: "Another open merge request already exists for this source branch: !3"},
+		},
+		"OtherConflict": {
+			reason: "A 409 about something else (a SHA mismatch) is no ErrExists.",
+			args:   args{409, `{"message":"SHA does not match HEAD of source branch: abc"}`},
+			want:   &forge.APIError{Status: 409, Message: "SHA does not match HEAD of source branch: abc"},
+		},
+		"ValidationObject": {
+			reason: "A validation error's field → list object names each field.",
+			args:   args{400, `{"message":{"title":["can't be blank"],"labels":["is invalid","too long"]}}`},
+			want: &forge.APIError{Status: 400, Kind: forge.ErrInvalidInput,
+				Message: "labels is invalid, too long; title can't be blank"},
+		},
+		"MissingParameter": {
+			reason: "Grape's missing parameter answer carries error.",
+			args:   args{400, `{"error":"title is missing"}`},
+			want:   &forge.APIError{Status: 400, Message: "title is missing", Kind: forge.ErrInvalidInput},
+		},
+		"SourceBranchMissing": {
+			reason: "The create service's missing branch (422, on base) is ErrNoSuchBranch.",
+			args:   args{422, `{"message":["Source branch \"feature\" does not exist"]}`},
+			want:   &forge.APIError{Status: 422, Message: `Source branch "feature" does not exist`, Kind: forge.ErrNoSuchBranch},
+		},
+		"SourceBranchField": {
+			reason: "A validation error on source_branch (400) is ErrNoSuchBranch too.",
+			args:   args{400, `{"message":{"source_branch":["does not exist"]}}`},
+			want:   &forge.APIError{Status: 400, Message: "source_branch does not exist", Kind: forge.ErrNoSuchBranch},
+		},
+		"NotJSON": {
+			reason: "A body that is not JSON (a proxy's page) is its text.",
+			args:   args{502, "<html>Bad Gateway</html>\n"},
+			want:   &forge.APIError{Status: 502, Message: "<html>Bad Gateway</html>"},
+		},
+		"Empty": {
+			reason: "No body is the status text.",
+			args:   args{403, ""},
+			want:   &forge.APIError{Status: 403, Message: "Forbidden", Kind: forge.ErrForbidden},
+		},
+	}
+	c := &Client{clock: testingclock.NewFakePassiveClock(time.Unix(0, 0))}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got *forge.APIError
+			if !errors.As(c.refusal(tc.args.status, http.Header{}, []byte(tc.args.body)), &got) {
+				t.Fatalf("%s\nrefusal(...) is no *forge.APIError", tc.reason)
+			}
+			if diff := cmp.Diff(*tc.want, *got, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("%s\nrefusal(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestRetryAt(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		reason string
+		header http.Header
+		want   time.Time
+	}{
+		"Seconds":   {reason: "Retry-After in seconds counts from the clock.", header: http.Header{"Retry-After": {"5"}}, want: now.Add(5 * time.Second)},
+		"Date":      {reason: "Retry-After may be an HTTP date.", header: http.Header{"Retry-After": {"Tue, 01 Dec 2026 12:02:00 GMT"}}, want: now.Add(2 * time.Minute)},
+		"Reset":     {reason: "RateLimit-Reset is Unix seconds.", header: http.Header{"Ratelimit-Reset": {"1796126460"}}, want: time.Unix(1796126460, 0)},
+		"ResetTime": {reason: "RateLimit-ResetTime is an HTTP date.", header: http.Header{"Ratelimit-Resettime": {"Tue, 01 Dec 2026 12:03:00 GMT"}}, want: now.Add(3 * time.Minute)},
+		"First":     {reason: "Retry-After wins over RateLimit-Reset.", header: http.Header{"Retry-After": {"1"}, "Ratelimit-Reset": {"1796126460"}}, want: now.Add(time.Second)},
+		"None":      {reason: "Nothing named is a minute.", header: http.Header{}, want: now.Add(time.Minute)},
+		"Garbage":   {reason: "An unreadable Retry-After falls through to the default.", header: http.Header{"Retry-After": {"soon"}}, want: now.Add(time.Minute)},
+	}
+	c := &Client{clock: testingclock.NewFakePassiveClock(now)}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := c.retryAt(tc.header); !got.Equal(tc.want) {
+				t.Errorf("%s\nretryAt(...): want %s, got %s", tc.reason, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestNextPage(t *testing.T) {
+	link := `<https://gitlab.example.com/api/v4/projects/8/merge_requests?page=1&per_page=100>; rel="prev", ` +
+		`<https://gitlab.example.com/api/v4/projects/8/merge_requests?page=3&per_page=100>; rel="next", ` +
+		`<https://gitlab.example.com/api/v4/projects/8/merge_requests?page=1&per_page=100>; rel="first"`
+	cases := map[string]struct {
+		reason string
+		header http.Header
+		page   string
+		want   string
+	}{
+		"Header":      {reason: "X-Next-Page names the next page.", header: http.Header{"X-Next-Page": {"3"}}, page: "2", want: "3"},
+		"Last":        {reason: "An empty X-Next-Page ends the list.", header: http.Header{"X-Next-Page": {""}, "Link": {link}}, page: "2", want: ""},
+		"LinkOnly":    {reason: "Without X-Next-Page the Link header's next is followed.", header: http.Header{"Link": {link}}, page: "2", want: "3"},
+		"Backwards":   {reason: "A next page that does not move forward ends the list.", header: http.Header{"X-Next-Page": {"2"}}, page: "2", want: ""},
+		"NothingSaid": {reason: "No header ends the list.", header: http.Header{}, page: "1", want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := nextPage(tc.header, tc.page); got != tc.want {
+				t.Errorf("%s\nnextPage(...): want %q, got %q", tc.reason, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestDraftTitle(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		title  string
+		draft  bool
+		want   string
+	}{
+		"Draft":       {reason: "A draft gets the documented prefix.", title: "Add", draft: true, want: "Draft: Add"},
+		"NotTwice":    {reason: "A title already marked keeps one prefix.", title: "Draft: Add", draft: true, want: "Draft: Add"},
+		"Undraft":     {reason: "Each of GitLab's markers comes off.", title: "[draft] Add", want: "Add"},
+		"Parentheses": {reason: "(Draft) is a marker too.", title: "(Draft) Add", want: "Add"},
+		"NotAMarker":  {reason: "A title merely starting with the word keeps it.", title: "Drafting rules", want: "Drafting rules"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := draftTitle(tc.title, tc.draft); got != tc.want {
+				t.Errorf("%s\ndraftTitle(%q, %t): want %q, got %q", tc.reason, tc.title, tc.draft, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestNewClient(t *testing.T) {
+	token := func(context.Context) (string, error) { return "t", nil }
+	cases := map[string]struct {
+		reason string
+		c      forge.Config
+		want   error
+		path   string
+	}{
+		"Valid": {
+			reason: "A GitLab API URL and a nested namespace make one escaped project segment.",
+			c:      forge.Config{APIURL: "https://gitlab.example.com/api/v4", Owner: "group/sub", Name: "project", Token: token},
+			path:   "projects/group%2Fsub%2Fproject/merge_requests/3/merge",
+		},
+		"NotAURL": {
+			reason: "An API URL that is not absolute http(s) is refused.",
+			c:      forge.Config{APIURL: "gitlab.example.com", Owner: "g", Name: "p", Token: token},
+			want:   errors.Errorf(errAPIURLFmt, "gitlab.example.com"),
+		},
+		"NoOwner": {
+			reason: "A project needs its namespace.",
+			c:      forge.Config{APIURL: "https://gitlab.com/api/v4/", Name: "p", Token: token},
+			want:   errors.New(errProject),
+		},
+		"NoToken": {
+			reason: "No token function is ErrNoCredentials.",
+			c:      forge.Config{APIURL: "https://gitlab.com/api/v4/", Owner: "g", Name: "p"},
+			want:   errors.Wrap(forge.ErrNoCredentials, errNoToken),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewClient(tc.c)
+			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
+				t.Fatalf("%s\nNewClient(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if err == nil && c.mrPath(3, "merge") != tc.path {
+				t.Errorf("%s\nmrPath: want %q, got %q", tc.reason, tc.path, c.mrPath(3, "merge"))
+			}
+		})
+	}
+}

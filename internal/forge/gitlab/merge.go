@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitlab
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+)
+
+const (
+	errMergeFmt       = "cannot merge GitLab merge request !%d"
+	errAutoMergeFmt   = "cannot set GitLab merge request !%d to merge automatically"
+	errRebaseFmt      = "cannot rebase GitLab merge request !%d"
+	errRebasing       = "GitLab is rebasing the source branch; merge again once it is done"
+	errRebaseFailFmt  = "GitLab is rebasing the source branch again; its last rebase failed: %s"
+	errAutoMergeUnset = "GitLab answered without merging or setting auto-merge"
+	errMethodFmt      = "unknown merge method %q: one of merge, squash, rebase"
+	errNotMergedFmt   = "GitLab answered the merge but did not merge: %s"
+)
+
+// mergeBody is the merge call's parameters.
+type mergeBody struct {
+	Squash                    bool   `json:"squash"`
+	ShouldRemoveSourceBranch  bool   `json:"should_remove_source_branch"`
+	MergeCommitMessage        string `json:"merge_commit_message,omitempty"`
+	SquashCommitMessage       string `json:"squash_commit_message,omitempty"`
+	AutoMerge                 bool   `json:"auto_merge,omitempty"`
+	MergeWhenPipelineSucceeds bool   `json:"merge_when_pipeline_succeeds,omitempty"`
+}
+
+// Merge merges now, by the project's merge method (squashed for
+// MethodSquash, after a rebase for MethodRebase).
+func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
+	mr, err := c.merge(ctx, number, m, false)
+	if err != nil {
+		return errors.Wrapf(err, errMergeFmt, number)
+	}
+	// GitLab's merge service records a failed merge (a refused push, a
+	// lost race) on the merge request and the API still answers 200.
+	if mr.State != "merged" && mr.State != "locked" {
+		why := mr.MergeError
+		if why == "" {
+			why = "state " + mr.State
+		}
+		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, why), errMergeFmt, number)
+	}
+	return nil
+}
+
+// AutoMerge asks GitLab to merge once the pipeline succeeds (and, on
+// GitLab 17.11 and later, once every merge check passes).
+func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
+	mr, err := c.merge(ctx, number, m, true)
+	if err != nil {
+		return errors.Wrapf(err, errAutoMergeFmt, number)
+	}
+	pr := mr.pullRequest()
+	switch {
+	case pr.AutoMerge || mr.State == "merged" || mr.State == "locked":
+		return nil
+	case mr.MergeError != "":
+		// It merged at once, and that merge failed.
+		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, mr.MergeError), errAutoMergeFmt, number)
+	}
+	return errors.Wrapf(errors.Wrap(forge.ErrUnsupported, errAutoMergeUnset), errAutoMergeFmt, number)
+}
+
+// merge sends the merge call; 405 (not open, draft, pipeline or checks),
+// 406 (conflicts, older GitLab) and 422 ("Branch cannot be merged") are
+// ErrNotMergeable.
+func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bool) (mergeRequest, error) {
+	b := mergeBody{ShouldRemoveSourceBranch: m.DeleteBranch, AutoMerge: auto, MergeWhenPipelineSucceeds: auto}
+	switch m.Method {
+	case forge.MethodMerge, "":
+		b.MergeCommitMessage = m.Message
+	case forge.MethodSquash:
+		b.Squash = true
+		b.SquashCommitMessage = m.Message
+	case forge.MethodRebase:
+		b.MergeCommitMessage = m.Message
+		if err := c.rebase(ctx, number); err != nil {
+			return mergeRequest{}, err
+		}
+	default:
+		return mergeRequest{}, errors.Wrapf(forge.ErrInvalidInput, errMethodFmt, m.Method)
+	}
+	var mr mergeRequest
+	_, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number, "merge"), body: b}, &mr)
+	var e *forge.APIError
+	if errors.As(err, &e) {
+		switch e.Status {
+		case http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnprocessableEntity:
+			e.Kind = forge.ErrNotMergeable
+		}
+	}
+	return mr, err
+}
+
+// rebase starts GitLab's rebase of the source branch onto the target when
+// the branch is behind it, and answers ErrNotMergeable while one runs: the
+// rebase is asynchronous, and merging before it ends would merge the old
+// head.
+func (c *Client) rebase(ctx context.Context, number int64) error {
+	q := url.Values{"include_diverged_commits_count": {"true"}, "include_rebase_in_progress": {"true"}}
+	var mr mergeRequest
+	if _, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number), query: q}, &mr); err != nil {
+		return errors.Wrapf(err, errRebaseFmt, number)
+	}
+	switch {
+	case mr.RebaseInProgress:
+		return errors.Wrap(forge.ErrNotMergeable, errRebasing)
+	case mr.State != "opened" || (mr.DivergedCommitsCount == 0 && mr.DetailedMergeStatus != "need_rebase"):
+		// Nothing to rebase: the merge call answers for the rest.
+		return nil
+	}
+	if _, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number, "rebase")}, nil); err != nil {
+		return errors.Wrapf(err, errRebaseFmt, number)
+	}
+	if mr.MergeError != "" {
+		return errors.Wrapf(forge.ErrNotMergeable, errRebaseFailFmt, mr.MergeError)
+	}
+	return errors.Wrap(forge.ErrNotMergeable, errRebasing)
+}
