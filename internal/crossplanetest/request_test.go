@@ -201,6 +201,43 @@ metadata:
 		return
 	}
 
+	t.Run("AmendedWhileOpen", func(t *testing.T) {
+		// The reviewer asks for another owner; the requester edits the XR.
+		// The change lands on the open pull request: a new head commit, the
+		// title declared anew.
+		x.mergePatch(t, xrAPIVersion, requestKind, ns, name, map[string]any{"spec": map[string]any{"team": "payments-platform"}})
+		if err := unstructured.SetNestedField(wantManifest, "payments-platform", "metadata", "labels", "platform.example.org/team"); err != nil {
+			t.Fatal(err)
+		}
+		before := fileCommit
+		testenv.Eventually(t, 2*time.Minute, func() error {
+			file, err := x.composed(xr, "manifest")
+			if err != nil {
+				return err
+			}
+			fileCommit, _, _ = unstructured.NestedString(file.Object, "status", "atProvider", "commit")
+			if fileCommit == before {
+				return fmt.Errorf("the File's commit is still %s", before)
+			}
+			pr := g.PR(t, repo.Name, number)
+			if pr.Head == nil || pr.Head.Sha != fileCommit || pr.Title != "Environment "+environment+" for payments-platform" {
+				return fmt.Errorf("pull request #%d: head %+v, title %q; want the File's commit %s and the new team in the title", number, pr.Head, pr.Title, fileCommit)
+			}
+			return nil
+		})
+		if diff := cmp.Diff(wantManifest, yamlOf(t, giteaFile(t, g, repo, head, path))); diff != "" {
+			t.Errorf("%s on %s after the edit: -want, +got:\n%s", path, head, diff)
+		}
+		if u, err := x.get(xrAPIVersion, requestKind, ns, name); err != nil {
+			t.Fatal(err)
+		} else if s, _, m := condition(u, "Ready"); s != "False" {
+			t.Errorf("XR Ready=%q (%s) with the pull request still open", s, m)
+		}
+	})
+	if t.Failed() {
+		return
+	}
+
 	t.Run("MergedByAReviewer", func(t *testing.T) {
 		g.Approve(t, reviewer, repo.Name, number)
 		// Gitea checks mergeability after each push, asynchronously.
