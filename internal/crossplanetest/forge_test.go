@@ -106,3 +106,17 @@ func giteaFile(t *testing.T, g *testenv.Gitea, repo testenv.GiteaRepo, ref, path
 	}
 	return string(b)
 }
+
+// giteaBranchGone is a check for eventually: branch is not on Gitea.
+func giteaBranchGone(t *testing.T, g *testenv.Gitea, repo testenv.GiteaRepo, branch string) func() error {
+	t.Helper()
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
+		defer cancel()
+		_, resp, err := g.Client(ctx, t).GetRepoBranch(repo.Owner, repo.Name, branch)
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil
+		}
+		return fmt.Errorf("%s is still on Gitea after its Branch was deleted (%w)", branch, err)
+	}
+}

@@ -19,7 +19,6 @@ package crossplanetest_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -302,15 +301,7 @@ metadata:
 		}
 		testenv.Eventually(t, 2*time.Minute, x.noneLeft(ns, "Branch", "File", "PullRequest"))
 		// The request's branch goes with its Branch; the merge stays.
-		testenv.Eventually(t, time.Minute, func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
-			defer cancel()
-			_, resp, err := g.Client(ctx, t).GetRepoBranch(repo.Owner, repo.Name, head)
-			if resp != nil && resp.StatusCode == http.StatusNotFound {
-				return nil
-			}
-			return fmt.Errorf("%s still on Gitea after its Branch was deleted (%w)", head, err)
-		})
+		testenv.Eventually(t, time.Minute, giteaBranchGone(t, g, repo, head))
 		if pr := g.PR(t, repo.Name, number); !pr.HasMerged {
 			t.Errorf("pull request #%d is no longer merged after the XR was deleted: %s", number, pr.State)
 		}
@@ -318,6 +309,52 @@ metadata:
 			t.Errorf("%s on main after the XR was deleted: -want, +got:\n%s", path, diff)
 		}
 	})
+
+	t.Run("WithdrawnBeforeTheMerge", func(t *testing.T) {
+		testWithdrawn(t, x, g, repo, ns)
+	})
+}
+
+// testWithdrawn creates a second EnvironmentRequest, waits for its pull
+// request to open, and deletes the XR before anyone merged it: the
+// request is withdrawn, its pull request closed unmerged and its branch
+// deleted, and main never holds its manifest.
+func testWithdrawn(t *testing.T, x *crossplane, g *testenv.Gitea, repo testenv.GiteaRepo, ns string) {
+	t.Helper()
+	xr := loadExample(t, x.tl.root, "composition/request/xr.yaml")[0]
+	xr.SetNamespace(ns)
+	xr.SetName("payments-sandbox")
+	if err := unstructured.SetNestedField(xr.Object, "payments-sandbox", "spec", "environment"); err != nil {
+		t.Fatal(err)
+	}
+	head := "request/" + ns + "/" + xr.GetName()
+	x.apply(t, xr)
+	var number int64
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		pr, err := x.composed(xr, "pull-request")
+		if err != nil {
+			return err
+		}
+		if s, r, m := condition(pr, "Ready"); r != "AwaitingMerge" {
+			return fmt.Errorf("PullRequest %s: Ready=%q (%s: %s), want AwaitingMerge", pr.GetName(), s, r, m)
+		}
+		number, _, _ = unstructured.NestedInt64(pr.Object, "status", "atProvider", "number")
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	if err := x.kube.Delete(ctx, xr); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 2*time.Minute, x.noneLeft(ns, "Branch", "File", "PullRequest"))
+	testenv.Eventually(t, time.Minute, giteaBranchGone(t, g, repo, head))
+	pr := g.PR(t, repo.Name, number)
+	if diff := cmp.Diff([]any{"closed", false}, []any{string(pr.State), pr.HasMerged}); diff != "" {
+		t.Errorf("pull request #%d of the withdrawn request, state and merged: -want, +got:\n%s", number, diff)
+	}
+	if content := giteaFile(t, g, repo, "main", "environments/payments-sandbox/namespace.yaml"); content != "" {
+		t.Errorf("the withdrawn request's manifest is on main:\n%s", content)
+	}
 }
 
 // composed returns the resource composed for xr under the Composition's
