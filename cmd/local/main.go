@@ -191,6 +191,9 @@ func applyExamples(ctx context.Context, c client.Client, dir, url, token string)
 			if u.GetKind() == "ClusterProviderConfig" {
 				continue // the local default uses the namespaced ProviderConfig
 			}
+			if u.GetKind() == "PullRequest" {
+				continue // the local Git server is no forge: a PullRequest would stall ForgeUnknown
+			}
 			localize(u, url, token)
 			if err := c.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
 				return errors.Wrapf(errors.Wrapf(err, errFmtCreate, u.GetKind(), u.GetName()), errFmtExample, f)

@@ -89,14 +89,6 @@ func (c *giteaAPICounter) counts() map[string]int {
 	return out
 }
 
-func (c *giteaAPICounter) total() int {
-	n := 0
-	for _, v := range c.counts() {
-		n += v
-	}
-	return n
-}
-
 // giteaFixture is a namespace whose ProviderConfig reaches a repository of
 // the real Gitea over HTTP, its API through apiURL.
 type giteaFixture struct {

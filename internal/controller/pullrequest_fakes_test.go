@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	fakegithub "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
+	fakegitlab "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
+	"github.com/crossplane-contrib/provider-git/internal/forge/github"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
+)
+
+// GitHub and GitLab cannot run on loopback: these tests run the
+// PullRequest controller through the real clients (go-github; GitLab's
+// REST v4) against their fakes, which serve the documented payloads and
+// headers (ETag and 304, 422 and 409 on a second create, 403 secondary
+// limits with Retry-After).
+
+// forgeFixture is a namespace whose ProviderConfig reaches a repository of
+// the local Git server at name (owner/repo.git) with the forge named.
+func forgeFixture(t *testing.T, name string, typ forge.Type, apiURL, token string, heads ...string) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-forge-"}}
+	if err := cp.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { purge(t, ns.Name) })
+	branches := map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}}
+	for _, h := range heads {
+		branches[h] = []testenv.CommitSpec{{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}, {Message: h, Files: map[string]string{"x.txt": h}}}
+	}
+	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "creds"},
+		StringData: map[string]string{"username": gitUser, "password": gitToken, "apiToken": token}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
+		Spec: v1alpha1.ProviderConfigSpec{URL: httpGit.RepoURL(name),
+			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
+			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(typ), APIURL: apiURL}}}
+	createAll(t, secret, pc)
+	return &fixture{ns: ns.Name, repo: repo}
+}
+
+func TestPullRequestOnGitHub(t *testing.T) {
+	gh := fakegithub.NewServer(t)
+	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}))
+	owner := "e2e"
+	f := forgeFixture(t, "e2e/github-basics.git", forge.GitHub, gh.URL(), fakegithub.Token, "request/demo", "request/limited")
+	repo := "github-basics"
+	for _, b := range []string{"main", "request/demo", "request/limited"} {
+		gh.AddBranch(owner, repo, b, f.repo.Head(t, b))
+	}
+	mk := func(name, head string) *v1alpha1.PullRequest {
+		return (&prFixture{fixture: f}).pullRequest(name, head, func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
+	}
+	pr := mk("demo", "request/demo")
+	createAll(t, pr)
+	t.Run("Open", func(t *testing.T) {
+		waitFor(t, 30*time.Second, pr, readyAndCurrent(t, pr))
+		got, ok := gh.Pull(pr.Status.AtProvider.Number)
+		if !ok || got.Title != pr.Spec.ForProvider.Title || len(got.Labels) != 1 {
+			t.Errorf("GitHub holds %+v", got)
+		}
+	})
+	t.Run("PutsATitleEditBack", func(t *testing.T) {
+		gh.EditTitle(pr.Status.AtProvider.Number, "theirs")
+		waitFor(t, 30*time.Second, pr, func() error {
+			if got, _ := gh.Pull(pr.Status.AtProvider.Number); got.Title != pr.Spec.ForProvider.Title {
+				return fmt.Errorf("title is %q", got.Title)
+			}
+			return nil
+		})
+	})
+	t.Run("SecondaryLimitOnCreate", func(t *testing.T) {
+		gh.SetSecondaryLimit(0, 3*time.Second)
+		limited := mk("limited", "request/limited")
+		createAll(t, limited)
+		waitFor(t, 30*time.Second, limited, func() error {
+			if err := conditionIs(limited, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonRateLimited); err != nil {
+				return err
+			}
+			return conditionIs(limited, xpv2.TypeSynced, corev1.ConditionTrue, "")
+		})
+		gh.SetSecondaryLimit(-1, 0)
+		waitFor(t, 30*time.Second, limited, readyAndCurrent(t, limited))
+	})
+	t.Run("MergedByAReviewer", func(t *testing.T) {
+		gh.Merge(pr.Status.AtProvider.Number)
+		waitFor(t, 30*time.Second, pr, func() error {
+			if pr.Status.AtProvider.State != string(forge.StateMerged) || pr.Status.AtProvider.MergeCommit == "" {
+				return fmt.Errorf("atProvider is %+v", pr.Status.AtProvider)
+			}
+			return readyAndCurrent(t, pr)()
+		})
+	})
+}
+
+// TestPullRequestsOnGitHubSteadyState: 100 open PullRequests of one
+// repository on GitHub cost one list per poll between them, answered 304
+// (free against the rate limit), and no status write.
+func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
+	const n = 100
+	gh := fakegithub.NewServer(t)
+	counter := &statusCounter{}
+	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+		counter.next = rt
+		return counter
+	}))
+	heads := make([]string, n)
+	for i := range heads {
+		heads[i] = fmt.Sprintf("request/%03d", i)
+	}
+	f := forgeFixture(t, "e2e/github-steady.git", forge.GitHub, gh.URL(), fakegithub.Token, heads...)
+	gh.AddBranch("e2e", "github-steady", "main", f.repo.Head(t, "main"))
+	prs := make([]*v1alpha1.PullRequest, n)
+	objs := make([]client.Object, n)
+	for i, h := range heads {
+		gh.AddBranch("e2e", "github-steady", h, f.repo.Head(t, h))
+		prs[i] = (&prFixture{fixture: f}).pullRequest(fmt.Sprintf("pr-%03d", i), h, func(p *v1alpha1.PullRequestParameters) { p.Body, p.Labels = "", nil })
+		objs[i] = prs[i]
+	}
+	start := time.Now()
+	createAll(t, objs...)
+	for _, pr := range prs {
+		waitFor(t, 3*time.Minute, pr, readyAndCurrent(t, pr))
+	}
+	creates := gh.Count(func(r fakegithub.Request) bool {
+		return r.Method == http.MethodPost && r.Path == "/repos/e2e/github-steady/pulls"
+	})
+	t.Logf("%d PullRequests open on GitHub in %s (creates paced at 60 a minute after a burst of 20): %d creates, %d requests",
+		n, time.Since(start).Round(time.Millisecond), creates, len(gh.Requests()))
+	if creates != n {
+		t.Errorf("%d creates for %d PullRequests", creates, n)
+	}
+	reconciledAgain(t, 1, true, prs[0])
+	gh.ResetRequests()
+	writes0 := counter.writes.Load()
+	counts := make([]int, n)
+	for i, o := range objs {
+		counts[i] = reconcilesOf(o)
+	}
+	t0 := time.Now()
+	testenv.Eventually(t, 60*time.Second, func() error {
+		for i, o := range objs {
+			if got := reconcilesOf(o); got < counts[i]+3 {
+				return fmt.Errorf("%s: %d polls since, want 3", o.GetName(), got-counts[i])
+			}
+		}
+		return nil
+	})
+	polls := float64(time.Since(t0)) / float64(poll)
+	reqs := gh.Requests()
+	notModified := 0
+	for _, r := range reqs {
+		if r.Status == http.StatusNotModified {
+			notModified++
+		}
+	}
+	t.Logf("steady state: %.1f poll intervals (%s each), %d GitHub requests (%.2f per poll), %d answered 304, %d status writes",
+		polls, poll, len(reqs), float64(len(reqs))/polls, notModified, counter.writes.Load()-writes0)
+	if float64(len(reqs)) > 2*polls+1 {
+		t.Errorf("%d requests in %.1f polls: want about one list per poll: %+v", len(reqs), polls, reqs)
+	}
+	if notModified != len(reqs) {
+		t.Errorf("%d of %d requests answered 304: an unchanged poll must cost nothing", notModified, len(reqs))
+	}
+	if w := counter.writes.Load() - writes0; w != 0 {
+		t.Errorf("%d status writes in steady state, want 0", w)
+	}
+}
+
+func TestPullRequestOnGitLab(t *testing.T) {
+	gl := fakegitlab.NewServer(t)
+	startProvider(t, "", withForges(map[forge.Type]forge.Opener{forge.GitLab: gitlab.New}))
+	f := forgeFixture(t, fakegitlab.Project+".git", forge.GitLab, gl.APIURL(), fakegitlab.Token, "request/adopt", "request/auto")
+	gl.AddBranch("request/adopt")
+	gl.AddBranch("request/auto")
+	mk := func(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
+		return (&prFixture{fixture: f}).pullRequest(name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
+	}
+	t.Run("Adopt", func(t *testing.T) {
+		iid := gl.Open("request/adopt", "main", "by hand")
+		pr := mk("adopt", "request/adopt")
+		createAll(t, pr)
+		waitFor(t, 30*time.Second, pr, readyAndCurrent(t, pr))
+		if pr.Status.AtProvider.Number != iid {
+			t.Errorf("adopted !%d, want the open !%d", pr.Status.AtProvider.Number, iid)
+		}
+		if mr, _ := gl.MR(iid); mr.Title != pr.Spec.ForProvider.Title {
+			t.Errorf("title is %q, want it put back to %q", mr.Title, pr.Spec.ForProvider.Title)
+		}
+	})
+	t.Run("MergeAuto", func(t *testing.T) {
+		// No pipeline runs: GitLab merges at once when auto-merge is set.
+		pr := mk("auto", "request/auto", func(p *v1alpha1.PullRequestParameters) {
+			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto}
+			p.Readiness = v1alpha1.ReadinessMerged
+		})
+		createAll(t, pr)
+		waitFor(t, 30*time.Second, pr, func() error {
+			if pr.Status.AtProvider.State != string(forge.StateMerged) {
+				return fmt.Errorf("state is %q", pr.Status.AtProvider.State)
+			}
+			return readyAndCurrent(t, pr)()
+		})
+		if mr, _ := gl.MR(pr.Status.AtProvider.Number); mr.State != "merged" {
+			t.Errorf("GitLab's !%d is %s", pr.Status.AtProvider.Number, mr.State)
+		}
+	})
+}
