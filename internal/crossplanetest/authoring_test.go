@@ -231,6 +231,18 @@ spec:
 `,
 			want: `unknown field: "toFeldPath"`,
 		},
+		"PullRequestReadiness": {
+			reason: "A PullRequest's readiness is Open or Merged, nothing a reviewer might call it.",
+			yaml: `
+apiVersion: git.m.crossplane.io/v1alpha1
+kind: PullRequest
+metadata: {name: approved, namespace: default}
+spec:
+  forProvider: {head: request/demo, base: main, title: Demo, readiness: Approved}
+  providerConfigRef: {kind: ProviderConfig, name: gitops}
+`,
+			want: `Unsupported value: "Approved"`,
+		},
 		"MisspelledXRField": {
 			reason: "An XR is validated against its XRD too.",
 			yaml: `

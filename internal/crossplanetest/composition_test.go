@@ -29,7 +29,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -45,9 +44,9 @@ const (
 )
 
 // testComposition drives examples/composition: a team's namespace with an
-// SSH deploy key and a ProviderConfig, the function installed as a package,
-// the XRD and Composition, then the XR; and reads the Git server.
-func testComposition(t *testing.T, x *crossplane, reg string, provider *process) {
+// SSH deploy key and a ProviderConfig, the XRD and Composition (the function
+// is served by the caller), then the XR; and reads the Git server.
+func testComposition(t *testing.T, x *crossplane, provider *process) {
 	gitRoot := t.TempDir()
 	repo := testenv.NewBareRepo(t, gitRoot, "gitops.git", map[string][]testenv.CommitSpec{
 		"main": {{Message: "Initial commit", Files: map[string]string{"README.md": "# gitops\n"}}},
@@ -75,7 +74,6 @@ func testComposition(t *testing.T, x *crossplane, reg string, provider *process)
 		},
 	})
 
-	serveFunction(t, x, reg)
 	def := loadExample(t, x.tl.root, "composition/definition.yaml")[0]
 	x.apply(t, def)
 	testenv.Eventually(t, 2*time.Minute, x.conditionTrue(def.GetAPIVersion(), def.GetKind(), "", def.GetName(), "Established"))
@@ -194,23 +192,7 @@ func testDeletion(t *testing.T, x *crossplane, repo *testenv.BareRepo, xr *unstr
 	if err := x.kube.Delete(ctx, xr); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 2*time.Minute, func() error {
-		for _, kind := range []string{"Branch", "File", "CommitRequest"} {
-			l := &unstructured.UnstructuredList{}
-			l.SetAPIVersion(v1alpha1.SchemeGroupVersion.String())
-			l.SetKind(kind + "List")
-			ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
-			err := x.kube.List(ctx, l, client.InNamespace(xr.GetNamespace()))
-			cancel()
-			if err != nil {
-				return err
-			}
-			if len(l.Items) > 0 {
-				return fmt.Errorf("%d %s(s) left in %s", len(l.Items), kind, xr.GetNamespace())
-			}
-		}
-		return nil
-	})
+	testenv.Eventually(t, 2*time.Minute, x.noneLeft(xr.GetNamespace(), "Branch", "File", "CommitRequest"))
 	if head, err := repo.BareRepo.Head(branch); err != nil || head == "" {
 		t.Fatalf("%s is gone (%v); its Branch leaves out Delete", branch, err)
 	}

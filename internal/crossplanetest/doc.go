@@ -22,8 +22,10 @@ limitations under the License.
 //     resource validate` of every example and every rendered resource
 //     against package/crds and Crossplane's CRDs;
 //   - the package installed into real Crossplane core, from an in-process
-//     OCI registry, and the example Composition driven end to end against a
-//     Git server on loopback.
+//     OCI registry, and the example Compositions driven end to end: the
+//     AppEnvironment against a Git server on loopback, the
+//     EnvironmentRequest against a real Gitea (./bin/gitea) whose protected
+//     main takes its change only through a pull request a reviewer merges.
 //
 // The package has no code outside its tests.
 package crossplanetest

@@ -28,6 +28,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/crossplane-contrib/provider-git/internal/localenv"
 )
 
 // example is one composition example: a folder of examples/ holding an XRD,
@@ -201,4 +203,78 @@ onboarding:
             appEnvironment: default/demo-staging
     providerConfigRef: {kind: ProviderConfig, name: gitops}
 `,
+	filepath.Join("composition", "request", "xr.yaml"): `
+branch:
+  kind: Branch
+  spec:
+    forProvider:
+      branch: request/default/payments-preview
+      from: main
+    providerConfigRef: {kind: ProviderConfig, name: gitops}
+manifest:
+  kind: File
+  spec:
+    managementPolicies: [Observe, Create, Update, LateInitialize]
+    forProvider:
+      branch: request/default/payments-preview
+      path: environments/payments-preview/namespace.yaml
+      object:
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: payments-preview
+          labels:
+            platform.example.org/team: payments
+          annotations:
+            platform.example.org/requested-by: default/payments-preview
+    providerConfigRef: {kind: ProviderConfig, name: gitops}
+pull-request:
+  kind: PullRequest
+  spec:
+    forProvider:
+      head: request/default/payments-preview
+      base: main
+      title: Environment payments-preview for payments
+      body: |
+        The EnvironmentRequest default/payments-preview asks for the environment payments-preview, owned by the team payments.
+
+        Files on this branch:
+        {{ range .Files }}- {{ .Path }}
+        {{ end }}
+        Merging makes the request Ready. Closing without merging refuses it: the request stays not Ready until it is deleted.
+      readiness: Merged
+      merge: {strategy: Manual}
+    providerConfigRef: {kind: ProviderConfig, name: gitops}
+`,
+}
+
+// TestExampleFunctionsAgree: each composition example ships its Functions so
+// that it renders on its own, and a user installs them side by side. A
+// Function named in two examples must therefore be one package: applying
+// the second would silently move the first example to another version.
+func TestExampleFunctionsAgree(t *testing.T) {
+	root, err := localenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, _ := examples(t, root)
+	pkgs := map[string]string{} // package by Function name
+	from := map[string]string{} // the file that named it first
+	for _, ex := range exs {
+		data, err := os.ReadFile(ex.functions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fn := range decodeAll(t, data) {
+			pkg, _, _ := unstructured.NestedString(fn.Object, "spec", "package")
+			if first, ok := pkgs[fn.GetName()]; ok && first != pkg {
+				t.Errorf("Function %s is %s in %s but %s in %s", fn.GetName(), first, from[fn.GetName()], pkg, ex.functions)
+				continue
+			}
+			pkgs[fn.GetName()], from[fn.GetName()] = pkg, ex.functions
+		}
+	}
+	if len(exs) < 2 {
+		t.Errorf("%d composition examples, want at least 2 (examples/composition and examples/composition/request)", len(exs))
+	}
 }

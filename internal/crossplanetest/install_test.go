@@ -50,10 +50,15 @@ var (
 	}
 )
 
+// providerPoll is the provider's --poll here: how soon it sees what
+// happened on the forge or in Git without it (a reviewer's merge).
+const providerPoll = 10 * time.Second
+
 // TestProviderInCrossplane installs the package into real Crossplane core
 // from an in-process registry, runs the provider from the package's runtime
 // image with the permissions Crossplane grants it, and drives the example
-// Composition end to end against a Git server.
+// Compositions end to end: the AppEnvironment against a Git server, the
+// EnvironmentRequest against a real Gitea and a reviewer there.
 func TestProviderInCrossplane(t *testing.T) {
 	tl := requireTools(t)
 	requireFile(t, tl.controllerManager)
@@ -62,10 +67,14 @@ func TestProviderInCrossplane(t *testing.T) {
 	x := startCrossplane(t, tl)
 	reg := startRegistry(t)
 
-	// Not a subtest: the provider must outlive it.
+	// Not subtests: the provider and the function must outlive them.
 	provider, rootfs := installProvider(t, x, reg, xpkgs)
+	serveFunction(t, x, reg)
 	t.Run("Composition", func(t *testing.T) {
-		testComposition(t, x, reg, provider)
+		testComposition(t, x, provider)
+	})
+	t.Run("RequestComposition", func(t *testing.T) {
+		testRequestComposition(t, x, provider)
 	})
 	t.Run("CacheWrittenAsTheRuntimeUser", func(t *testing.T) {
 		if os.Geteuid() != 0 {
@@ -127,7 +136,10 @@ func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]s
 		testenv.Eventually(t, time.Minute, x.crdEstablished(name))
 	}
 
-	provider, probe, rootfs := x.runProvider(t, xpkgs["linux/"+runtime.GOARCH], rev, "--debug")
+	// http:// on loopback for Gitea; a poll short enough that a merge made
+	// on the forge shows within seconds.
+	provider, probe, rootfs := x.runProvider(t, xpkgs["linux/"+runtime.GOARCH], rev,
+		"--debug", "--allow-insecure-remotes", "--poll="+providerPoll.String())
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		if err := provider.exited(); err != nil {
 			return err
