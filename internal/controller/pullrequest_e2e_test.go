@@ -22,7 +22,6 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
-	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"net/http"
 	"strings"
 	"testing"
@@ -37,6 +36,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"

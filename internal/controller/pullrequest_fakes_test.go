@@ -19,7 +19,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"net/http"
 	"testing"
 	"time"
@@ -30,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	fakegithub "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
