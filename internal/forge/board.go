@@ -94,6 +94,11 @@ type Listing struct {
 	prs      []PullRequest
 	lastUsed time.Time
 	maxAge   time.Duration
+	// While a list is in flight, what callers recorded or invalidated meanwhile:
+	// the forge's answer may predate it, so it is applied again on top.
+	inflight bool
+	during   []PullRequest
+	dirty    bool
 }
 
 func (l *Listing) touch(now time.Time, maxAge time.Duration) {
@@ -142,16 +147,26 @@ func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest
 	if prs, ok := l.fresh(maxAge); ok {
 		return prs, nil
 	}
+	l.mu.Lock()
+	l.inflight, l.during, l.dirty = true, nil, false
+	l.mu.Unlock()
 	prs, notModified, err := l.client.ListOpen(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	during, dirty := l.during, l.dirty
+	l.inflight, l.during, l.dirty = false, nil, false
 	if err != nil {
 		return nil, errors.Wrap(err, errList)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !notModified || !l.valid {
 		l.prs = prs
 	}
-	l.listed, l.valid = l.clock.Now(), true
+	for _, pr := range during {
+		l.prs = recorded(l.prs, pr)
+	}
+	// Invalidated while listing: this answer may predate what the caller
+	// changed, so it serves this caller and the next Open lists again.
+	l.listed, l.valid = l.clock.Now(), !dirty
 	return l.prs, nil
 }
 
@@ -186,15 +201,24 @@ func (l *Listing) Number(ctx context.Context, maxAge time.Duration, n int64) (Pu
 
 // Record puts pr, just created or changed by the caller, into the list in
 // place of its old entry (or drops it once it is no longer open), so the
-// next poll does not see a stale list before the forge's next answer.
+// next poll does not see a stale list before the forge's next answer; a
+// list in flight, whose answer may predate pr, gets it too.
 func (l *Listing) Record(pr PullRequest) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.valid {
-		return
+	if l.inflight {
+		l.during = append(l.during, pr)
 	}
-	out := make([]PullRequest, 0, len(l.prs)+1)
-	for _, p := range l.prs {
+	if l.valid {
+		l.prs = recorded(l.prs, pr)
+	}
+}
+
+// recorded returns prs with pr in place of its old entry, or without it
+// once it is no longer open. prs is shared with callers: a new slice.
+func recorded(prs []PullRequest, pr PullRequest) []PullRequest {
+	out := make([]PullRequest, 0, len(prs)+1)
+	for _, p := range prs {
 		if p.Number != pr.Number {
 			out = append(out, p)
 		}
@@ -202,7 +226,7 @@ func (l *Listing) Record(pr PullRequest) {
 	if pr.State == StateOpen {
 		out = append(out, pr)
 	}
-	l.prs = out
+	return out
 }
 
 // Invalidate makes the next Open list again.
@@ -210,4 +234,7 @@ func (l *Listing) Invalidate() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.valid = false
+	if l.inflight {
+		l.dirty = true
+	}
 }

@@ -261,3 +261,60 @@ func TestPacer(t *testing.T) {
 		t.Error("after the hold a request may go")
 	}
 }
+
+// A create recorded while a list is in flight survives that list's answer,
+// which the forge may have computed before the create: otherwise the next
+// Find misses the pull request just opened and the caller opens it again.
+func TestBoardRecordDuringList(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	c := &lister{gate: make(chan struct{})}
+	l := NewBoard(clk).For("repo", c, time.Minute)
+	ctx := context.Background()
+	done := make(chan error)
+	go func() {
+		_, err := l.Open(ctx, time.Minute)
+		done <- err
+	}()
+	for c.lists.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	l.Record(PullRequest{Number: 9, Head: "b", Base: "main", State: StateOpen})
+	close(c.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := l.Find(ctx, time.Minute, "b", "main"); !ok {
+		t.Error("a pull request recorded during a list is missing once that list answered")
+	}
+	if got := c.lists.Load(); got != 1 {
+		t.Errorf("Find after the list: %d lists, want 1", got)
+	}
+}
+
+// An Invalidate while a list is in flight makes the next Open list again:
+// the answer in flight may predate what made the caller invalidate.
+func TestBoardInvalidateDuringList(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	c := &lister{gate: make(chan struct{})}
+	l := NewBoard(clk).For("repo", c, time.Minute)
+	ctx := context.Background()
+	done := make(chan error)
+	go func() {
+		_, err := l.Open(ctx, time.Minute)
+		done <- err
+	}()
+	for c.lists.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	l.Invalidate()
+	close(c.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Open(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.lists.Load(); got != 2 {
+		t.Errorf("Open after an Invalidate during a list: %d lists, want 2", got)
+	}
+}
