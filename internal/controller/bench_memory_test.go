@@ -28,6 +28,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 )
 
 // binaryMemory runs the provider's real binary, with its default flags, on
@@ -40,9 +42,9 @@ func binaryMemory(b *testing.B, n int) (rss, peak uint64, took time.Duration) {
 	b.Helper()
 	metrics, pprof := freeAddress(b), freeAddress(b)
 	start := time.Now()
-	p := runBinary(b, kubeconfigFile(b), nil, "--allow-insecure-remotes", "--cache-dir="+b.TempDir(),
+	p := e2e.RunBinary(b, e2e.KubeconfigFile(b), nil, "--allow-insecure-remotes", "--cache-dir="+b.TempDir(),
 		"--metrics-bind-address="+metrics, "--health-probe-bind-address=127.0.0.1:0", "--pprof-bind-address="+pprof)
-	defer p.kill()
+	defer p.Kill()
 	url := "http://" + metrics + "/metrics"
 	for {
 		reconciled, depth, err := fileQueue(url)
@@ -50,8 +52,8 @@ func binaryMemory(b *testing.B, n int) (rss, peak uint64, took time.Duration) {
 			break
 		}
 		select {
-		case <-p.exited:
-			b.Fatalf("the provider binary exited; its log is %s", p.log)
+		case <-p.Exited:
+			b.Fatalf("the provider binary exited; its log is %s", p.Log)
 		default:
 		}
 		if time.Since(start) > 10*time.Minute {
@@ -63,7 +65,7 @@ func binaryMemory(b *testing.B, n int) (rss, peak uint64, took time.Duration) {
 	if out := os.Getenv("BENCH_HEAP_PROFILE"); out != "" {
 		saveHeapProfile(b, "http://"+pprof+"/debug/pprof/heap", out)
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,6 +29,8 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 )
 
 // BenchmarkSteadyStateOf10000Files converges 10,000 Files on one branch
@@ -45,23 +47,23 @@ import (
 // several intervals fit in a run (a longer one changes nothing per
 // interval), and the rate is 100 so that setting up 10,000 Files is quick.
 func BenchmarkSteadyStateOf10000Files(b *testing.B) {
-	n := benchN("BENCH_STEADY_FILES", 10000)
+	n := e2e.BenchN("BENCH_STEADY_FILES", 10000)
 	const poll, intervals = 10 * time.Second, 3
 	for range b.N {
 		files := make(map[string]string, n)
 		for i := range n {
 			files[benchPath(i)] = benchContent(i)
 		}
-		ns := benchFixture(b, files)
-		bp := startBenchProvider(b, benchFlags{rate: 100, poll: poll})
+		ns := e2e.BenchFixture(b, files)
+		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: 100, Poll: poll})
 		start := time.Now()
 		createFiles(b, ns, 0, n)
 		waitReady(b, ns, n, 30*time.Minute)
 		converge := time.Since(start)
-		for bp.cache.Pending() != 0 {
+		for bp.Cache.Pending() != 0 {
 			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
 		}
-		pollsNow := func() float64 { return metricSum(b, bp.reg, "provider_git_polls_total") }
+		pollsNow := func() float64 { return e2e.MetricSum(b, bp.Reg, "provider_git_polls_total") }
 		waitPolls := func(k float64) {
 			p0 := pollsNow()
 			for pollsNow() < p0+k {
@@ -70,15 +72,15 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 		}
 		// Let the informers' initial work and the first poll pass.
 		waitPolls(1)
-		r0, a0 := totalReconciles(), bp.api.n.Load()
-		f0, p0 := metricSum(b, bp.reg, "provider_git_fetches_total"), pollsNow()
+		r0, a0 := e2e.TotalReconciles(), bp.API.N.Load()
+		f0, p0 := e2e.MetricSum(b, bp.Reg, "provider_git_fetches_total"), pollsNow()
 		t0 := time.Now()
 		waitPolls(intervals)
 		measured := time.Since(t0)
 		per := func(v float64) float64 { return v / intervals }
-		reconcilesPer := per(float64(totalReconciles() - r0))
-		apiPer := per(float64(bp.api.n.Load() - a0))
-		fetchesPer := per(metricSum(b, bp.reg, "provider_git_fetches_total") - f0)
+		reconcilesPer := per(float64(e2e.TotalReconciles() - r0))
+		apiPer := per(float64(bp.API.N.Load() - a0))
+		fetchesPer := per(e2e.MetricSum(b, bp.Reg, "provider_git_fetches_total") - f0)
 		checksPer := per(pollsNow() - p0)
 
 		// One more File while n exist.
@@ -88,7 +90,7 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 		// than what is measured.
 		late := benchFile(ns, n)
 		for {
-			if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(late), late); err != nil {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(late), late); err != nil {
 				b.Fatal(err)
 			}
 			if late.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
@@ -101,16 +103,16 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 		}
 		newReady := time.Since(created)
 		heap, rss := memoryInUse(b)
-		disk := diskUsage(b, bp.dir)
-		bp.stop()
+		disk := diskUsage(b, bp.Dir)
+		bp.Stop()
 
 		// Restart: a new provider with an empty cache (a new pod) finds
 		// n+1 converged Files.
 		before := make([]int, n+1)
 		for i := range before {
-			before[i] = reconcilesOf(benchFile(ns, i))
+			before[i] = e2e.ReconcilesOf(benchFile(ns, i))
 		}
-		bp = startBenchProvider(b, benchFlags{rate: 100, poll: poll})
+		bp = e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: 100, Poll: poll})
 		restarted := time.Now()
 		for !allReconciledSince(ns, before) {
 			if time.Since(restarted) > 10*time.Minute {
@@ -120,10 +122,10 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 		}
 		observed := time.Since(restarted)
 		settle(bp)
-		restartPushes := metricSum(b, bp.reg, "provider_git_pushes_total")
-		restartStatus := bp.api.count("PATCH files/status") + bp.api.count("PUT files/status")
-		restartMeta := bp.api.count("PUT files")
-		bp.stop()
+		restartPushes := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total")
+		restartStatus := bp.API.Count("PATCH files/status") + bp.API.Count("PUT files/status")
+		restartMeta := bp.API.Count("PUT files")
+		bp.Stop()
 		binRSS, binPeak, binTook := binaryMemory(b, n+1)
 
 		fmt.Printf("\n%d converged Files on one branch, per poll interval (%s, %d intervals measured over %s)\n"+
@@ -148,7 +150,7 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 			"| benchmark process: RSS | %.0f MiB | - |\n"+
 			"| clone cache on disk | %.1f MiB | - |\n",
 			n, poll, intervals, measured.Round(time.Second), n, n, reconcilesPer, apiPer, fetchesPer, checksPer,
-			n, converge.Round(time.Second), n, newReady.Round(10*time.Millisecond), defaultWindow,
+			n, converge.Round(time.Second), n, newReady.Round(10*time.Millisecond), e2e.DefaultWindow,
 			n+1, observed.Round(100*time.Millisecond), restartPushes, restartStatus, restartMeta,
 			n+1, binTook.Round(100*time.Millisecond), mib(binRSS), mib(binPeak), mib(heap), mib(rss), mib(disk))
 	}
@@ -158,7 +160,7 @@ func BenchmarkSteadyStateOf10000Files(b *testing.B) {
 // more often than before[i].
 func allReconciledSince(ns string, before []int) bool {
 	for i, n := range before {
-		if reconcilesOf(benchFile(ns, i)) <= n {
+		if e2e.ReconcilesOf(benchFile(ns, i)) <= n {
 			return false
 		}
 	}
@@ -167,11 +169,11 @@ func allReconciledSince(ns string, before []int) bool {
 
 // settle waits until the provider has nothing queued for a branch writer
 // and no File reconcile started for two seconds.
-func settle(bp *benchProvider) {
-	last, quiet := totalReconciles(), time.Now()
-	for bp.cache.Pending() != 0 || time.Since(quiet) < 2*time.Second {
+func settle(bp *e2e.BenchProvider) {
+	last, quiet := e2e.TotalReconciles(), time.Now()
+	for bp.Cache.Pending() != 0 || time.Since(quiet) < 2*time.Second {
 		time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
-		if n := totalReconciles(); n != last {
+		if n := e2e.TotalReconciles(); n != last {
 			last, quiet = n, time.Now()
 		}
 	}

@@ -29,15 +29,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-func newBranch(f *fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
+func newBranch(f *e2e.Fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
 	b := &v1alpha1.Branch{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
 		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
 	}
-	b.Spec.ProviderConfigReference = pcRef()
+	b.Spec.ProviderConfigReference = e2e.PCRef()
 	if len(policies) > 0 {
 		b.Spec.ManagementPolicies = policies
 	}
@@ -45,18 +46,18 @@ func newBranch(f *fixture, name, branch, from string, policies ...xpv2.Managemen
 }
 
 func TestBranchLifecycle(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ctx := context.Background()
 
 	t.Run("CreateFromDefaultBranchThenDelete", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		b := newBranch(f, "feature", "feature/x", "")
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		main := f.repo.Head(t, "main")
-		if diff := cmp.Diff(main, f.repo.Head(t, "feature/x")); diff != "" {
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+		main := f.Repo.Head(t, "main")
+		if diff := cmp.Diff(main, f.Repo.Head(t, "feature/x")); diff != "" {
 			t.Errorf("new branch starts at main's head: -want, +got:\n%s", diff)
 		}
 		if diff := cmp.Diff(main, b.Status.AtProvider.Commit); diff != "" {
@@ -65,84 +66,84 @@ func TestBranchLifecycle(t *testing.T) {
 		if diff := cmp.Diff("feature/x", meta.GetExternalName(b)); diff != "" {
 			t.Errorf("external name is the branch: -want, +got:\n%s", diff)
 		}
-		if err := cp.Client.Delete(ctx, b); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, b)
-		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/feature/x"); err == nil {
+		e2e.WaitGone(t, b)
+		if _, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/feature/x"); err == nil {
 			t.Errorf("deleting a Branch with the Delete policy must delete the remote branch")
 		}
 	})
 
 	t.Run("DeleteWithoutDeletePolicyOrphans", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		b := newBranch(f, "keep", "keep", "main", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		if err := cp.Client.Delete(ctx, b); err != nil {
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+		if err := e2e.CP.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, b)
-		if diff := cmp.Diff(f.repo.Head(t, "main"), f.repo.Head(t, "keep")); diff != "" {
+		e2e.WaitGone(t, b)
+		if diff := cmp.Diff(f.Repo.Head(t, "main"), f.Repo.Head(t, "keep")); diff != "" {
 			t.Errorf("the branch must stay when Delete is not a management policy: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("ObserveOnlyDoesNotCreate", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		b := newBranch(f, "observed", "observed", "main", xpv2.ManagementActionObserve)
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, func() error {
-			return conditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError)
+		e2e.WaitFor(t, 30*time.Second, b, func() error {
+			return e2e.ConditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError)
 		})
-		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/observed"); err == nil {
+		if _, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/observed"); err == nil {
 			t.Errorf("an Observe-only Branch must not create the branch")
 		}
 		// Once someone else creates it, the Branch observes it.
-		f.repo.CreateBranch(t, "observed", "main")
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		f.Repo.CreateBranch(t, "observed", "main")
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 	})
 
 	t.Run("PausedDoesNothing", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		b := newBranch(f, "paused", "paused", "main")
 		meta.AddAnnotations(b, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, func() error {
-			return conditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
+		e2e.WaitFor(t, 30*time.Second, b, func() error {
+			return e2e.ConditionIs(b, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
 		})
 		// Nothing polls a paused resource: ask for reconciles, and check once
 		// two have finished.
-		reconciledAgain(t, 2, true, b)
-		if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/paused"); err == nil {
+		e2e.ReconciledAgain(t, 2, true, b)
+		if _, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/paused"); err == nil {
 			t.Errorf("a paused Branch must not create the branch")
 		}
 		meta.RemoveAnnotations(b, meta.AnnotationKeyReconciliationPaused)
-		if err := cp.Client.Update(ctx, b); err != nil {
+		if err := e2e.CP.Client.Update(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 	})
 
 	t.Run("RecreatedWhenDeletedInGit", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		b := newBranch(f, "drift", "drift", "main")
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		if _, err := testenv.Git(f.repo.Dir, nil, "update-ref", "-d", "refs/heads/drift"); err != nil {
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+		if _, err := testenv.Git(f.Repo.Dir, nil, "update-ref", "-d", "refs/heads/drift"); err != nil {
 			t.Fatal(err)
 		}
 		testenv.Eventually(t, 30*time.Second, func() error {
-			if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err != nil {
+			if _, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/drift"); err != nil {
 				return fmt.Errorf("a branch deleted in Git must be created again on the next poll: %w", err)
 			}
 			return nil

@@ -32,28 +32,29 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // clusterConfigOf is a ClusterProviderConfig reaching f's repository with
 // f's Secret: a second way into the same repository, from any namespace.
-func clusterConfigOf(t *testing.T, f *fixture) *v1alpha1.ClusterProviderConfig {
+func clusterConfigOf(t *testing.T, f *e2e.Fixture) *v1alpha1.ClusterProviderConfig {
 	t.Helper()
 	pc := &v1alpha1.ProviderConfig{}
-	if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
+	if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: f.Namespace, Name: "git"}, pc); err != nil {
 		t.Fatal(err)
 	}
 	cpc := &v1alpha1.ClusterProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: f.ns + "-shared"},
+		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-shared"},
 		Spec: v1alpha1.ClusterProviderConfigSpec{
 			URL: pc.Spec.URL,
 			Credentials: v1alpha1.ClusterProviderCredentials{
 				Source:    xpv2.CredentialsSourceSecret,
-				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: f.ns, Name: pc.Spec.Credentials.SecretRef.Name},
+				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: f.Namespace, Name: pc.Spec.Credentials.SecretRef.Name},
 			},
 		},
 	}
-	create(t, cpc)
+	e2e.Create(t, cpc)
 	t.Cleanup(func() { removeClusterConfig(cpc) })
 	return cpc
 }
@@ -63,16 +64,16 @@ func clusterConfigOf(t *testing.T, f *fixture) *v1alpha1.ClusterProviderConfig {
 // namespaces, and its in-use finalizer would keep it for later tests.
 func removeClusterConfig(cpc *v1alpha1.ClusterProviderConfig) {
 	ctx := context.Background()
-	_ = cp.Client.Delete(ctx, cpc)
-	_ = cp.Client.Patch(ctx, cpc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+	_ = e2e.CP.Client.Delete(ctx, cpc)
+	_ = e2e.CP.Client.Patch(ctx, cpc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
 }
 
 // otherNamespace is a namespace without configuration of its own.
 func otherNamespace(t *testing.T) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-other-"}}
-	create(t, ns)
-	t.Cleanup(func() { purge(t, ns.Name) })
+	e2e.Create(t, ns)
+	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
 	return ns.Name
 }
 
@@ -95,7 +96,7 @@ func conflictNaming(t *testing.T, o interface {
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }, first string) func() error {
 	return func() error {
-		if err := stalledWith(t, o, claim.ReasonConflict)(); err != nil {
+		if err := e2e.StalledWith(t, o, claim.ReasonConflict)(); err != nil {
 			return err
 		}
 		if msg := o.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, first) {
@@ -106,13 +107,13 @@ func conflictNaming(t *testing.T, o interface {
 }
 
 func TestTwoFilesOnePath(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 
-	first := newFile(f, "owner", "shared/app.yaml", "first\n")
-	create(t, first)
-	waitFor(t, 30*time.Second, first, readyAndCurrent(t, first))
-	f.waitRemote(t, "main", map[string]string{"shared/app.yaml": "first\n"})
+	first := e2e.NewFile(f, "owner", "shared/app.yaml", "first\n")
+	e2e.Create(t, first)
+	e2e.WaitFor(t, 30*time.Second, first, e2e.ReadyAndCurrent(t, first))
+	f.WaitRemote(t, "main", map[string]string{"shared/app.yaml": "first\n"})
 	aSecondLater(t, first)
 
 	// Another namespace reaches the same repository through a
@@ -126,73 +127,73 @@ func TestTwoFilesOnePath(t *testing.T) {
 		}},
 	}
 	second.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
-	create(t, second)
-	waitFor(t, 30*time.Second, second, conflictNaming(t, second, "File "+f.ns+"/owner"))
+	e2e.Create(t, second)
+	e2e.WaitFor(t, 30*time.Second, second, conflictNaming(t, second, "File "+f.Namespace+"/owner"))
 
 	// Nothing fights: the second writes nothing, the first stays Ready.
-	f.stays(t, second, true, "main", f.repo.Head(t, "main"), "a File held off by a Conflict must write nothing")
-	f.waitRemote(t, "main", map[string]string{"shared/app.yaml": "first\n"})
-	waitFor(t, 10*time.Second, first, readyAndCurrent(t, first))
+	f.Stays(t, second, true, "main", f.Repo.Head(t, "main"), "a File held off by a Conflict must write nothing")
+	f.WaitRemote(t, "main", map[string]string{"shared/app.yaml": "first\n"})
+	e2e.WaitFor(t, 10*time.Second, first, e2e.ReadyAndCurrent(t, first))
 
 	// The first goes: it leaves the file to the second, which is woken
 	// and takes over.
-	if err := cp.Client.Delete(context.Background(), first); err != nil {
+	if err := e2e.CP.Client.Delete(context.Background(), first); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, first)
-	waitFor(t, 30*time.Second, second, readyAndCurrent(t, second))
-	f.waitRemote(t, "main", map[string]string{"shared/app.yaml": "second\n"})
-	if log := f.gitOut(t, "log", "--format=%s", "main", "--", "shared/app.yaml"); strings.Count(log, "\n")+1 != 2 {
+	e2e.WaitGone(t, first)
+	e2e.WaitFor(t, 30*time.Second, second, e2e.ReadyAndCurrent(t, second))
+	f.WaitRemote(t, "main", map[string]string{"shared/app.yaml": "second\n"})
+	if log := f.GitOut(t, "log", "--format=%s", "main", "--", "shared/app.yaml"); strings.Count(log, "\n")+1 != 2 {
 		t.Errorf("the path must have had exactly two writes (first, then second after the handover), and no removal in between:\n%s", log)
 	}
 }
 
 func TestTwoBranchesOneBranch(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	ctx := context.Background()
 	exists := func() error {
-		_, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/shared")
+		_, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/shared")
 		return err
 	}
 
 	first := newBranch(f, "first", "shared", "main")
-	create(t, first)
-	waitFor(t, 30*time.Second, first, readyAndCurrent(t, first))
+	e2e.Create(t, first)
+	e2e.WaitFor(t, 30*time.Second, first, e2e.ReadyAndCurrent(t, first))
 	aSecondLater(t, first)
 
 	second := newBranch(f, "second", "shared", "main")
-	create(t, second)
-	waitFor(t, 30*time.Second, second, conflictNaming(t, second, "Branch "+f.ns+"/first"))
+	e2e.Create(t, second)
+	e2e.WaitFor(t, 30*time.Second, second, conflictNaming(t, second, "Branch "+f.Namespace+"/first"))
 
 	// Deleting a later claimant leaves the branch to the first.
 	third := newBranch(f, "third", "shared", "main")
-	create(t, third)
-	waitFor(t, 30*time.Second, third, conflictNaming(t, third, "Branch "+f.ns+"/first"))
-	if err := cp.Client.Delete(ctx, third); err != nil {
+	e2e.Create(t, third)
+	e2e.WaitFor(t, 30*time.Second, third, conflictNaming(t, third, "Branch "+f.Namespace+"/first"))
+	if err := e2e.CP.Client.Delete(ctx, third); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, third)
+	e2e.WaitGone(t, third)
 	if err := exists(); err != nil {
 		t.Fatalf("deleting a Branch held off by a Conflict must leave the branch: %v", err)
 	}
 
 	// Deleting the first while the second still claims the branch leaves
 	// it too; the second is woken and takes it over.
-	if err := cp.Client.Delete(ctx, first); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, first)
+	e2e.WaitGone(t, first)
 	if err := exists(); err != nil {
 		t.Fatalf("deleting a Branch another Branch still claims must leave the branch: %v", err)
 	}
-	waitFor(t, 30*time.Second, second, readyAndCurrent(t, second))
+	e2e.WaitFor(t, 30*time.Second, second, e2e.ReadyAndCurrent(t, second))
 
 	// The last claimant deletes it.
-	if err := cp.Client.Delete(ctx, second); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, second)
+	e2e.WaitGone(t, second)
 	if diff := cmp.Diff(true, exists() != nil); diff != "" {
 		t.Errorf("deleting the last Branch of a branch deletes it: -want, +got:\n%s", diff)
 	}
@@ -202,25 +203,25 @@ func TestTwoBranchesOneBranch(t *testing.T) {
 // (what a Composition composes per XR for a branch they all share) are no
 // conflict, and a Branch that may delete it leaves it while they rely on it.
 func TestBranchesWithoutDeleteShare(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	keep := []xpv2.ManagementAction{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 		xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	a := newBranch(f, "xr-a", "env/staging", "main", keep...)
 	b := newBranch(f, "xr-b", "env/staging", "main", keep...)
-	create(t, a)
-	create(t, b)
-	waitFor(t, 30*time.Second, a, readyAndCurrent(t, a))
-	waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+	e2e.Create(t, a)
+	e2e.Create(t, b)
+	e2e.WaitFor(t, 30*time.Second, a, e2e.ReadyAndCurrent(t, a))
+	e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 
 	owner := newBranch(f, "owner", "env/staging", "main")
-	create(t, owner)
-	waitFor(t, 30*time.Second, owner, readyAndCurrent(t, owner))
-	if err := cp.Client.Delete(context.Background(), owner); err != nil {
+	e2e.Create(t, owner)
+	e2e.WaitFor(t, 30*time.Second, owner, e2e.ReadyAndCurrent(t, owner))
+	if err := e2e.CP.Client.Delete(context.Background(), owner); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, owner)
-	if _, err := testenv.Git(f.repo.Dir, nil, "rev-parse", "--verify", "refs/heads/env/staging"); err != nil {
+	e2e.WaitGone(t, owner)
+	if _, err := testenv.Git(f.Repo.Dir, nil, "rev-parse", "--verify", "refs/heads/env/staging"); err != nil {
 		t.Errorf("a Branch deleted while others rely on the branch must leave it: %v", err)
 	}
 }
@@ -230,19 +231,19 @@ func TestBranchesWithoutDeleteShare(t *testing.T) {
 // provider happens to reconcile first. The later one is created with a name
 // that sorts first, and many workers reconcile both at once.
 func TestClaimOrderSurvivesRestart(t *testing.T) {
-	f := newFixture(t)
-	first := newFile(f, "z-first", "app.yaml", "first\n")
-	create(t, first)
+	f := e2e.NewFixture(t)
+	first := e2e.NewFile(f, "z-first", "app.yaml", "first\n")
+	e2e.Create(t, first)
 	aSecondLater(t, first)
-	second := newFile(f, "a-second", "app.yaml", "second\n")
-	create(t, second)
+	second := e2e.NewFile(f, "a-second", "app.yaml", "second\n")
+	e2e.Create(t, second)
 
-	startProvider(t, "")
-	waitFor(t, 30*time.Second, first, readyAndCurrent(t, first))
-	waitFor(t, 30*time.Second, second, conflictNaming(t, second, "File "+f.ns+"/z-first"))
-	writesLanded(t)
-	f.waitRemote(t, "main", map[string]string{"app.yaml": "first\n"})
-	if log := f.gitOut(t, "log", "--format=%s", "main", "--", "app.yaml"); strings.Count(log, "\n") != 0 {
+	e2e.StartProvider(t, "")
+	e2e.WaitFor(t, 30*time.Second, first, e2e.ReadyAndCurrent(t, first))
+	e2e.WaitFor(t, 30*time.Second, second, conflictNaming(t, second, "File "+f.Namespace+"/z-first"))
+	e2e.WritesLanded(t)
+	f.WaitRemote(t, "main", map[string]string{"app.yaml": "first\n"})
+	if log := f.GitOut(t, "log", "--format=%s", "main", "--", "app.yaml"); strings.Count(log, "\n") != 0 {
 		t.Errorf("only the first claimant may have written the path, once:\n%s", log)
 	}
 }

@@ -25,64 +25,22 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-const releaseMessage = "Release 1.2\n\nBumps the app and retires the seed README."
-
-func newCommitRequest(f *fixture, name, message string, files ...v1alpha1.CommitFile) *v1alpha1.CommitRequest {
-	cr := &v1alpha1.CommitRequest{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
-		Spec: v1alpha1.CommitRequestSpec{ForProvider: v1alpha1.CommitRequestParameters{
-			Branch: "main", Message: message, Files: files,
-		}},
-	}
-	cr.Spec.ProviderConfigReference = pcRef()
-	return cr
-}
-
-// releaseFiles write a file, an object and delete the seed README.
-func releaseFiles() []v1alpha1.CommitFile {
-	return []v1alpha1.CommitFile{
-		{Path: "VERSION", Content: ptr.To("1.2\n")},
-		{Path: "apps/cm.yaml", Object: &runtime.RawExtension{Raw: []byte(
-			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"app","uid":"x"},"data":{"v":"1.2"}}`)}},
-		{Path: "README.md", Delete: true},
-	}
-}
-
-var releaseTree = map[string]string{
-	"VERSION":      "1.2\n",
-	"apps/cm.yaml": "apiVersion: v1\ndata:\n  v: \"1.2\"\nkind: ConfigMap\nmetadata:\n  name: app\n",
-}
-
-// commitsOf returns the commits on branch whose trailers carry uid.
-func (f *fixture) commitsOf(t *testing.T, branch, uid string) []string {
-	t.Helper()
-	var shas []string
-	for _, e := range f.repo.Log(t, branch) {
-		for _, v := range e.Trailers[git.TrailerUID] {
-			if v == uid {
-				shas = append(shas, e.SHA)
-			}
-		}
-	}
-	return shas
-}
-
 // landedAs checks a CommitRequest is converged and records commit.
 func landedAs(t *testing.T, cr *v1alpha1.CommitRequest, commit string) func() error {
 	return func() error {
-		if err := readyAndCurrent(t, cr)(); err != nil {
+		if err := e2e.ReadyAndCurrent(t, cr)(); err != nil {
 			return err
 		}
 		want := v1alpha1.CommitRequestObservation{Commit: commit, Branch: "main"}
@@ -97,18 +55,18 @@ func landedAs(t *testing.T, cr *v1alpha1.CommitRequest, commit string) func() er
 }
 
 func TestCommitRequestLifecycle(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ctx := context.Background()
 
 	t.Run("LandsOnceThenDeleteChangesNothing", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		seed := f.repo.Head(t, "main")
-		cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
-		create(t, cr)
-		waitFor(t, 30*time.Second, cr, readyAndCurrent(t, cr))
+		f := e2e.NewFixture(t)
+		seed := f.Repo.Head(t, "main")
+		cr := e2e.NewCommitRequest(f, "release", e2e.ReleaseMessage, e2e.ReleaseFiles()...)
+		e2e.Create(t, cr)
+		e2e.WaitFor(t, 30*time.Second, cr, e2e.ReadyAndCurrent(t, cr))
 
-		log := f.repo.Log(t, "main")
+		log := f.Repo.Log(t, "main")
 		if diff := cmp.Diff(2, len(log)); diff != "" {
 			t.Fatalf("one commit on the seed: -want, +got:\n%s", diff)
 		}
@@ -116,63 +74,63 @@ func TestCommitRequestLifecycle(t *testing.T) {
 		if diff := cmp.Diff([]string{seed}, head.Parents); diff != "" {
 			t.Errorf("the commit sits on the seed: -want, +got:\n%s", diff)
 		}
-		if body, _, _ := strings.Cut(head.Message, "\n\n"+git.TrailerResource); body != releaseMessage {
-			t.Errorf("the commit has exactly the request's message: -want, +got:\n%s", cmp.Diff(releaseMessage, body))
+		if body, _, _ := strings.Cut(head.Message, "\n\n"+git.TrailerResource); body != e2e.ReleaseMessage {
+			t.Errorf("the commit has exactly the request's message: -want, +got:\n%s", cmp.Diff(e2e.ReleaseMessage, body))
 		}
-		if diff := cmp.Diff([]string{"CommitRequest/" + f.ns + "/release"}, head.Trailers[git.TrailerResource]); diff != "" {
+		if diff := cmp.Diff([]string{"CommitRequest/" + f.Namespace + "/release"}, head.Trailers[git.TrailerResource]); diff != "" {
 			t.Errorf("the commit names the request: -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff(releaseTree, f.repo.Files(t, "main")); diff != "" {
+		if diff := cmp.Diff(e2e.ReleaseTree, f.Repo.Files(t, "main")); diff != "" {
 			t.Errorf("the commit holds exactly the request's files: -want, +got:\n%s", diff)
 		}
-		waitFor(t, 30*time.Second, cr, landedAs(t, cr, head.SHA))
+		e2e.WaitFor(t, 30*time.Second, cr, landedAs(t, cr, head.SHA))
 
 		// Polls after landing never land it again, nor write status.
 		rv := cr.GetResourceVersion()
-		f.stays(t, cr, false, "main", head.SHA, "a landed CommitRequest must not commit again")
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+		f.Stays(t, cr, false, "main", head.SHA, "a landed CommitRequest must not commit again")
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(rv, cr.GetResourceVersion()); diff != "" {
 			t.Errorf("a landed CommitRequest must not write on each poll (resourceVersion): -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{head.SHA}, f.commitsOf(t, "main", string(cr.GetUID()))); diff != "" {
+		if diff := cmp.Diff([]string{head.SHA}, f.CommitsOf(t, "main", string(cr.GetUID()))); diff != "" {
 			t.Errorf("one commit carries the request: -want, +got:\n%s", diff)
 		}
 
 		// Deleting it changes nothing in Git: history stays.
-		if err := cp.Client.Delete(ctx, cr); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, cr); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, cr)
-		if diff := cmp.Diff(head.SHA, f.repo.Head(t, "main")); diff != "" {
+		e2e.WaitGone(t, cr)
+		if diff := cmp.Diff(head.SHA, f.Repo.Head(t, "main")); diff != "" {
 			t.Errorf("deleting a CommitRequest must not commit: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("AlreadySatisfiedMakesNoCommit", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		seed := f.repo.Head(t, "main")
-		cr := newCommitRequest(f, "noop", "Nothing to do", v1alpha1.CommitFile{Path: "README.md", Content: ptr.To("seed\n")},
+		f := e2e.NewFixture(t)
+		seed := f.Repo.Head(t, "main")
+		cr := e2e.NewCommitRequest(f, "noop", "Nothing to do", v1alpha1.CommitFile{Path: "README.md", Content: ptr.To("seed\n")},
 			v1alpha1.CommitFile{Path: "absent.txt", Delete: true})
-		create(t, cr)
+		e2e.Create(t, cr)
 		// No empty commit: the head that already satisfies it is its commit.
-		waitFor(t, 30*time.Second, cr, landedAs(t, cr, seed))
-		f.stays(t, cr, false, "main", seed, "a satisfied CommitRequest must not commit")
+		e2e.WaitFor(t, 30*time.Second, cr, landedAs(t, cr, seed))
+		f.Stays(t, cr, false, "main", seed, "a satisfied CommitRequest must not commit")
 	})
 
 	t.Run("SecretRefused", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		seed := f.repo.Head(t, "main")
-		cr := newCommitRequest(f, "leak", "Add credentials",
+		f := e2e.NewFixture(t)
+		seed := f.Repo.Head(t, "main")
+		cr := e2e.NewCommitRequest(f, "leak", "Add credentials",
 			v1alpha1.CommitFile{Path: "ok.txt", Content: ptr.To("ok\n")},
 			v1alpha1.CommitFile{Path: "db.yaml", Object: &runtime.RawExtension{Raw: []byte(
 				`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`)}})
-		create(t, cr)
-		waitFor(t, 30*time.Second, cr, stalledWith(t, cr, spec.ReasonSecretRefused))
-		f.stays(t, cr, false, "main", seed, "no part of a request holding a Secret may land")
+		e2e.Create(t, cr)
+		e2e.WaitFor(t, 30*time.Second, cr, e2e.StalledWith(t, cr, spec.ReasonSecretRefused))
+		f.Stays(t, cr, false, "main", seed, "no part of a request holding a Secret may land")
 	})
 }
 
@@ -184,13 +142,13 @@ func TestCommitRequestRestartBetweenPushAndStatusWrite(t *testing.T) {
 	for name, sameCache := range map[string]bool{"FreshCache": false, "SameCache": true} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			f := newFixture(t)
-			cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
+			f := e2e.NewFixture(t)
+			cr := e2e.NewCommitRequest(f, "release", e2e.ReleaseMessage, e2e.ReleaseFiles()...)
 			// The intent was recorded before the push, as the reconciler does
 			// before it calls Create.
 			meta.SetExternalCreatePending(cr, time.Now())
-			create(t, cr)
-			if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
+			e2e.Create(t, cr)
+			if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr); err != nil {
 				t.Fatal(err)
 			}
 
@@ -199,7 +157,7 @@ func TestCommitRequestRestartBetweenPushAndStatusWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			repo, err := cache.Repository(git.Remote{URL: httpGit.RepoURL(f.repo.Name), Auth: &git.BasicAuth{Username: gitUser, Password: gitToken}})
+			repo, err := cache.Repository(git.Remote{URL: e2e.HTTPGit.RepoURL(f.Repo.Name), Auth: &git.BasicAuth{Username: e2e.GitUser, Password: e2e.GitToken}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +173,7 @@ func TestCommitRequestRestartBetweenPushAndStatusWrite(t *testing.T) {
 			// History moves on before the provider is back: pushing the
 			// request again would now make a second commit, so only finding
 			// the first one by its UID keeps it at one.
-			later, err := f.repo.Commit("main", testenv.CommitSpec{Message: "next release", Files: map[string]string{"VERSION": "1.3\n"}})
+			later, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "next release", Files: map[string]string{"VERSION": "1.3\n"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,14 +181,14 @@ func TestCommitRequestRestartBetweenPushAndStatusWrite(t *testing.T) {
 			if !sameCache {
 				dir = ""
 			}
-			startProvider(t, dir)
-			waitFor(t, 30*time.Second, cr, landedAs(t, cr, res.Commit))
-			f.stays(t, cr, false, "main", later, "a restarted provider must not land the request again")
-			if diff := cmp.Diff([]string{res.Commit}, f.commitsOf(t, "main", string(cr.GetUID()))); diff != "" {
+			e2e.StartProvider(t, dir)
+			e2e.WaitFor(t, 30*time.Second, cr, landedAs(t, cr, res.Commit))
+			f.Stays(t, cr, false, "main", later, "a restarted provider must not land the request again")
+			if diff := cmp.Diff([]string{res.Commit}, f.CommitsOf(t, "main", string(cr.GetUID()))); diff != "" {
 				t.Errorf("one commit carries the request: -want, +got:\n%s", diff)
 			}
-			want := map[string]string{"VERSION": "1.3\n", "apps/cm.yaml": releaseTree["apps/cm.yaml"]}
-			if diff := cmp.Diff(want, f.repo.Files(t, "main")); diff != "" {
+			want := map[string]string{"VERSION": "1.3\n", "apps/cm.yaml": e2e.ReleaseTree["apps/cm.yaml"]}
+			if diff := cmp.Diff(want, f.Repo.Files(t, "main")); diff != "" {
 				t.Errorf("the branch holds the request's files and the later change: -want, +got:\n%s", diff)
 			}
 		})

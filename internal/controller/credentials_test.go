@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -50,41 +51,41 @@ import (
 // its resources, until the credentials Secret carries the CA (Flux's caFile
 // key); then both converge without a restart.
 func TestPrivateCA(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ctx := context.Background()
-	https, ca := testenv.NewHTTPSServer(t, gitRoot, gitUser, gitToken)
-	f := newFixture(t)
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+	https, ca := testenv.NewHTTPSServer(t, e2e.GitRoot, e2e.GitUser, e2e.GitToken)
+	f := e2e.NewFixture(t)
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc); err != nil {
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc); err != nil {
 			return err
 		}
-		pc.Spec.URL = https.RepoURL(f.repo.Name)
-		return cp.Client.Update(ctx, pc)
+		pc.Spec.URL = https.RepoURL(f.Repo.Name)
+		return e2e.CP.Client.Update(ctx, pc)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, pc, stalledWith(t, pc, spec.ReasonCertificateUntrusted))
+	e2e.WaitFor(t, 30*time.Second, pc, e2e.StalledWith(t, pc, spec.ReasonCertificateUntrusted))
 	msg := pc.GetCondition(session.TypeStalled).Message
 	t.Logf("Stalled message without the CA: %s", msg)
-	if !strings.Contains(msg, "certificate") || strings.Contains(msg, gitToken) {
+	if !strings.Contains(msg, "certificate") || strings.Contains(msg, e2e.GitToken) {
 		t.Errorf("the Stalled message %q does not name the certificate problem, or repeats the token", msg)
 	}
-	head := f.repo.Head(t, "main")
-	fl := newFile(f, "a", "apps/a.yaml", "a: 1\n")
-	create(t, fl)
-	waitFor(t, 30*time.Second, fl, stalledWith(t, fl, spec.ReasonCertificateUntrusted))
-	if got := f.repo.Head(t, "main"); got != head {
+	head := f.Repo.Head(t, "main")
+	fl := e2e.NewFile(f, "a", "apps/a.yaml", "a: 1\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.StalledWith(t, fl, spec.ReasonCertificateUntrusted))
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a commit %s reached a server the provider must not trust", got[:7])
 	}
 
-	setSecret(t, f.ns, map[string]string{"username": gitUser, "password": gitToken, "caFile": string(ca)})
-	waitFor(t, 30*time.Second, pc, func() error {
-		return conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
+	setSecret(t, f.Namespace, map[string]string{"username": e2e.GitUser, "password": e2e.GitToken, "caFile": string(ca)})
+	e2e.WaitFor(t, 30*time.Second, pc, func() error {
+		return e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
 	})
-	waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-	f.waitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 1\n"})
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+	f.WaitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 1\n"})
 }
 
 // TestGitHubApp: a ProviderConfig whose Secret holds GitHub App keys (Flux's
@@ -92,7 +93,7 @@ func TestPrivateCA(t *testing.T) {
 // installation token the App's JWT buys, and the provider's Files land with
 // one token for the whole test.
 func TestGitHubApp(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -117,33 +118,33 @@ func TestGitHubApp(t *testing.T) {
 		_, _ = fmt.Fprintf(w, `{"token":%q,"expires_at":%q}`, token, time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
 	}))
 	t.Cleanup(api.Close)
-	git := testenv.NewHTTPServer(t, gitRoot, "x-access-token", token)
+	git := testenv.NewHTTPServer(t, e2e.GitRoot, "x-access-token", token)
 
-	f := newFixture(t)
-	setSecret(t, f.ns, map[string]string{
+	f := e2e.NewFixture(t)
+	setSecret(t, f.Namespace, map[string]string{
 		"githubAppID": "7", "githubAppInstallationID": "42", "githubAppBaseURL": api.URL + "/api/v3",
 		"githubAppPrivateKey": string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
 	})
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
 			return err
 		}
-		pc.Spec.URL = git.RepoURL(f.repo.Name)
-		return cp.Client.Update(context.Background(), pc)
+		pc.Spec.URL = git.RepoURL(f.Repo.Name)
+		return e2e.CP.Client.Update(context.Background(), pc)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, pc, func() error {
-		return conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
+	e2e.WaitFor(t, 30*time.Second, pc, func() error {
+		return e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
 	})
-	a, b := newFile(f, "a", "apps/a.yaml", "a: 1\n"), newFile(f, "b", "apps/b.yaml", "b: 1\n")
-	create(t, a)
-	create(t, b)
-	waitFor(t, 30*time.Second, a, readyAndCurrent(t, a))
-	waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-	f.waitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 1\n", "apps/b.yaml": "b: 1\n"})
+	a, b := e2e.NewFile(f, "a", "apps/a.yaml", "a: 1\n"), e2e.NewFile(f, "b", "apps/b.yaml", "b: 1\n")
+	e2e.Create(t, a)
+	e2e.Create(t, b)
+	e2e.WaitFor(t, 30*time.Second, a, e2e.ReadyAndCurrent(t, a))
+	e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+	f.WaitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 1\n", "apps/b.yaml": "b: 1\n"})
 	if n := minted.Load(); n != 1 {
 		t.Errorf("%d installation tokens minted for one configuration within the token's hour, want 1", n)
 	}

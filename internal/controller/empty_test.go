@@ -34,6 +34,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -48,13 +49,13 @@ type readyObject interface {
 // forge creates it: the ProviderConfig is Ready and says so, and the first
 // Branch, File or CommitRequest creates the first commit (no parent).
 func TestEmptyRepository(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 
 	t.Run("ProviderConfigReadySaysEmpty", func(t *testing.T) {
-		f := newFixtureOf(t, nil)
-		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-		waitFor(t, 30*time.Second, pc, func() error {
-			if err := conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
+		f := e2e.NewFixtureOf(t, nil)
+		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
+		e2e.WaitFor(t, 30*time.Second, pc, func() error {
+			if err := e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
 				return err
 			}
 			if msg := pc.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, config.MessageEmpty) {
@@ -68,24 +69,24 @@ func TestEmptyRepository(t *testing.T) {
 		// A forge shows a signed commit as Verified by its committer's
 		// e-mail: the first commit of an empty repository is authored,
 		// committed and signed as every other commit, by the configuration.
-		f := newFixtureOf(t, nil)
-		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+		f := e2e.NewFixtureOf(t, nil)
+		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
 				return err
 			}
 			pc.Spec.Commit.Author = &v1alpha1.CommitAuthor{Name: "Platform Bot", Email: "platform-bot@example.org"}
 			pc.Spec.Commit.Signing = &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "signing"}, GenerateWhenMissing: true}
-			return cp.Client.Update(context.Background(), pc)
+			return e2e.CP.Client.Update(context.Background(), pc)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, pc, publishesKey(pc))
+		e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
 		b := newBranch(f, "main", "main", "")
-		create(t, b)
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-		got, err := testenv.Git(f.repo.Dir, nil, "log", "-1", "--format=author %an <%ae>%ncommitter %cn <%ce>", "main")
+		e2e.Create(t, b)
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+		got, err := testenv.Git(f.Repo.Dir, nil, "log", "-1", "--format=author %an <%ae>%ncommitter %cn <%ce>", "main")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,38 +101,38 @@ func TestEmptyRepository(t *testing.T) {
 
 	cases := map[string]struct {
 		reason string
-		obj    func(f *fixture) readyObject
+		obj    func(f *e2e.Fixture) readyObject
 		want   map[string]string
 	}{
 		"BranchWithoutFrom": {
 			reason: "A Branch with no from creates the first commit, with no files.",
-			obj:    func(f *fixture) readyObject { return newBranch(f, "main", "main", "") },
+			obj:    func(f *e2e.Fixture) readyObject { return newBranch(f, "main", "main", "") },
 			want:   map[string]string{},
 		},
 		"File": {
 			reason: "A File on a branch of an empty repository creates the branch with the file as its first commit.",
-			obj:    func(f *fixture) readyObject { return newFile(f, "readme", "README.md", "hello\n") },
+			obj:    func(f *e2e.Fixture) readyObject { return e2e.NewFile(f, "readme", "README.md", "hello\n") },
 			want:   map[string]string{"README.md": "hello\n"},
 		},
 		"CommitRequest": {
 			reason: "A CommitRequest on a branch of an empty repository lands as the first commit.",
-			obj: func(f *fixture) readyObject {
-				return newCommitRequest(f, "bootstrap", "Bootstrap", v1alpha1.CommitFile{Path: "VERSION", Content: ptr.To("1\n")})
+			obj: func(f *e2e.Fixture) readyObject {
+				return e2e.NewCommitRequest(f, "bootstrap", "Bootstrap", v1alpha1.CommitFile{Path: "VERSION", Content: ptr.To("1\n")})
 			},
 			want: map[string]string{"VERSION": "1\n"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFixtureOf(t, nil)
+			f := e2e.NewFixtureOf(t, nil)
 			o := tc.obj(f)
-			create(t, o)
-			waitFor(t, 30*time.Second, o, readyAndCurrent(t, o))
-			log := f.repo.Log(t, "main")
+			e2e.Create(t, o)
+			e2e.WaitFor(t, 30*time.Second, o, e2e.ReadyAndCurrent(t, o))
+			log := f.Repo.Log(t, "main")
 			if len(log) != 1 || len(log[0].Parents) != 0 {
 				t.Fatalf("%s\nmain: want one commit with no parent, got %+v", tc.reason, log)
 			}
-			if diff := cmp.Diff(tc.want, f.repo.Files(t, "main"), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.want, f.Repo.Files(t, "main"), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nmain: -want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -37,6 +37,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
 	"github.com/crossplane-contrib/provider-git/internal/session"
@@ -54,15 +55,15 @@ var secretObject = []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name"
 	`"data":{"password":"` + base64.StdEncoding.EncodeToString([]byte(secretPassword)) + `"},"stringData":{"token":"` + secretToken + `"}}`)
 
 // setEncryption points the fixture's ProviderConfig at age keys.
-func setEncryption(t *testing.T, f *fixture, e *v1alpha1.Encryption) *v1alpha1.ProviderConfig {
+func setEncryption(t *testing.T, f *e2e.Fixture, e *v1alpha1.Encryption) *v1alpha1.ProviderConfig {
 	t.Helper()
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
 			return err
 		}
 		pc.Spec.Encryption = e
-		return cp.Client.Update(context.Background(), pc)
+		return e2e.CP.Client.Update(context.Background(), pc)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func setEncryption(t *testing.T, f *fixture, e *v1alpha1.Encryption) *v1alpha1.P
 // own key) as its recipients.
 func publishesRecipients(pc *v1alpha1.ProviderConfig, want ...string) func() error {
 	return func() error {
-		if err := conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
+		if err := e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
 			return err
 		}
 		st := pc.Status.Encryption
@@ -129,9 +130,9 @@ func sopsDecrypt(t *testing.T, doc, identity string) string {
 
 // noPlaintextInHistory greps every object of the repository (reachable or
 // not) for the Secret's values, raw and base64.
-func noPlaintextInHistory(t *testing.T, f *fixture) {
+func noPlaintextInHistory(t *testing.T, f *e2e.Fixture) {
 	t.Helper()
-	all := f.gitOut(t, "cat-file", "--batch-all-objects", "--batch")
+	all := f.GitOut(t, "cat-file", "--batch-all-objects", "--batch")
 	if all == "" {
 		t.Fatal("the repository has no objects")
 	}
@@ -151,10 +152,10 @@ func noPlaintextInHistory(t *testing.T, f *fixture) {
 // re-encrypts the file in one commit.
 func TestEncryptedSecretFile(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
+	f := e2e.NewFixture(t)
 	dir := t.TempDir()
-	rec := &statusWrites{ns: f.ns}
-	p := startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
+	rec := &statusWrites{ns: f.Namespace}
+	p := e2e.StartProvider(t, dir, e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
 	fluxID, fluxRecipient, err := encrypt.GenerateIdentity()
 	if err != nil {
 		t.Fatal(err)
@@ -165,9 +166,9 @@ func TestEncryptedSecretFile(t *testing.T) {
 		GenerateWhenMissing: true,
 	}}
 	pc := setEncryption(t, f, enc)
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, fluxRecipient))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, fluxRecipient))
 	idSecret := &corev1.Secret{}
-	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "sops-age"}, idSecret); err != nil {
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: "sops-age"}, idSecret); err != nil {
 		t.Fatal(err)
 	}
 	providerID := strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
@@ -175,18 +176,18 @@ func TestEncryptedSecretFile(t *testing.T) {
 		t.Errorf("the identity Secret's public key %q is not the published %q", got, pc.Status.Encryption.PublicKey)
 	}
 
-	fl := newFile(f, "db", "apps/db.sops.yaml", "")
+	fl := e2e.NewFile(f, "db", "apps/db.sops.yaml", "")
 	fl.Spec.ForProvider.Content = nil
 	fl.Spec.ForProvider.Object = &runtime.RawExtension{Raw: secretObject}
-	create(t, fl)
-	waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-	writesLanded(t)
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+	e2e.WritesLanded(t)
 
 	plain, err := manifest.RenderForEncryption(secretObject)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := f.files(t, "main")["apps/db.sops.yaml"]
+	doc := f.Files(t, "main")["apps/db.sops.yaml"]
 	for name, id := range map[string]string{"provider": providerID, "flux": fluxID} {
 		got := sopsDecrypt(t, doc, id)
 		if same, err := encrypt.SameManifest(plain, []byte(got)); err != nil || !same {
@@ -200,24 +201,24 @@ func TestEncryptedSecretFile(t *testing.T) {
 	// write of its own, which landed inside the measurement when the steps
 	// above took less than the debounce) and before the restart, or the
 	// restarted provider writes it, rightly.
-	pcNow := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-	waitFor(t, 30*time.Second, pcNow, func() error {
+	pcNow := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
+	e2e.WaitFor(t, 30*time.Second, pcNow, func() error {
 		if pcNow.Status.Users != 1 {
 			return fmt.Errorf("ProviderConfig counts %d users, want 1", pcNow.Status.Users)
 		}
 		return nil
 	})
 	// Steady state: wakes as Git events would, then a restart.
-	head := f.repo.Head(t, "main")
+	head := f.Repo.Head(t, "main")
 	before := rec.count()
-	f.stays(t, fl, false, "main", head, "an unchanged Secret must not be committed again")
+	f.Stays(t, fl, false, "main", head, "an unchanged Secret must not be committed again")
 	if n := rec.count() - before; n != 0 {
 		t.Errorf("steady state wrote status %d times, want 0: %v", n, rec.seen[before:])
 	}
-	p.stop()
-	rec2 := &statusWrites{ns: f.ns}
-	startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper { rec2.next = rt; return rec2 }))
-	f.stays(t, fl, false, "main", head, "a restarted provider must recognise the Secret it encrypted")
+	p.Stop()
+	rec2 := &statusWrites{ns: f.Namespace}
+	e2e.StartProvider(t, dir, e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper { rec2.next = rt; return rec2 }))
+	f.Stays(t, fl, false, "main", head, "a restarted provider must recognise the Secret it encrypted")
 	if n := rec2.count(); n != 0 {
 		t.Errorf("steady state after a restart wrote status %d times, want 0: %v", n, rec2.seen)
 	}
@@ -229,19 +230,19 @@ func TestEncryptedSecretFile(t *testing.T) {
 	}
 	enc.Age.Recipients = append(enc.Age.Recipients, teamRecipient)
 	setEncryption(t, f, enc)
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, fluxRecipient, teamRecipient))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, fluxRecipient, teamRecipient))
 	// Nothing else wakes the File: its configuration's new recipients do.
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if !strings.Contains(f.files(t, "main")["apps/db.sops.yaml"], teamRecipient) {
+		if !strings.Contains(f.Files(t, "main")["apps/db.sops.yaml"], teamRecipient) {
 			return fmt.Errorf("the file is not encrypted to the new recipient yet")
 		}
 		return nil
 	})
-	writesLanded(t)
-	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
+	e2e.WritesLanded(t)
+	if n := len(f.Repo.Log(t, "main")) - len(f.Repo.Log(t, head)); n != 1 {
 		t.Errorf("re-encrypting for a new recipient took %d commits, want 1", n)
 	}
-	f.stays(t, fl, false, "main", f.repo.Head(t, "main"), "re-encrypted once, then steady")
+	f.Stays(t, fl, false, "main", f.Repo.Head(t, "main"), "re-encrypted once, then steady")
 	noPlaintextInHistory(t, f)
 }
 
@@ -249,25 +250,25 @@ func TestEncryptedSecretFile(t *testing.T) {
 // ProviderConfig, and its Secret File, with a reason naming the problem;
 // nothing reaches the repository until it is fixed.
 func TestEncryptionKeyInvalid(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "team"}, Data: map[string][]byte{"recipients": []byte("age1notakey\n")}})
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
+	e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "team"}, Data: map[string][]byte{"recipients": []byte("age1notakey\n")}})
 	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
 		RecipientsSecretRef: &v1alpha1.AgeRecipientsSecretRef{Name: "team"},
 		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
 		GenerateWhenMissing: true,
 	}})
-	waitFor(t, 30*time.Second, pc, stalledWith(t, pc, config.ReasonEncryptionKeyInvalid))
+	e2e.WaitFor(t, 30*time.Second, pc, e2e.StalledWith(t, pc, config.ReasonEncryptionKeyInvalid))
 	if msg := pc.GetCondition(session.TypeStalled).Message; !strings.Contains(msg, `"age1notakey"`) {
 		t.Errorf("the Stalled message %q does not name the bad recipient", msg)
 	}
-	head := f.repo.Head(t, "main")
-	fl := newFile(f, "db", "apps/db.sops.yaml", "")
+	head := f.Repo.Head(t, "main")
+	fl := e2e.NewFile(f, "db", "apps/db.sops.yaml", "")
 	fl.Spec.ForProvider.Content = nil
 	fl.Spec.ForProvider.Object = &runtime.RawExtension{Raw: secretObject}
-	create(t, fl)
-	waitFor(t, 30*time.Second, fl, stalledWith(t, fl, config.ReasonEncryptionKeyInvalid))
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.StalledWith(t, fl, config.ReasonEncryptionKeyInvalid))
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a commit %s reached the repository with a garbled recipient", got[:7])
 	}
 
@@ -275,10 +276,10 @@ func TestEncryptionKeyInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setSecretData(t, f.ns, "team", map[string][]byte{"recipients": []byte("# team\n" + r + "\n")})
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, r))
-	waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-	if doc := f.files(t, "main")["apps/db.sops.yaml"]; !strings.Contains(doc, r) {
+	setSecretData(t, f.Namespace, "team", map[string][]byte{"recipients": []byte("# team\n" + r + "\n")})
+	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, r))
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+	if doc := f.Files(t, "main")["apps/db.sops.yaml"]; !strings.Contains(doc, r) {
 		t.Errorf("the file is not encrypted to the fixed recipient:\n%s", doc)
 	}
 	noPlaintextInHistory(t, f)

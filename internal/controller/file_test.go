@@ -33,68 +33,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
-
-func newFile(f *fixture, name, path, content string, policies ...xpv2.ManagementAction) *v1alpha1.File {
-	fl := &v1alpha1.File{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
-		Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{
-			Branch: "main", Path: path, Content: ptr.To(content),
-		}},
-	}
-	fl.Spec.ProviderConfigReference = pcRef()
-	if len(policies) > 0 {
-		fl.Spec.ManagementPolicies = policies
-	}
-	return fl
-}
-
-func create(t *testing.T, o client.Object) {
-	t.Helper()
-	if err := cp.Client.Create(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitRemote polls the fixture's repository until branch holds want (the
-// seed README aside), then fails with what it saw.
-func (f *fixture) waitRemote(t *testing.T, branch string, want map[string]string) {
-	t.Helper()
-	testenv.Eventually(t, 30*time.Second, func() error {
-		if diff := cmp.Diff(want, f.files(t, branch)); diff != "" {
-			return fmt.Errorf("%s does not hold what it should: -want, +got:\n%s", branch, diff)
-		}
-		return nil
-	})
-}
-
-// stays checks that branch's head is still head once obj's controller has
-// finished two more reconciles of it and every change they handed to a
-// branch writer has landed. poke asks for the reconciles as a user would
-// (crossplane.io/reconcile-requested-at); without it the provider is asked
-// as a Git event would (a converged resource is not polled on a timer).
-func (f *fixture) stays(t *testing.T, obj client.Object, poke bool, branch, head, why string) {
-	t.Helper()
-	reconciledAgain(t, 2, poke, obj)
-	writesLanded(t)
-	if got := f.repo.Head(t, branch); got != head {
-		t.Fatalf("%s: %s moved from %s to %s", why, branch, head, got)
-	}
-}
-
-// gitOut runs git in the fixture's bare repository.
-func (f *fixture) gitOut(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := testenv.Git(f.repo.Dir, nil, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(out)
-}
 
 // subject is the first line of a commit message.
 func subject(msg string) string {
@@ -103,36 +47,36 @@ func subject(msg string) string {
 }
 
 func TestFileLifecycle(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ctx := context.Background()
 
 	t.Run("CreateUpdateDelete", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "run", "bin/run.sh", "#!/bin/sh\necho 1\n")
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "run", "bin/run.sh", "#!/bin/sh\necho 1\n")
 		fl.Spec.ForProvider.Mode = v1alpha1.FileModeExecutable
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		f.waitRemote(t, "main", map[string]string{"bin/run.sh": "#!/bin/sh\necho 1\n"})
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		f.WaitRemote(t, "main", map[string]string{"bin/run.sh": "#!/bin/sh\necho 1\n"})
 
-		head := f.repo.Head(t, "main")
-		log := f.repo.Log(t, "main")
+		head := f.Repo.Head(t, "main")
+		log := f.Repo.Log(t, "main")
 		if diff := cmp.Diff("Create bin/run.sh", subject(log[0].Message)); diff != "" {
 			t.Errorf("create commit subject: -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"File/" + f.ns + "/run"}, log[0].Trailers[git.TrailerResource]); diff != "" {
+		if diff := cmp.Diff([]string{"File/" + f.Namespace + "/run"}, log[0].Trailers[git.TrailerResource]); diff != "" {
 			t.Errorf("create commit names the File: -want, +got:\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{string(fl.GetUID())}, log[0].Trailers[git.TrailerUID]); diff != "" {
 			t.Errorf("create commit carries the File's UID: -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff("E2E <e2e@example.org>", f.gitOut(t, "log", "-1", "--format=%an <%ae>", "main")); diff != "" {
+		if diff := cmp.Diff("E2E <e2e@example.org>", f.GitOut(t, "log", "-1", "--format=%an <%ae>", "main")); diff != "" {
 			t.Errorf("the ProviderConfig's author writes the commit: -want, +got:\n%s", diff)
 		}
-		if got := f.gitOut(t, "ls-tree", "main", "bin/run.sh"); !strings.HasPrefix(got, "100755 ") {
+		if got := f.GitOut(t, "ls-tree", "main", "bin/run.sh"); !strings.HasPrefix(got, "100755 ") {
 			t.Errorf("Mode Executable must write mode 100755, ls-tree says %q", got)
 		}
-		want := v1alpha1.FileObservation{Blob: f.gitOut(t, "rev-parse", "main:bin/run.sh"), Commit: head}
+		want := v1alpha1.FileObservation{Blob: f.GitOut(t, "rev-parse", "main:bin/run.sh"), Commit: head}
 		if diff := cmp.Diff(want, fl.Status.AtProvider); diff != "" {
 			t.Errorf("status.atProvider: -want, +got:\n%s", diff)
 		}
@@ -142,20 +86,20 @@ func TestFileLifecycle(t *testing.T) {
 
 		// A spec update lands as a new commit on top.
 		fl.Spec.ForProvider.Content = ptr.To("#!/bin/sh\necho 2\n")
-		if err := cp.Client.Update(ctx, fl); err != nil {
+		if err := e2e.CP.Client.Update(ctx, fl); err != nil {
 			t.Fatal(err)
 		}
-		f.waitRemote(t, "main", map[string]string{"bin/run.sh": "#!/bin/sh\necho 2\n"})
-		waitFor(t, 30*time.Second, fl, func() error {
-			if err := readyAndCurrent(t, fl)(); err != nil {
+		f.WaitRemote(t, "main", map[string]string{"bin/run.sh": "#!/bin/sh\necho 2\n"})
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			if err := e2e.ReadyAndCurrent(t, fl)(); err != nil {
 				return err
 			}
-			if fl.Status.AtProvider.Commit != f.repo.Head(t, "main") {
+			if fl.Status.AtProvider.Commit != f.Repo.Head(t, "main") {
 				return fmt.Errorf("status.atProvider.commit is %s, want the new head", fl.Status.AtProvider.Commit)
 			}
 			return nil
 		})
-		log = f.repo.Log(t, "main")
+		log = f.Repo.Log(t, "main")
 		if diff := cmp.Diff([]string{head}, log[0].Parents); diff != "" {
 			t.Errorf("the update is one new commit on the create: -want, +got:\n%s", diff)
 		}
@@ -164,23 +108,23 @@ func TestFileLifecycle(t *testing.T) {
 		}
 
 		// Deleting it with the Delete policy commits the removal.
-		if err := cp.Client.Delete(ctx, fl); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, fl); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, fl)
-		f.waitRemote(t, "main", map[string]string{})
-		if diff := cmp.Diff("Delete bin/run.sh", subject(f.repo.Log(t, "main")[0].Message)); diff != "" {
+		e2e.WaitGone(t, fl)
+		f.WaitRemote(t, "main", map[string]string{})
+		if diff := cmp.Diff("Delete bin/run.sh", subject(f.Repo.Log(t, "main")[0].Message)); diff != "" {
 			t.Errorf("delete commit subject: -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff("seed\n", f.repo.Files(t, "main")["README.md"]); diff != "" {
+		if diff := cmp.Diff("seed\n", f.Repo.Files(t, "main")["README.md"]); diff != "" {
 			t.Errorf("files the File does not manage stay: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("ObjectAsStableYAML", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "cm", "apps/cm.yaml", "")
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "cm", "apps/cm.yaml", "")
 		fl.Spec.ForProvider.Content = nil
 		fl.Spec.ForProvider.Object = &runtime.RawExtension{Raw: []byte(`{
 			"apiVersion": "v1", "kind": "ConfigMap",
@@ -191,9 +135,9 @@ func TestFileLifecycle(t *testing.T) {
 			"data": {"b": "2", "a": "1"},
 			"status": {"phase": "whatever"}}`)}
 		fl.Spec.ForProvider.CommitMessage = "{{.Action}}: {{.Path}} on {{.Branch}} for {{.Namespace}}/{{.Name}}"
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		f.waitRemote(t, "main", map[string]string{"apps/cm.yaml": `apiVersion: v1
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		f.WaitRemote(t, "main", map[string]string{"apps/cm.yaml": `apiVersion: v1
 data:
   a: "1"
   b: "2"
@@ -205,15 +149,15 @@ metadata:
   name: app
   namespace: apps
 `})
-		if diff := cmp.Diff("create: apps/cm.yaml on main for "+f.ns+"/cm", subject(f.repo.Log(t, "main")[0].Message)); diff != "" {
+		if diff := cmp.Diff("create: apps/cm.yaml on main for "+f.Namespace+"/cm", subject(f.Repo.Log(t, "main")[0].Message)); diff != "" {
 			t.Errorf("the commitMessage template names the commit: -want, +got:\n%s", diff)
 		}
 
 		// Steady state: polls neither commit nor write status.
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
 		rv := fl.GetResourceVersion()
-		f.stays(t, fl, false, "main", f.repo.Head(t, "main"), "an up-to-date File must not commit")
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(fl), fl); err != nil {
+		f.Stays(t, fl, false, "main", f.Repo.Head(t, "main"), "an up-to-date File must not commit")
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(fl), fl); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(rv, fl.GetResourceVersion()); diff != "" {
@@ -223,27 +167,27 @@ metadata:
 
 	t.Run("DriftInGitCorrected", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "x", "apps/x.yaml", "a: 1\n")
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		f.waitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "x", "apps/x.yaml", "a: 1\n")
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		f.WaitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
 
 		// Someone edits the file in Git: the next poll writes it back.
-		edited, err := f.repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{"apps/x.yaml": "a: 2\n"}})
+		edited, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{"apps/x.yaml": "a: 2\n"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.waitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
-		log := f.repo.Log(t, "main")
+		f.WaitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
+		log := f.Repo.Log(t, "main")
 		if diff := cmp.Diff([]string{edited}, log[0].Parents); diff != "" {
 			t.Errorf("the correction is a new commit on the edit, never a force push: -want, +got:\n%s", diff)
 		}
 		if diff := cmp.Diff("Update apps/x.yaml", subject(log[0].Message)); diff != "" {
 			t.Errorf("correction commit subject: -want, +got:\n%s", diff)
 		}
-		waitFor(t, 30*time.Second, fl, func() error {
-			if err := readyAndCurrent(t, fl)(); err != nil {
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			if err := e2e.ReadyAndCurrent(t, fl)(); err != nil {
 				return err
 			}
 			if fl.Status.AtProvider.Commit != log[0].SHA {
@@ -253,60 +197,60 @@ metadata:
 		})
 
 		// Someone deletes it: the next poll creates it again.
-		if _, err := f.repo.Commit("main", testenv.CommitSpec{Message: "hand delete", Deletes: []string{"apps/x.yaml"}}); err != nil {
+		if _, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "hand delete", Deletes: []string{"apps/x.yaml"}}); err != nil {
 			t.Fatal(err)
 		}
-		f.waitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
-		if diff := cmp.Diff("Create apps/x.yaml", subject(f.repo.Log(t, "main")[0].Message)); diff != "" {
+		f.WaitRemote(t, "main", map[string]string{"apps/x.yaml": "a: 1\n"})
+		if diff := cmp.Diff("Create apps/x.yaml", subject(f.Repo.Log(t, "main")[0].Message)); diff != "" {
 			t.Errorf("re-creation commit subject: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("DeleteWithoutDeletePolicyOrphans", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "keep", "keep.txt", "keep\n", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "keep", "keep.txt", "keep\n", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		head := f.repo.Head(t, "main")
-		if err := cp.Client.Delete(ctx, fl); err != nil {
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		head := f.Repo.Head(t, "main")
+		if err := e2e.CP.Client.Delete(ctx, fl); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, fl)
+		e2e.WaitGone(t, fl)
 		// The reconcile that let the File go is the one that would have
 		// removed the file, and a removal is pushed before the finalizer goes:
 		// nothing is left to reconcile that could still remove it.
-		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
+		if diff := cmp.Diff(head, f.Repo.Head(t, "main")); diff != "" {
 			t.Errorf("a File without the Delete policy must leave its file in Git: -want, +got:\n%s", diff)
 		}
-		if diff := cmp.Diff(map[string]string{"keep.txt": "keep\n"}, f.files(t, "main")); diff != "" {
+		if diff := cmp.Diff(map[string]string{"keep.txt": "keep\n"}, f.Files(t, "main")); diff != "" {
 			t.Errorf("the file must stay: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("ObserveOnlyNeverWrites", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "observed", "observed.txt", "wanted\n", xpv2.ManagementActionObserve)
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, func() error {
-			return conditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError)
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "observed", "observed.txt", "wanted\n", xpv2.ManagementActionObserve)
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			return e2e.ConditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError)
 		})
-		if err := conditionIs(fl, xpv2.TypeReady, corev1.ConditionFalse, xpv2.ReasonUnavailable); err != nil {
+		if err := e2e.ConditionIs(fl, xpv2.TypeReady, corev1.ConditionFalse, xpv2.ReasonUnavailable); err != nil {
 			t.Errorf("an Observe-only File of a missing path is not ready: %v", err)
 		}
-		f.stays(t, fl, false, "main", f.repo.Head(t, "main"), "an Observe-only File must not create its file")
+		f.Stays(t, fl, false, "main", f.Repo.Head(t, "main"), "an Observe-only File must not create its file")
 
 		// Someone else writes it, with other content: it is observed and
 		// reported, not corrected.
-		head, err := f.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"observed.txt": "theirs\n"}})
+		head, err := f.Repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"observed.txt": "theirs\n"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		blob := f.gitOut(t, "rev-parse", "main:observed.txt")
-		waitFor(t, 30*time.Second, fl, func() error {
-			if err := readyAndCurrent(t, fl)(); err != nil {
+		blob := f.GitOut(t, "rev-parse", "main:observed.txt")
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			if err := e2e.ReadyAndCurrent(t, fl)(); err != nil {
 				return err
 			}
 			want := v1alpha1.FileObservation{Blob: blob, Commit: head}
@@ -315,64 +259,64 @@ metadata:
 			}
 			return nil
 		})
-		f.stays(t, fl, false, "main", head, "an Observe-only File must not correct its file")
+		f.Stays(t, fl, false, "main", head, "an Observe-only File must not correct its file")
 	})
 
 	t.Run("PausedDoesNothing", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "paused", "paused.txt", "p\n")
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "paused", "paused.txt", "p\n")
 		meta.AddAnnotations(fl, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, func() error {
-			return conditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			return e2e.ConditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcilePaused)
 		})
-		f.stays(t, fl, true, "main", f.repo.Head(t, "main"), "a paused File must not write")
+		f.Stays(t, fl, true, "main", f.Repo.Head(t, "main"), "a paused File must not write")
 		meta.RemoveAnnotations(fl, meta.AnnotationKeyReconciliationPaused)
-		if err := cp.Client.Update(ctx, fl); err != nil {
+		if err := e2e.CP.Client.Update(ctx, fl); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		f.waitRemote(t, "main", map[string]string{"paused.txt": "p\n"})
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		f.WaitRemote(t, "main", map[string]string{"paused.txt": "p\n"})
 	})
 
 	t.Run("SecretRefused", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "secret", "secret.yaml", "")
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "secret", "secret.yaml", "")
 		fl.Spec.ForProvider.Content = nil
 		fl.Spec.ForProvider.Object = &runtime.RawExtension{Raw: []byte(
 			`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`)}
-		head := f.repo.Head(t, "main")
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, stalledWith(t, fl, spec.ReasonSecretRefused))
-		f.stays(t, fl, false, "main", head, "a Secret must never reach Git")
-		if got := f.gitOut(t, "for-each-ref", "--format=%(refname)"); got != "refs/heads/main" {
+		head := f.Repo.Head(t, "main")
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.StalledWith(t, fl, spec.ReasonSecretRefused))
+		f.Stays(t, fl, false, "main", head, "a Secret must never reach Git")
+		if got := f.GitOut(t, "for-each-ref", "--format=%(refname)"); got != "refs/heads/main" {
 			t.Errorf("the repository must be untouched; refs are %q", got)
 		}
 		// A Secret File can still be deleted: nothing was written.
-		if err := cp.Client.Delete(ctx, fl); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, fl); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, fl)
-		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
+		e2e.WaitGone(t, fl)
+		if diff := cmp.Diff(head, f.Repo.Head(t, "main")); diff != "" {
 			t.Errorf("deleting a refused File must not commit: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("PathIsADirectoryStallsTheFile", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		head, err := f.repo.Commit("main", testenv.CommitSpec{Message: "an app", Files: map[string]string{"apps/x.yaml": "a: 1\n"}})
+		f := e2e.NewFixture(t)
+		head, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "an app", Files: map[string]string{"apps/x.yaml": "a: 1\n"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fl := newFile(f, "apps", "apps", "not a directory\n")
-		create(t, fl)
+		fl := e2e.NewFile(f, "apps", "apps", "not a directory\n")
+		e2e.Create(t, fl)
 		// The File's own path is the problem, not its ProviderConfig: the
 		// reason says so and the message names the path.
-		waitFor(t, 30*time.Second, fl, func() error {
-			if err := stalledWith(t, fl, spec.ReasonPathConflict)(); err != nil {
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			if err := e2e.StalledWith(t, fl, spec.ReasonPathConflict)(); err != nil {
 				return err
 			}
 			if m := fl.GetCondition(session.TypeStalled).Message; !strings.Contains(m, `"apps"`) {
@@ -380,23 +324,23 @@ metadata:
 			}
 			return nil
 		})
-		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-		waitFor(t, 30*time.Second, pc, func() error {
-			return conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
+		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
+		e2e.WaitFor(t, 30*time.Second, pc, func() error {
+			return e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded)
 		})
-		if diff := cmp.Diff(head, f.repo.Head(t, "main")); diff != "" {
+		if diff := cmp.Diff(head, f.Repo.Head(t, "main")); diff != "" {
 			t.Errorf("a File whose path is a directory must not commit: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("BranchMissingThenCreated", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
-		fl := newFile(f, "feature", "feature.txt", "f\n")
+		f := e2e.NewFixture(t)
+		fl := e2e.NewFile(f, "feature", "feature.txt", "f\n")
 		fl.Spec.ForProvider.Branch = "feature/x"
-		create(t, fl)
-		waitFor(t, 30*time.Second, fl, func() error {
-			if err := conditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError); err != nil {
+		e2e.Create(t, fl)
+		e2e.WaitFor(t, 30*time.Second, fl, func() error {
+			if err := e2e.ConditionIs(fl, xpv2.TypeSynced, corev1.ConditionFalse, xpv2.ReasonReconcileError); err != nil {
 				return err
 			}
 			if m := fl.GetCondition(xpv2.TypeSynced).Message; !strings.Contains(m, "does not exist yet") {
@@ -404,33 +348,33 @@ metadata:
 			}
 			return nil
 		})
-		if err := conditionIs(fl, xpv2.TypeReady, corev1.ConditionTrue, ""); err == nil {
+		if err := e2e.ConditionIs(fl, xpv2.TypeReady, corev1.ConditionTrue, ""); err == nil {
 			t.Errorf("a File on a missing branch must not be Ready")
 		}
-		if err := conditionIs(fl, session.TypeStalled, corev1.ConditionTrue, ""); err == nil {
+		if err := e2e.ConditionIs(fl, session.TypeStalled, corev1.ConditionTrue, ""); err == nil {
 			t.Errorf("a missing branch is transient (a Branch may create it), not stalled")
 		}
 		// A Branch resource creates it; the File converges without help.
-		create(t, newBranch(f, "feature", "feature/x", "main"))
-		waitFor(t, 60*time.Second, fl, readyAndCurrent(t, fl))
-		f.waitRemote(t, "feature/x", map[string]string{"feature.txt": "f\n"})
-		if diff := cmp.Diff(map[string]string{}, f.files(t, "main")); diff != "" {
+		e2e.Create(t, newBranch(f, "feature", "feature/x", "main"))
+		e2e.WaitFor(t, 60*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		f.WaitRemote(t, "feature/x", map[string]string{"feature.txt": "f\n"})
+		if diff := cmp.Diff(map[string]string{}, f.Files(t, "main")); diff != "" {
 			t.Errorf("main is untouched: -want, +got:\n%s", diff)
 		}
 	})
 
 	t.Run("CreatedTogetherLandTogether", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		const n = 20
 		want := map[string]string{}
 		for i := range n {
 			p := fmt.Sprintf("many/f%02d.txt", i)
 			want[p] = fmt.Sprintf("%d\n", i)
-			create(t, newFile(f, fmt.Sprintf("f%02d", i), p, want[p]))
+			e2e.Create(t, e2e.NewFile(f, fmt.Sprintf("f%02d", i), p, want[p]))
 		}
-		f.waitRemote(t, "main", want)
-		commits := len(f.repo.Log(t, "main")) - 1 // without the seed
+		f.WaitRemote(t, "main", want)
+		commits := len(f.Repo.Log(t, "main")) - 1 // without the seed
 		t.Logf("%d Files created at once landed in %d commits", n, commits)
 		// The writer batches what concurrent reconciles submit within one
 		// commit window: one commit per File would mean no batching.

@@ -35,13 +35,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // goneIdle is the clone idle timeout of these tests: three polls, so a
 // clone the watcher still polls is never idle for it.
-const goneIdle = 3 * poll
+const goneIdle = 3 * e2e.Poll
 
 // orphaning are managementPolicies without Delete.
 var orphaning = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
@@ -50,70 +51,70 @@ var orphaning = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.Manag
 func TestOrphanedBranchIsForgotten(t *testing.T) {
 	ctx := context.Background()
 	t.Run("WithoutDeletePolicy", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		cacheDir := t.TempDir()
-		p := startProvider(t, cacheDir, withIdleTimeout(goneIdle))
+		p := e2e.StartProvider(t, cacheDir, e2e.WithIdleTimeout(goneIdle))
 		b := newBranch(f, "keep", "keep", "main", orphaning...)
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		ref := trackedWhenReady(t, p, b)
-		if err := cp.Client.Delete(ctx, b); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, b)
+		e2e.WaitGone(t, b)
 		forgotten(t, p, ref)
 		evicted(t, f, cacheDir)
 	})
 	t.Run("FinalizerRemovedByHand", func(t *testing.T) {
-		f := newFixture(t)
-		p := startProvider(t, "")
+		f := e2e.NewFixture(t)
+		p := e2e.StartProvider(t, "")
 		b := newBranch(f, "dropped", "dropped", "main")
-		if err := cp.Client.Create(ctx, b); err != nil {
+		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		ref := trackedWhenReady(t, p, b)
 		// A person removes the finalizer, then deletes: the Branch goes at
 		// once, without a last reconcile of its own.
-		if err := cp.Client.Patch(ctx, b, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil {
+		if err := e2e.CP.Client.Patch(ctx, b, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil {
 			t.Fatal(err)
 		}
-		if err := cp.Client.Delete(ctx, b); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, b)
+		e2e.WaitGone(t, b)
 		forgotten(t, p, ref)
 	})
 }
 
 func TestOrphanedMirrorIsForgotten(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
+	f := e2e.NewFixture(t)
 	cacheDir := t.TempDir()
-	p := startProvider(t, cacheDir, withIdleTimeout(goneIdle))
-	create(t, configMap(f.ns, "kept", nil, map[string]string{"k": "1"}))
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	p := e2e.StartProvider(t, cacheDir, e2e.WithIdleTimeout(goneIdle))
+	e2e.Create(t, e2e.ConfigMap(f.Namespace, "kept", nil, map[string]string{"k": "1"}))
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
 	m.Spec.ManagementPolicies = orphaning
-	create(t, m)
+	e2e.Create(t, m)
 	ref := trackedWhenReady(t, p, m)
-	if err := cp.Client.Delete(ctx, m); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, m)
+	e2e.WaitGone(t, m)
 	forgotten(t, p, ref)
 	evicted(t, f, cacheDir)
 }
 
 // trackedWhenReady waits until o is Ready and returns its ref, which the
 // drift index must hold by then: otherwise this test could not see it leave.
-func trackedWhenReady(t *testing.T, p *provider, o interface {
+func trackedWhenReady(t *testing.T, p *e2e.Provider, o interface {
 	client.Object
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }) watch.Ref {
 	t.Helper()
-	waitFor(t, time.Minute, o, readyAndCurrent(t, o))
-	ref := refOf(o)
-	if !p.watcher.Tracks(ref) {
+	e2e.WaitFor(t, time.Minute, o, e2e.ReadyAndCurrent(t, o))
+	ref := e2e.RefOf(o)
+	if !p.Watcher.Tracks(ref) {
 		t.Fatalf("a Ready %s is not in the drift index: this test could not see it leave", ref.Kind)
 	}
 	return ref
@@ -123,13 +124,13 @@ func trackedWhenReady(t *testing.T, p *provider, o interface {
 // polled any more (each test's provider serves one fixture): a poll loop
 // ends at its first tick after its repository's last resource went, so
 // from then on the repository costs nothing.
-func forgotten(t *testing.T, p *provider, ref watch.Ref) {
+func forgotten(t *testing.T, p *e2e.Provider, ref watch.Ref) {
 	t.Helper()
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if p.watcher.Tracks(ref) {
+		if p.Watcher.Tracks(ref) {
 			return fmt.Errorf("%s %s is gone but still in the drift index: its repository is polled for it forever", ref.Kind, ref.NamespacedName)
 		}
-		if n := p.watcher.Polling(); n != 0 {
+		if n := p.Watcher.Polling(); n != 0 {
 			return fmt.Errorf("%d repositories still polled after their only resource went", n)
 		}
 		return nil
@@ -139,7 +140,7 @@ func forgotten(t *testing.T, p *provider, ref watch.Ref) {
 // evicted deletes the fixture's ProviderConfig (whose own check uses the
 // clone too) and waits until the clone under cacheDir is evicted, which a
 // poll refreshing its last use every interval would prevent for good.
-func evicted(t *testing.T, f *fixture, cacheDir string) {
+func evicted(t *testing.T, f *e2e.Fixture, cacheDir string) {
 	t.Helper()
 	ctx := context.Background()
 	if n := clones(t, cacheDir); n != 1 {
@@ -147,14 +148,14 @@ func evicted(t *testing.T, f *fixture, cacheDir string) {
 	}
 	// envtest runs no garbage collector: delete the usage the orphaned
 	// resource owned, as the cluster's garbage collector would.
-	if err := cp.Client.DeleteAllOf(ctx, &v1alpha1.ProviderConfigUsage{}, client.InNamespace(f.ns)); err != nil {
+	if err := e2e.CP.Client.DeleteAllOf(ctx, &v1alpha1.ProviderConfigUsage{}, client.InNamespace(f.Namespace)); err != nil {
 		t.Fatal(err)
 	}
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-	if err := cp.Client.Delete(ctx, pc); err != nil {
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
+	if err := e2e.CP.Client.Delete(ctx, pc); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, pc)
+	e2e.WaitGone(t, pc)
 	testenv.Eventually(t, 10*goneIdle, func() error {
 		if n := clones(t, cacheDir); n != 0 {
 			return fmt.Errorf("%d clones still open %s after their last resource and configuration went", n, 10*goneIdle)

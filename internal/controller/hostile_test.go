@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
@@ -64,8 +65,8 @@ func nested(depth int) map[string]any {
 // admission or by the provider on the object (Stalled, with a message that
 // says what is wrong), and the repository is left as it was.
 func TestHostileInput(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	ctx := context.Background()
 	labels := map[string]any{}
 	// About 730 KiB of YAML in 10,000 labels: over the content cap, well
@@ -88,7 +89,7 @@ func TestHostileInput(t *testing.T) {
 		"HugeLabelMap": {
 			reason: "An object whose labels fit the API server's request limit but whose YAML is over the content cap is refused as content is.",
 			obj: func(name string) client.Object {
-				fl := newFile(f, name, "hostile/"+name+".yaml", "")
+				fl := e2e.NewFile(f, name, "hostile/"+name+".yaml", "")
 				fl.Spec.ForProvider.Content = nil
 				fl.Spec.ForProvider.Object = objectOf(t, map[string]any{
 					"apiVersion": "v1", "kind": "ConfigMap",
@@ -101,7 +102,7 @@ func TestHostileInput(t *testing.T) {
 		"DeepNesting": {
 			reason: "An object nested thousands of levels deep (the API server stores it) is refused before its YAML, quadratic in the depth, is built.",
 			obj: func(name string) client.Object {
-				fl := newFile(f, name, "hostile/"+name+".yaml", "")
+				fl := e2e.NewFile(f, name, "hostile/"+name+".yaml", "")
 				fl.Spec.ForProvider.Content = nil
 				fl.Spec.ForProvider.Object = objectOf(t, map[string]any{
 					"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "deep"},
@@ -114,21 +115,21 @@ func TestHostileInput(t *testing.T) {
 		"ContentFarBeyondTheCap": {
 			reason: "10 MiB over the content cap never reaches the provider.",
 			obj: func(name string) client.Object {
-				return newFile(f, name, "hostile/"+name, strings.Repeat("x", validate.MaxContentBytes+10<<20))
+				return e2e.NewFile(f, name, "hostile/"+name, strings.Repeat("x", validate.MaxContentBytes+10<<20))
 			},
 			want: want{admission: true},
 		},
 		"ContentJustBeyondTheCap": {
 			reason: "One byte over the cap is refused at admission, as the code would.",
 			obj: func(name string) client.Object {
-				return newFile(f, name, "hostile/"+name, strings.Repeat("x", validate.MaxContentBytes+1))
+				return e2e.NewFile(f, name, "hostile/"+name, strings.Repeat("x", validate.MaxContentBytes+1))
 			},
 			want: want{admission: true},
 		},
 		"NULInFileCommitMessage": {
 			reason: "A NUL in a File's commit message template is refused at admission.",
 			obj: func(name string) client.Object {
-				fl := newFile(f, name, "hostile/"+name, "x\n")
+				fl := e2e.NewFile(f, name, "hostile/"+name, "x\n")
 				fl.Spec.ForProvider.CommitMessage = "Add\x00file"
 				return fl
 			},
@@ -137,7 +138,7 @@ func TestHostileInput(t *testing.T) {
 		"NULRenderedByTemplate": {
 			reason: "A template that spells a NUL passes admission (its text holds none) and is refused on the object.",
 			obj: func(name string) client.Object {
-				fl := newFile(f, name, "hostile/"+name, "x\n")
+				fl := e2e.NewFile(f, name, "hostile/"+name, "x\n")
 				fl.Spec.ForProvider.CommitMessage = `Add{{"\x00"}}file`
 				return fl
 			},
@@ -146,16 +147,16 @@ func TestHostileInput(t *testing.T) {
 		"NULInCommitRequestMessage": {
 			reason: "A NUL in a CommitRequest's message is refused at admission.",
 			obj: func(name string) client.Object {
-				return newCommitRequest(f, name, "Release\x00", v1alpha1.CommitFile{Path: "hostile/" + name, Content: ptr.To("x\n")})
+				return e2e.NewCommitRequest(f, name, "Release\x00", v1alpha1.CommitFile{Path: "hostile/" + name, Content: ptr.To("x\n")})
 			},
 			want: want{admission: true},
 		},
 	}
-	head := f.repo.Head(t, "main")
+	head := f.Repo.Head(t, "main")
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := tc.obj(strings.ToLower(name))
-			err := cp.Client.Create(ctx, o)
+			err := e2e.CP.Client.Create(ctx, o)
 			if tc.want.admission {
 				if err == nil {
 					t.Fatalf("%s\nthe API server stored it", tc.reason)
@@ -172,8 +173,8 @@ func TestHostileInput(t *testing.T) {
 				client.Object
 				GetCondition(xpv2.ConditionType) xpv2.Condition
 			})
-			waitFor(t, 2*time.Minute, mg, func() error {
-				if err := stalledWith(t, mg, tc.want.reason)(); err != nil {
+			e2e.WaitFor(t, 2*time.Minute, mg, func() error {
+				if err := e2e.StalledWith(t, mg, tc.want.reason)(); err != nil {
 					return err
 				}
 				if msg := mg.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, tc.want.message) {
@@ -181,24 +182,24 @@ func TestHostileInput(t *testing.T) {
 				}
 				return nil
 			})
-			f.stays(t, o, true, "main", head, tc.reason+": the repository must be untouched")
+			f.Stays(t, o, true, "main", head, tc.reason+": the repository must be untouched")
 		})
 	}
-	if got := f.repo.Head(t, "main"); got != head {
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Errorf("main moved from %s to %s: hostile input reached the repository", head, got)
 	}
 
 	t.Run("NonUTF8Content", func(t *testing.T) {
 		// Go clients replace invalid UTF-8 before sending; a raw request
 		// sends the bytes as they are.
-		body := []byte(`{"apiVersion":"git.m.crossplane.io/v1alpha1","kind":"File","metadata":{"name":"binary","namespace":"` + f.ns +
+		body := []byte(`{"apiVersion":"git.m.crossplane.io/v1alpha1","kind":"File","metadata":{"name":"binary","namespace":"` + f.Namespace +
 			`"},"spec":{"providerConfigRef":{"kind":"ProviderConfig","name":"git"},"forProvider":{"branch":"main","path":"hostile/binary","content":"a` + "\xff\xfe" + `b"}}}`)
-		hc, err := rest.HTTPClientFor(cp.Config)
+		hc, err := rest.HTTPClientFor(e2e.CP.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost,
-			strings.TrimSuffix(cp.Config.Host, "/")+"/apis/git.m.crossplane.io/v1alpha1/namespaces/"+f.ns+"/files", bytes.NewReader(body))
+			strings.TrimSuffix(e2e.CP.Config.Host, "/")+"/apis/git.m.crossplane.io/v1alpha1/namespaces/"+f.Namespace+"/files", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,15 +221,15 @@ func TestHostileInput(t *testing.T) {
 		// Stored: the API server replaced each invalid byte with U+FFFD, so
 		// the provider sees text, and Git gets exactly what is stored.
 		fl := &v1alpha1.File{}
-		if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "binary"}, fl); err != nil {
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: "binary"}, fl); err != nil {
 			t.Fatal(err)
 		}
 		stored := *fl.Spec.ForProvider.Content
 		if !utf8.ValidString(stored) || strings.Contains(stored, "\xff") {
 			t.Fatalf("the API server stored invalid UTF-8: %q", stored)
 		}
-		waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-		if diff := cmp.Diff(stored, f.files(t, "main")["hostile/binary"]); diff != "" {
+		e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+		if diff := cmp.Diff(stored, f.Files(t, "main")["hostile/binary"]); diff != "" {
 			t.Errorf("Git must hold what the API server stored: -want, +got:\n%s", diff)
 		}
 	})

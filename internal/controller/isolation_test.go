@@ -29,6 +29,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ import (
 // ClusterProviderConfig, says. (That another namespace's ProviderConfig is
 // out of reach is TestProviderConfigStatus/AnotherNamespacesConfigIsOutOfReach.)
 func TestNamespaceIsolation(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ctx := context.Background()
 	noBranch := func(t *testing.T, repo *testenv.BareRepo, branch string) {
 		t.Helper()
@@ -47,68 +48,68 @@ func TestNamespaceIsolation(t *testing.T) {
 	}
 
 	t.Run("AnotherNamespacesSecretIsOutOfReach", func(t *testing.T) {
-		owner := newFixture(t)
-		thief := newFixture(t)
+		owner := e2e.NewFixture(t)
+		thief := e2e.NewFixture(t)
 		// The thief's ProviderConfig points at the owner's repository and
 		// names a Secret only the owner's namespace holds.
-		if err := cp.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: thief.ns, Name: "git-credentials"}}); err != nil {
+		if err := e2e.CP.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: thief.Namespace, Name: "git-credentials"}}); err != nil {
 			t.Fatal(err)
 		}
-		pointAt(t, thief.ns, "git", owner)
+		pointAt(t, thief.Namespace, "git", owner)
 		b := newBranch(thief, "b", "stolen", "main")
-		create(t, b)
-		waitFor(t, 30*time.Second, b, stalledWith(t, b, config.ReasonSecretNotFound))
-		noBranch(t, owner.repo, "stolen")
+		e2e.Create(t, b)
+		e2e.WaitFor(t, 30*time.Second, b, e2e.StalledWith(t, b, config.ReasonSecretNotFound))
+		noBranch(t, owner.Repo, "stolen")
 	})
 
 	t.Run("ClusterProviderConfigSecretOnlyWhereItSays", func(t *testing.T) {
-		f := newFixture(t)
+		f := e2e.NewFixture(t)
 		vault := otherNamespace(t)
 		pc := &v1alpha1.ProviderConfig{}
-		if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: "git"}, pc); err != nil {
 			t.Fatal(err)
 		}
 		// It names a Secret in vault; the resource's own namespace has one
 		// of that name, which must not be used instead.
 		cpc := &v1alpha1.ClusterProviderConfig{
-			ObjectMeta: metav1.ObjectMeta{Name: f.ns + "-vault"},
+			ObjectMeta: metav1.ObjectMeta{Name: f.Namespace + "-vault"},
 			Spec: v1alpha1.ClusterProviderConfigSpec{URL: pc.Spec.URL, Credentials: v1alpha1.ClusterProviderCredentials{
 				Source:    xpv2.CredentialsSourceSecret,
 				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: vault, Name: "git-credentials"},
 			}},
 		}
-		create(t, cpc)
+		e2e.Create(t, cpc)
 		t.Cleanup(func() { removeClusterConfig(cpc) })
 		b := newBranch(f, "b", "through-cluster", "main")
 		b.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
-		create(t, b)
-		waitFor(t, 30*time.Second, b, stalledWith(t, b, config.ReasonSecretNotFound))
-		noBranch(t, f.repo, "through-cluster")
+		e2e.Create(t, b)
+		e2e.WaitFor(t, 30*time.Second, b, e2e.StalledWith(t, b, config.ReasonSecretNotFound))
+		noBranch(t, f.Repo, "through-cluster")
 
 		// Once the Secret exists where the ClusterProviderConfig says, it
 		// works: that, and only that, is the path to the credentials.
-		create(t, &corev1.Secret{
+		e2e.Create(t, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: vault, Name: "git-credentials"},
-			StringData: map[string]string{"username": gitUser, "password": gitToken},
+			StringData: map[string]string{"username": e2e.GitUser, "password": e2e.GitToken},
 		})
-		waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
+		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 	})
 }
 
 // pointAt sets namespace's ProviderConfig name to f's repository URL.
-func pointAt(t *testing.T, namespace, name string, f *fixture) {
+func pointAt(t *testing.T, namespace, name string, f *e2e.Fixture) {
 	t.Helper()
 	owner := &v1alpha1.ProviderConfig{}
-	if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "git"}, owner); err != nil {
+	if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: f.Namespace, Name: "git"}, owner); err != nil {
 		t.Fatal(err)
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		pc := &v1alpha1.ProviderConfig{}
-		if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, pc); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, pc); err != nil {
 			return err
 		}
 		pc.Spec.URL = owner.Spec.URL
-		return cp.Client.Update(context.Background(), pc)
+		return e2e.CP.Client.Update(context.Background(), pc)
 	})
 	if err != nil {
 		t.Fatal(err)

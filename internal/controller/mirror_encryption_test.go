@@ -34,6 +34,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -42,7 +43,7 @@ import (
 // renderedSecret is the plaintext manifest a live Secret is encrypted from.
 func renderedSecret(t *testing.T, s *corev1.Secret) []byte {
 	t.Helper()
-	if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil {
+	if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil {
 		t.Fatal(err)
 	}
 	s.APIVersion, s.Kind = "v1", "Secret"
@@ -61,15 +62,15 @@ func renderedSecret(t *testing.T, s *corev1.Secret) []byte {
 // identity the provider generates into the Secret sops-age, waits until
 // the configuration publishes it, and returns the configuration and the
 // identity, to decrypt what the provider writes.
-func generatedIdentity(t *testing.T, f *fixture) (*v1alpha1.ProviderConfig, string) {
+func generatedIdentity(t *testing.T, f *e2e.Fixture) (*v1alpha1.ProviderConfig, string) {
 	t.Helper()
 	pc := setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
 		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
 		GenerateWhenMissing: true,
 	}})
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc))
 	idSecret := &corev1.Secret{}
-	if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "sops-age"}, idSecret); err != nil {
+	if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: f.Namespace, Name: "sops-age"}, idSecret); err != nil {
 		t.Fatal(err)
 	}
 	return pc, strings.TrimSpace(string(idSecret.Data[config.DefaultAgeIdentityKey]))
@@ -82,30 +83,30 @@ func generatedIdentity(t *testing.T, f *fixture) (*v1alpha1.ProviderConfig, stri
 // commit over several observations, and a changed one makes exactly one.
 func TestMirrorEncryptsSecrets(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
-	ns := f.ns
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	ns := f.Namespace
 	pc, identity := generatedIdentity(t, f)
 
-	demo := configMap(ns, "demo", map[string]string{"app": "demo"}, map[string]string{"k": "1"})
+	demo := e2e.ConfigMap(ns, "demo", map[string]string{"app": "demo"}, map[string]string{"k": "1"})
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db", Labels: map[string]string{"app": "demo"}},
 		Data:       map[string][]byte{"password": []byte(secretPassword)},
 		StringData: map[string]string{"token": secretToken},
 	}
 	for _, o := range []client.Object{demo, secret} {
-		create(t, o)
+		e2e.Create(t, o)
 	}
 	// The selector keeps the identity Secret, which lives in the same
 	// namespace, out of the folder.
-	m := newMirror(ns, "m", v1alpha1.MirrorParameters{
+	m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{
 		Resources:     []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "v1", Kind: "Secret"}},
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "demo"}},
-	}, pcRef())
-	create(t, m)
-	secretPath := fmt.Sprintf("%s/%s/core/secret/db.sops.yaml", mirrorFolder, ns)
+	}, e2e.PCRef())
+	e2e.Create(t, m)
+	secretPath := fmt.Sprintf("%s/%s/core/secret/db.sops.yaml", e2e.MirrorFolder, ns)
 	decrypted := func(want []byte) error {
-		doc, ok := f.mirrored(t)[secretPath]
+		doc, ok := f.Mirrored(t)[secretPath]
 		if !ok {
 			return fmt.Errorf("%s is not in the folder yet", secretPath)
 		}
@@ -120,10 +121,10 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		return nil
 	}
 	testenv.Eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	writesLanded(t)
-	files := f.mirrored(t)
-	if len(files) != 2 || files[objPath(ns, "core", "configmap", "demo")] != rendered(t, demo) {
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	e2e.WritesLanded(t)
+	files := f.Mirrored(t)
+	if len(files) != 2 || files[e2e.ObjPath(ns, "core", "configmap", "demo")] != e2e.Rendered(t, demo) {
 		t.Errorf("the folder holds %d files, want the ConfigMap and the Secret: %v", len(files), keys(files))
 	}
 	if msg := m.GetCondition(xpv2.TypeReady).Message; strings.Contains(msg, "Secret") {
@@ -132,30 +133,30 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	noPlaintextInHistory(t, f)
 
 	// Steady state: Git events and user pokes find the same Secret.
-	head := f.repo.Head(t, "main")
-	f.stays(t, m, false, "main", head, "an unchanged Secret must not be committed again")
-	f.stays(t, m, true, "main", head, "an unchanged Secret must not be committed again")
+	head := f.Repo.Head(t, "main")
+	f.Stays(t, m, false, "main", head, "an unchanged Secret must not be committed again")
+	f.Stays(t, m, true, "main", head, "an unchanged Secret must not be committed again")
 
 	// A changed Secret: one commit.
 	const newToken = "tok-rotated-0a1b2c3d"
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
 			return err
 		}
 		secret.Data["token"] = []byte(newToken)
-		return cp.Client.Update(ctx, secret)
+		return e2e.CP.Client.Update(ctx, secret)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 30*time.Second, func() error { return decrypted(renderedSecret(t, secret)) })
-	writesLanded(t)
-	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
+	e2e.WritesLanded(t)
+	if n := len(f.Repo.Log(t, "main")) - len(f.Repo.Log(t, head)); n != 1 {
 		t.Errorf("a changed Secret took %d commits, want 1", n)
 	}
-	f.stays(t, m, false, "main", f.repo.Head(t, "main"), "the changed Secret, once committed, must not be committed again")
+	f.Stays(t, m, false, "main", f.Repo.Head(t, "main"), "the changed Secret, once committed, must not be committed again")
 	noPlaintextInHistory(t, f)
-	all := f.gitOut(t, "cat-file", "--batch-all-objects", "--batch")
+	all := f.GitOut(t, "cat-file", "--batch-all-objects", "--batch")
 	for _, v := range []string{newToken, base64.StdEncoding.EncodeToString([]byte(newToken))} {
 		if strings.Contains(all, v) {
 			t.Errorf("the repository's objects hold the new secret value %q", v)
@@ -168,21 +169,21 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head = f.repo.Head(t, "main")
+	head = f.Repo.Head(t, "main")
 	setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
 		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
 		GenerateWhenMissing: true,
 		Recipients:          []string{teamRecipient},
 	}})
-	waitFor(t, 30*time.Second, pc, publishesRecipients(pc, teamRecipient))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, teamRecipient))
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if !strings.Contains(f.mirrored(t)[secretPath], teamRecipient) {
+		if !strings.Contains(f.Mirrored(t)[secretPath], teamRecipient) {
 			return fmt.Errorf("%s is not encrypted to the new recipient yet", secretPath)
 		}
 		return decrypted(renderedSecret(t, secret))
 	})
-	writesLanded(t)
-	if n := len(f.repo.Log(t, "main")) - len(f.repo.Log(t, head)); n != 1 {
+	e2e.WritesLanded(t)
+	if n := len(f.Repo.Log(t, "main")) - len(f.Repo.Log(t, head)); n != 1 {
 		t.Errorf("re-encrypting for a new recipient took %d commits, want 1", n)
 	}
 
@@ -191,16 +192,16 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	// configuration's change wakes the Mirror.
 	setEncryption(t, f, nil)
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if _, ok := f.mirrored(t)[secretPath]; ok {
+		if _, ok := f.Mirrored(t)[secretPath]; ok {
 			return fmt.Errorf("%s is still in the folder", secretPath)
 		}
 		return nil
 	})
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Secret") {
 		t.Errorf("without encryption, Ready's message does not say Secrets were left out: %q", msg)
 	}
-	if diff := cmp.Diff(map[string]string{objPath(ns, "core", "configmap", "demo"): rendered(t, demo)}, f.mirrored(t)); diff != "" {
+	if diff := cmp.Diff(map[string]string{e2e.ObjPath(ns, "core", "configmap", "demo"): e2e.Rendered(t, demo)}, f.Mirrored(t)); diff != "" {
 		t.Errorf("without encryption the folder holds: -want, +got:\n%s", diff)
 	}
 }
@@ -218,31 +219,31 @@ func keys(m map[string]string) []string {
 // never the age identity Secret its ProviderConfig decrypts with, nor any
 // other Secret a configuration reads, even encrypted, and says so in Ready.
 func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
-	f := newFixture(t)
-	startProvider(t, "")
-	ns := f.ns
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	ns := f.Namespace
 	_, identity := generatedIdentity(t, f)
 	app := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
 		Data:       map[string][]byte{"password": []byte(secretPassword)},
 	}
-	create(t, app)
+	e2e.Create(t, app)
 
 	// No selector: every Secret of the namespace is a candidate.
-	m := newMirror(ns, "m", v1alpha1.MirrorParameters{
+	m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{
 		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}},
-	}, pcRef())
-	create(t, m)
-	appPath := fmt.Sprintf("%s/%s/core/secret/app.sops.yaml", mirrorFolder, ns)
+	}, e2e.PCRef())
+	e2e.Create(t, m)
+	appPath := fmt.Sprintf("%s/%s/core/secret/app.sops.yaml", e2e.MirrorFolder, ns)
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if _, ok := f.mirrored(t)[appPath]; !ok {
+		if _, ok := f.Mirrored(t)[appPath]; !ok {
 			return fmt.Errorf("%s is not in the folder yet", appPath)
 		}
 		return nil
 	})
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	writesLanded(t)
-	files := f.mirrored(t)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	e2e.WritesLanded(t)
+	files := f.Mirrored(t)
 	for p := range files {
 		if strings.Contains(p, "sops-age") {
 			t.Errorf("the age identity Secret is in the folder at %s", p)
@@ -255,7 +256,7 @@ func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
 		t.Errorf("Ready's message does not say the identity Secret was left out: %q", msg)
 	}
 	// The identity itself is nowhere in the repository, encrypted or not.
-	if strings.Contains(f.gitOut(t, "cat-file", "--batch-all-objects", "--batch"), identity) {
+	if strings.Contains(f.GitOut(t, "cat-file", "--batch-all-objects", "--batch"), identity) {
 		t.Error("the age identity is in the repository")
 	}
 }

@@ -24,6 +24,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 )
 
@@ -39,21 +40,21 @@ var listWithSecret = []byte(`{"apiVersion":"v1","kind":"List","items":[` +
 func TestFileRefusesSecretInAList(t *testing.T) {
 	for name, encrypted := range map[string]bool{"WithoutEncryption": false, "WithEncryption": true} {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			startProvider(t, "")
+			f := e2e.NewFixture(t)
+			e2e.StartProvider(t, "")
 			if encrypted {
 				generatedIdentity(t, f)
 			}
-			fl := newFile(f, "bundle", "apps/bundle.yaml", "")
+			fl := e2e.NewFile(f, "bundle", "apps/bundle.yaml", "")
 			fl.Spec.ForProvider.Content = nil
 			fl.Spec.ForProvider.Object = &runtime.RawExtension{Raw: listWithSecret}
-			head := f.repo.Head(t, "main")
-			create(t, fl)
-			waitFor(t, 30*time.Second, fl, stalledWith(t, fl, spec.ReasonSecretRefused))
+			head := f.Repo.Head(t, "main")
+			e2e.Create(t, fl)
+			e2e.WaitFor(t, 30*time.Second, fl, e2e.StalledWith(t, fl, spec.ReasonSecretRefused))
 			if msg := fl.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "items[1] is a Secret") {
 				t.Errorf("Ready's message must name the item that is a Secret: %q", msg)
 			}
-			f.stays(t, fl, false, "main", head, "a Secret in a List must never reach Git")
+			f.Stays(t, fl, false, "main", head, "a Secret in a List must never reach Git")
 			noPlaintextInHistory(t, f)
 		})
 	}

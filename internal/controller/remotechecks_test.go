@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -45,7 +46,7 @@ type advertCounter struct {
 
 func newAdvertCounter(t *testing.T) *advertCounter {
 	t.Helper()
-	target, err := url.Parse(httpGit.URL)
+	target, err := url.Parse(e2e.HTTPGit.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,33 +72,33 @@ func (c *advertCounter) RepoURL(name string) string { return c.url + "/" + name 
 // the drift poll's: two per interval.
 func TestOneRemoteCheckPerInterval(t *testing.T) {
 	const intervals = 4
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	counter := newAdvertCounter(t)
-	f := newFixtureAt(t, counter.RepoURL, map[string][]testenv.CommitSpec{
+	f := e2e.NewFixtureAt(t, counter.RepoURL, map[string][]testenv.CommitSpec{
 		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
 	})
-	fl := newFile(f, "one", "apps/one.yaml", "one\n")
-	create(t, fl)
-	waitFor(t, 30*time.Second, fl, func() error {
+	fl := e2e.NewFile(f, "one", "apps/one.yaml", "one\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, 30*time.Second, fl, func() error {
 		if fl.GetCondition("Ready").Status != corev1.ConditionTrue {
 			return fmt.Errorf("not Ready yet")
 		}
 		return nil
 	})
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
-	waitFor(t, 30*time.Second, pc, func() error {
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
+	e2e.WaitFor(t, 30*time.Second, pc, func() error {
 		if pc.Status.Users != 1 || pc.GetCondition("Ready").Status != corev1.ConditionTrue {
 			return fmt.Errorf("ProviderConfig counts %d users, Ready %s", pc.Status.Users, pc.GetCondition("Ready").Status)
 		}
 		return nil
 	})
-	writesLanded(t)
+	e2e.WritesLanded(t)
 	// In phase with the drift poll: measure from just after one of its
 	// advertisements, for intervals polls and half an interval more, so
 	// the count is exact however the polls fall (each comes within
 	// milliseconds of its tick, far less than half an interval).
 	a := counter.adverts.Load()
-	testenv.Eventually(t, 2*poll, func() error {
+	testenv.Eventually(t, 2*e2e.Poll, func() error {
 		if counter.adverts.Load() == a {
 			return fmt.Errorf("no reference advertisement yet")
 		}
@@ -105,7 +106,7 @@ func TestOneRemoteCheckPerInterval(t *testing.T) {
 	})
 	from := counter.adverts.Load()
 	// The measurement's span, not a wait for something to happen.
-	<-time.After(intervals*poll + poll/2)
+	<-time.After(intervals*e2e.Poll + e2e.Poll/2)
 	if got := counter.adverts.Load() - from; got != intervals {
 		t.Errorf("%d reference advertisements of the repository over %d poll intervals, want %d: one per interval",
 			got, intervals, intervals)

@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 )
 
 // secretRequest is one request of the provider for Secrets.
@@ -142,21 +143,21 @@ const unusedSecretSize = 256 << 10
 // received, so none can be held.
 func TestProviderHoldsOnlySecretsItUses(t *testing.T) {
 	rec := &secretRecorder{}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
+	e2e.StartProvider(t, "", e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
 
 	unused := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "unused-"}}
-	create(t, unused)
-	t.Cleanup(func() { purge(t, unused.Name) })
+	e2e.Create(t, unused)
+	t.Cleanup(func() { e2e.Purge(t, unused.Name) })
 	big := bytes.Repeat([]byte("x"), unusedSecretSize)
 	for i := range 32 {
-		create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: unused.Name, Name: fmt.Sprintf("helm-release-%02d", i)},
+		e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: unused.Name, Name: fmt.Sprintf("helm-release-%02d", i)},
 			Data: map[string][]byte{"release": big}})
 	}
 
-	f := newFixture(t)
-	fl := newFile(f, "one", "apps/one.yaml", "one\n")
-	create(t, fl)
-	waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
+	f := e2e.NewFixture(t)
+	fl := e2e.NewFile(f, "one", "apps/one.yaml", "one\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
 
 	check := func(phase string, allowed ...string) {
 		t.Helper()
@@ -180,18 +181,18 @@ func TestProviderHoldsOnlySecretsItUses(t *testing.T) {
 	// A Mirror of its own namespace selecting Secrets, with encryption: its
 	// namespace's Secrets are watched, and still nothing else.
 	generatedIdentity(t, f)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "db", Labels: map[string]string{"app": "demo"}},
+	e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "db", Labels: map[string]string{"app": "demo"}},
 		Data: map[string][]byte{"password": []byte(secretPassword)}})
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{
 		Resources:     []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}},
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "demo"}},
-	}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	if len(rec.collections()[f.ns]) == 0 {
-		t.Errorf("the Mirror mirrors Secrets of %s without watching them there: %v", f.ns, rec.collections())
+	}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	if len(rec.collections()[f.Namespace]) == 0 {
+		t.Errorf("the Mirror mirrors Secrets of %s without watching them there: %v", f.Namespace, rec.collections())
 	}
-	check("a Mirror of Secrets", f.ns)
+	check("a Mirror of Secrets", f.Namespace)
 	t.Logf("Secret requests of the provider (%d bytes received):\n%s", rec.received(), rec.summary())
 }
 

@@ -43,6 +43,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -109,13 +110,13 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	cacheDir := t.TempDir()
-	startProvider(t, cacheDir, withLogger(zl), withConditionMetrics(conditions), withGitMetrics(gitMetrics))
+	e2e.StartProvider(t, cacheDir, e2e.WithLogger(zl), e2e.WithConditionMetrics(conditions), e2e.WithGitMetrics(gitMetrics))
 
-	srv := testenv.NewHTTPServer(t, gitRoot, "canary-user", canaryToken)
-	ssh := testenv.StartSSHServer(t, gitRoot)
-	f := newFixture(t)
-	repoName := f.ns + "-canary.git"
-	repo := testenv.NewBareRepo(t, gitRoot, repoName, map[string][]testenv.CommitSpec{
+	srv := testenv.NewHTTPServer(t, e2e.GitRoot, "canary-user", canaryToken)
+	ssh := testenv.StartSSHServer(t, e2e.GitRoot)
+	f := e2e.NewFixture(t)
+	repoName := f.Namespace + "-canary.git"
+	repo := testenv.NewBareRepo(t, e2e.GitRoot, repoName, map[string][]testenv.CommitSpec{
 		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
 	})
 
@@ -135,7 +136,7 @@ done`)
 		"ssh-hostkey": {"identity": ssh.ClientKeyPEM, "known_hosts": ssh.WrongKnownHosts},
 	}
 	for name, data := range secrets {
-		create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name}, Data: data})
+		e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name}, Data: data})
 	}
 	configs := map[string]struct{ url, secret string }{
 		"https-good":  {srv.RepoURL(repoName), "https-good"},
@@ -147,8 +148,8 @@ done`)
 		"ssh-hostkey": {ssh.RepoURL(repoName), "ssh-hostkey"},
 	}
 	for name, c := range configs {
-		create(t, &v1alpha1.ProviderConfig{
-			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
+		e2e.Create(t, &v1alpha1.ProviderConfig{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
 			Spec: v1alpha1.ProviderConfigSpec{URL: c.url, Credentials: v1alpha1.ProviderCredentials{
 				Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: c.secret},
 			}},
@@ -157,10 +158,10 @@ done`)
 	// A password in the URL is refused at admission: it never reaches the
 	// provider.
 	withPassword := &v1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "url-password"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "url-password"},
 		Spec:       v1alpha1.ProviderConfigSpec{URL: testenv.AuthURL(srv.RepoURL(repoName), "canary-user", canaryURLPass)},
 	}
-	if err := cp.Client.Create(ctx, withPassword); err == nil {
+	if err := e2e.CP.Client.Create(ctx, withPassword); err == nil {
 		t.Errorf("a ProviderConfig whose URL carries a password must be refused at admission")
 	}
 
@@ -170,18 +171,18 @@ done`)
 		ref := &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: name}
 		b := newBranch(f, name, "leak/"+name, "main")
 		b.Spec.ProviderConfigReference = ref
-		fl := newFile(f, name, "leak/"+name+".txt", "not a secret\n")
+		fl := e2e.NewFile(f, name, "leak/"+name+".txt", "not a secret\n")
 		fl.Spec.ProviderConfigReference = ref
-		cr := newCommitRequest(f, name, "Leak check through "+name, v1alpha1.CommitFile{Path: "leak/" + name + ".cr", Content: ptr.To("x\n")})
+		cr := e2e.NewCommitRequest(f, name, "Leak check through "+name, v1alpha1.CommitFile{Path: "leak/" + name + ".cr", Content: ptr.To("x\n")})
 		cr.Spec.ProviderConfigReference = ref
 		for _, o := range []client.Object{b, fl, cr} {
-			create(t, o)
+			e2e.Create(t, o)
 			managed = append(managed, o)
 		}
 	}
 	echo := newBranch(f, "echo", "leak/echo", "main")
 	echo.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: "https-good"}
-	create(t, echo)
+	e2e.Create(t, echo)
 	managed = append(managed, echo)
 	want := map[string]xpv2.ConditionReason{
 		"echo":        spec.ReasonPushRejected,
@@ -196,27 +197,27 @@ done`)
 		})
 		switch r, failing := want[o.GetName()]; {
 		case failing:
-			waitFor(t, time.Minute, mg, stalledWith(t, mg, r))
+			e2e.WaitFor(t, time.Minute, mg, e2e.StalledWith(t, mg, r))
 		case o.GetName() == "https-query":
 			// Unreachable: retried, with the error in its conditions.
-			waitFor(t, time.Minute, mg, func() error {
+			e2e.WaitFor(t, time.Minute, mg, func() error {
 				if mg.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionUnknown {
 					return fmt.Errorf("not reconciled yet")
 				}
 				return nil
 			})
 		default:
-			waitFor(t, time.Minute, mg, readyAndCurrent(t, mg))
+			e2e.WaitFor(t, time.Minute, mg, e2e.ReadyAndCurrent(t, mg))
 		}
 	}
 	// Failures are retried: let each run again, at debug level.
-	reconciledAgain(t, 2, true, managed...)
-	writesLanded(t)
+	e2e.ReconciledAgain(t, 2, true, managed...)
+	e2e.WritesLanded(t)
 
 	// Everything the provider wrote or published.
 	where := map[string]string{"logs": logs.String()}
 	events := &corev1.EventList{}
-	if err := cp.Client.List(ctx, events, client.InNamespace(f.ns)); err != nil {
+	if err := e2e.CP.Client.List(ctx, events, client.InNamespace(f.Namespace)); err != nil {
 		t.Fatal(err)
 	}
 	where["events"] = jsonOf(t, events)
@@ -224,7 +225,7 @@ done`)
 		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{},
 		&v1alpha1.ProviderConfigList{}, &v1alpha1.ProviderConfigUsageList{},
 	} {
-		if err := cp.Client.List(ctx, l, client.InNamespace(f.ns)); err != nil {
+		if err := e2e.CP.Client.List(ctx, l, client.InNamespace(f.Namespace)); err != nil {
 			t.Fatal(err)
 		}
 		// What the provider writes: status and metadata. The spec is the
@@ -272,7 +273,7 @@ done`)
 	if !strings.Contains(where["logs"], `"level":"debug"`) && !strings.Contains(where["logs"], "DEBUG") {
 		t.Fatalf("the logs hold no debug line: the provider did not run at debug level")
 	}
-	if !strings.Contains(where["metrics"], f.ns) {
+	if !strings.Contains(where["metrics"], f.Namespace) {
 		t.Fatalf("the metrics name none of the resources: their labels were not collected")
 	}
 	if !strings.Contains(where["git objects"], "not a secret") {
@@ -282,7 +283,7 @@ done`)
 	canaries = append(canaries, keyLines(ssh.ClientKeyPEM)...)
 	canaries = append(canaries, keyLines(ssh.OtherKeyPEM)...)
 	stored := &corev1.SecretList{}
-	if err := cp.Client.List(ctx, stored, client.InNamespace(f.ns)); err != nil {
+	if err := e2e.CP.Client.List(ctx, stored, client.InNamespace(f.Namespace)); err != nil {
 		t.Fatal(err)
 	}
 	var plain strings.Builder

@@ -40,21 +40,22 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // setSigning points the fixture's ProviderConfig at a signing key.
-func setSigning(t *testing.T, f *fixture, s *v1alpha1.CommitSigning) *v1alpha1.ProviderConfig {
+func setSigning(t *testing.T, f *e2e.Fixture, s *v1alpha1.CommitSigning) *v1alpha1.ProviderConfig {
 	t.Helper()
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "git"}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pc), pc); err != nil {
 			return err
 		}
 		pc.Spec.Commit.Signing = s
-		return cp.Client.Update(context.Background(), pc)
+		return e2e.CP.Client.Update(context.Background(), pc)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func setSigning(t *testing.T, f *fixture, s *v1alpha1.CommitSigning) *v1alpha1.P
 // publishesKey waits for pc to be Ready with a public key in its status.
 func publishesKey(pc *v1alpha1.ProviderConfig) func() error {
 	return func() error {
-		if err := conditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
+		if err := e2e.ConditionIs(pc, xpv2.TypeReady, corev1.ConditionTrue, session.ReasonSucceeded); err != nil {
 			return err
 		}
 		if pc.Status.Signing == nil || !strings.HasPrefix(pc.Status.Signing.PublicKey, "ssh-ed25519 ") {
@@ -77,11 +78,11 @@ func publishesKey(pc *v1alpha1.ProviderConfig) func() error {
 
 // verifyAll runs git verify-commit on every commit of branch except those
 // in foreign, which must fail it, and returns how many of ours verified.
-func verifyAll(t *testing.T, f *fixture, branch, publicKey string, foreign map[string]bool) int {
+func verifyAll(t *testing.T, f *e2e.Fixture, branch, publicKey string, foreign map[string]bool) int {
 	t.Helper()
 	ours := 0
-	for _, e := range f.repo.Log(t, branch) {
-		err := f.repo.VerifyCommit(t, e.SHA, publicKey)
+	for _, e := range f.Repo.Log(t, branch) {
+		err := f.Repo.VerifyCommit(t, e.SHA, publicKey)
 		switch {
 		case foreign[e.SHA] && err == nil:
 			t.Errorf("foreign unsigned commit %s verified", e.SHA[:7])
@@ -124,15 +125,15 @@ func (r *recordWrites) writes() []string {
 // in steady state, writes neither the Secret nor the ProviderConfig.
 func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	dir := t.TempDir()
-	p := startProvider(t, dir)
+	p := e2e.StartProvider(t, dir)
 	ctx := context.Background()
-	f := newFixtureOf(t, nil)
+	f := e2e.NewFixtureOf(t, nil)
 	pc := setSigning(t, f, &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "signing"}, GenerateWhenMissing: true})
-	waitFor(t, 30*time.Second, pc, publishesKey(pc))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
 	pub := pc.Status.Signing.PublicKey
 
 	key := &corev1.Secret{}
-	if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "signing"}, key); err != nil {
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: "signing"}, key); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(key.Data["identity.pub"]), pub+" ") {
@@ -147,28 +148,28 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 
 	// The empty repository's first commit, then a batch and a CommitRequest.
 	b := newBranch(f, "main", "main", "")
-	create(t, b)
-	waitFor(t, 30*time.Second, b, readyAndCurrent(t, b))
-	a, c := newFile(f, "a", "apps/a.yaml", "a: 1\n"), newFile(f, "c", "apps/c.yaml", "c: 1\n")
-	create(t, a)
-	create(t, c)
-	cr := newCommitRequest(f, "release", releaseMessage, v1alpha1.CommitFile{Path: "VERSION", Content: ptr.To("1.2\n")})
-	create(t, cr)
+	e2e.Create(t, b)
+	e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
+	a, c := e2e.NewFile(f, "a", "apps/a.yaml", "a: 1\n"), e2e.NewFile(f, "c", "apps/c.yaml", "c: 1\n")
+	e2e.Create(t, a)
+	e2e.Create(t, c)
+	cr := e2e.NewCommitRequest(f, "release", e2e.ReleaseMessage, v1alpha1.CommitFile{Path: "VERSION", Content: ptr.To("1.2\n")})
+	e2e.Create(t, cr)
 	for _, o := range []interface {
 		client.Object
 		GetCondition(xpv2.ConditionType) xpv2.Condition
 	}{a, c, cr} {
-		waitFor(t, 30*time.Second, o, readyAndCurrent(t, o))
+		e2e.WaitFor(t, 30*time.Second, o, e2e.ReadyAndCurrent(t, o))
 	}
 
 	// A foreign push, then a change on top of it.
-	foreign, err := f.repo.Commit("main", testenv.CommitSpec{Message: "foreign", Files: map[string]string{"foreign": "x"}})
+	foreign, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "foreign", Files: map[string]string{"foreign": "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	setContent(t, a, "a: 2\n")
-	f.waitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 2\n", "apps/c.yaml": "c: 1\n", "VERSION": "1.2\n", "foreign": "x"})
-	writesLanded(t)
+	e2e.SetContent(t, a, "a: 2\n")
+	f.WaitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 2\n", "apps/c.yaml": "c: 1\n", "VERSION": "1.2\n", "foreign": "x"})
+	e2e.WritesLanded(t)
 	if n := verifyAll(t, f, "main", pub, map[string]bool{foreign: true}); n < 4 {
 		t.Errorf("verified %d commits of the provider's, want at least 4 (first commit, batch, CommitRequest, after the foreign push)", n)
 	}
@@ -176,23 +177,23 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	// Restart on the same cache: the key is not regenerated, and steady
 	// state writes neither the Secret nor the ProviderConfig.
 	keyVersion := key.ResourceVersion
-	p.stop()
+	p.Stop()
 	rec := &recordWrites{}
-	startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
-	before := httpGit.Counts().UploadPackAdverts
+	e2e.StartProvider(t, dir, e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }))
+	before := e2e.HTTPGit.Counts().UploadPackAdverts
 	// The configuration's check asks the server for its references at every
 	// poll: a few of them prove the restarted provider reconciled it.
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if n := httpGit.Counts().UploadPackAdverts - before; n < 4 {
+		if n := e2e.HTTPGit.Counts().UploadPackAdverts - before; n < 4 {
 			return fmt.Errorf("%d reference advertisements since the restart, want 4", n)
 		}
 		return nil
 	})
-	waitFor(t, 30*time.Second, pc, publishesKey(pc))
+	e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
 	if diff := cmp.Diff(pub, pc.Status.Signing.PublicKey); diff != "" {
 		t.Errorf("published key after restart: -want, +got:\n%s", diff)
 	}
-	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(key), key); err != nil {
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(key), key); err != nil {
 		t.Fatal(err)
 	}
 	if key.ResourceVersion != keyVersion {
@@ -201,15 +202,15 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	if w := rec.writes(); len(w) != 0 {
 		t.Errorf("steady state after restart wrote %v, want nothing", w)
 	}
-	setContent(t, c, "c: 2\n")
-	f.waitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 2\n", "apps/c.yaml": "c: 2\n", "VERSION": "1.2\n", "foreign": "x"})
-	writesLanded(t)
-	if head := f.repo.Head(t, "main"); f.repo.VerifyCommit(t, head, pub) != nil {
+	e2e.SetContent(t, c, "c: 2\n")
+	f.WaitRemote(t, "main", map[string]string{"apps/a.yaml": "a: 2\n", "apps/c.yaml": "c: 2\n", "VERSION": "1.2\n", "foreign": "x"})
+	e2e.WritesLanded(t)
+	if head := f.Repo.Head(t, "main"); f.Repo.VerifyCommit(t, head, pub) != nil {
 		t.Errorf("the commit after the restart %s does not verify with the key published before it", head[:7])
 	}
 	// A forge verifies a signature against the committer's account: the
 	// configuration's author, not the provider's default identity.
-	ce, err := testenv.Git(f.repo.Dir, nil, "log", "-1", "--format=%ce", "main")
+	ce, err := testenv.Git(f.Repo.Dir, nil, "log", "-1", "--format=%ce", "main")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 // not a key, stalls the ProviderConfig and its resources with a reason
 // saying so, and nothing reaches the repository until the Secret is fixed.
 func TestUnusableSigningKeyPushesNothing(t *testing.T) {
-	startProvider(t, "")
+	e2e.StartProvider(t, "")
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -240,18 +241,18 @@ func TestUnusableSigningKeyPushesNothing(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "signing"}, Data: map[string][]byte{"identity": tc.key}})
+			f := e2e.NewFixture(t)
+			e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "signing"}, Data: map[string][]byte{"identity": tc.key}})
 			pc := setSigning(t, f, &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "signing"}})
-			waitFor(t, 30*time.Second, pc, stalledWith(t, pc, config.ReasonSigningKeyInvalid))
+			e2e.WaitFor(t, 30*time.Second, pc, e2e.StalledWith(t, pc, config.ReasonSigningKeyInvalid))
 			if msg := pc.GetCondition(session.TypeStalled).Message; !strings.Contains(msg, "ed25519") {
 				t.Errorf("%s\nthe Stalled message %q does not say what key is needed", tc.reason, msg)
 			}
-			head := f.repo.Head(t, "main")
-			fl := newFile(f, "a", "apps/a.yaml", "a: 1\n")
-			create(t, fl)
-			waitFor(t, 30*time.Second, fl, stalledWith(t, fl, config.ReasonSigningKeyInvalid))
-			if got := f.repo.Head(t, "main"); got != head {
+			head := f.Repo.Head(t, "main")
+			fl := e2e.NewFile(f, "a", "apps/a.yaml", "a: 1\n")
+			e2e.Create(t, fl)
+			e2e.WaitFor(t, 30*time.Second, fl, e2e.StalledWith(t, fl, config.ReasonSigningKeyInvalid))
+			if got := f.Repo.Head(t, "main"); got != head {
 				t.Fatalf("%s\na commit %s reached the repository with an unusable signing key", tc.reason, got[:7])
 			}
 
@@ -260,10 +261,10 @@ func TestUnusableSigningKeyPushesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			setSecretData(t, f.ns, "signing", map[string][]byte{"identity": priv})
-			waitFor(t, 30*time.Second, pc, publishesKey(pc))
-			waitFor(t, 30*time.Second, fl, readyAndCurrent(t, fl))
-			if err := f.repo.VerifyCommit(t, f.repo.Head(t, "main"), pub); err != nil {
+			setSecretData(t, f.Namespace, "signing", map[string][]byte{"identity": priv})
+			e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
+			e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
+			if err := f.Repo.VerifyCommit(t, f.Repo.Head(t, "main"), pub); err != nil {
 				t.Errorf("%s\nthe commit after the fix: %v", tc.reason, err)
 			}
 		})
@@ -274,11 +275,11 @@ func setSecretData(t *testing.T, ns, name string, data map[string][]byte) {
 	t.Helper()
 	s := &corev1.Secret{}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
 			return err
 		}
 		s.Data = data
-		return cp.Client.Update(context.Background(), s)
+		return e2e.CP.Client.Update(context.Background(), s)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -85,12 +85,12 @@ func watchKstatus(t *testing.T, ns string) *kstatusWatch {
 		defer tick.Stop()
 		for {
 			l := &v1alpha1.FileList{}
-			if err := cp.Client.List(context.Background(), l, client.InNamespace(ns)); err == nil {
+			if err := e2e.CP.Client.List(context.Background(), l, client.InNamespace(ns)); err == nil {
 				w.mu.Lock()
 				w.seen++
 				for i := range l.Items {
 					fl := &l.Items[i]
-					if kstatusOf(t, fl) == status.FailedStatus {
+					if e2e.KstatusOf(t, fl) == status.FailedStatus {
 						w.failed[fl.Name] = readyMessage(fl)
 					}
 				}
@@ -144,12 +144,12 @@ func readyMessage(fl *v1alpha1.File) string {
 func inProgress(t *testing.T, ns string, names map[string]bool) []string {
 	t.Helper()
 	l := &v1alpha1.FileList{}
-	if err := cp.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
+	if err := e2e.CP.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	var not []string
 	for i := range l.Items {
-		if s := kstatusOf(t, &l.Items[i]); names[l.Items[i].Name] && s != status.InProgressStatus {
+		if s := e2e.KstatusOf(t, &l.Items[i]); names[l.Items[i].Name] && s != status.InProgressStatus {
 			not = append(not, l.Items[i].Name+"="+s.String())
 		}
 	}
@@ -177,22 +177,22 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 		delay     = time.Second
 		drop      = 5 * time.Second
 	)
-	proxy := testenv.NewFaultProxy(t, httpGit.URL)
-	startProvider(t, "", withPoll(faultPoll))
-	f := newFixtureAt(t, proxy.RepoURL, map[string][]testenv.CommitSpec{
+	proxy := testenv.NewFaultProxy(t, e2e.HTTPGit.URL)
+	e2e.StartProvider(t, "", e2e.WithPoll(faultPoll))
+	f := e2e.NewFixtureAt(t, proxy.RepoURL, map[string][]testenv.CommitSpec{
 		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
 	})
 	files := make([]*v1alpha1.File, n)
 	for i := range n {
-		files[i] = newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("v: 1\ni: %d\n", i))
-		create(t, files[i])
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("v: 1\ni: %d\n", i))
+		e2e.Create(t, files[i])
 	}
 	for _, fl := range files {
-		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, 2*time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
-	writesLanded(t)
+	e2e.WritesLanded(t)
 
-	ks := watchKstatus(t, f.ns)
+	ks := watchKstatus(t, f.Namespace)
 	// Each phase that holds changes back receives a quarter of the burst;
 	// slow forwards, so it receives none and lands what the others held.
 	phases := []struct {
@@ -223,11 +223,11 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 		}
 		r0 := make([]int, n)
 		for i, fl := range files {
-			r0[i] = reconcilesOf(fl)
+			r0[i] = e2e.ReconcilesOf(fl)
 		}
 		start := time.Now()
 		for _, fl := range burst {
-			setContent(t, fl, fmt.Sprintf("v: 2\ni: %s\n", fl.Name))
+			e2e.SetContent(t, fl, fmt.Sprintf("v: 2\ni: %s\n", fl.Name))
 			changed[fl.Name] = true
 		}
 		// The fault's duration is what is under test, not a wait for
@@ -236,7 +236,7 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 		reqs := proxy.Requests(ph.fault.Mode) - req0
 		recs := 0
 		for i, fl := range files {
-			recs += reconcilesOf(fl) - r0[i]
+			recs += e2e.ReconcilesOf(fl) - r0[i]
 		}
 		// Each reconcile of a changed File makes at most one fetch (two
 		// requests) and hands over at most one change (a push: two
@@ -247,7 +247,7 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 		ceiling := int64(4*active*(1+2*backoffSteps(ph.d, faultPoll)) + 2*(int(ph.d/faultPoll)+1))
 		results[pi] = result{requests: reqs, ceiling: ceiling, reconciles: recs}
 		if ph.fault.Mode == testenv.FaultReset || ph.fault.Mode == testenv.FaultStatus {
-			if not := inProgress(t, f.ns, changed); len(not) > 0 {
+			if not := inProgress(t, f.Namespace, changed); len(not) > 0 {
 				t.Errorf("%s: changed Files not InProgress while no push can land: %v", ph.name, not)
 			}
 		}
@@ -259,17 +259,17 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 		for _, fl := range files {
 			want[fl.Spec.ForProvider.Path] = *fl.Spec.ForProvider.Content
 		}
-		got := f.files(t, "main")
+		got := f.Files(t, "main")
 		for p, c := range want {
 			if got[p] != c {
 				return fmt.Errorf("%s holds %q, want %q", p, got[p], c)
 			}
 		}
 		for _, fl := range files {
-			if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(fl), fl); err != nil {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(fl), fl); err != nil {
 				return err
 			}
-			if err := readyAndCurrent(t, fl)(); err != nil {
+			if err := e2e.ReadyAndCurrent(t, fl)(); err != nil {
 				return fmt.Errorf("%s: %w", fl.Name, err)
 			}
 		}
@@ -287,7 +287,7 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 	// Exactly once: a File is carried by its creation's commit and, when
 	// changed, by one more.
 	lost, dup := 0, 0
-	byUID := f.commitCounts(t, "main")
+	byUID := f.CommitCounts(t, "main")
 	for _, fl := range files {
 		want := 1
 		if changed[fl.Name] {
@@ -309,17 +309,4 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 			t.Errorf("%s: %d requests to the Git server, above the backoff's ceiling of %d: a retry loop", ph.name, r.requests, r.ceiling)
 		}
 	}
-}
-
-// commitCounts counts, per resource UID, the commits on branch whose
-// trailers name it.
-func (f *fixture) commitCounts(t *testing.T, branch string) map[string]int {
-	t.Helper()
-	n := map[string]int{}
-	for _, e := range f.repo.Log(t, branch) {
-		for _, uid := range e.Trailers[git.TrailerUID] {
-			n[uid]++
-		}
-	}
-	return n
 }

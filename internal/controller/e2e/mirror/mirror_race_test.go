@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 import (
 	"fmt"
@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -46,39 +47,39 @@ import (
 // person's commit lands then, and the held push fails to move the branch,
 // so the batch is rebased onto the person's commit.
 func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
-	f := newFixture(t)
-	gate := testenv.NewPushGate(t, f.repo)
-	startProvider(t, "")
-	ns := f.ns
-	a := configMap(ns, "a", nil, map[string]string{"k": "1"})
-	b := configMap(ns, "b", nil, map[string]string{"k": "2"})
-	create(t, a)
-	create(t, b)
+	f := e2e.NewFixture(t)
+	gate := testenv.NewPushGate(t, f.Repo)
+	e2e.StartProvider(t, "")
+	ns := f.Namespace
+	a := e2e.ConfigMap(ns, "a", nil, map[string]string{"k": "1"})
+	b := e2e.ConfigMap(ns, "b", nil, map[string]string{"k": "2"})
+	e2e.Create(t, a)
+	e2e.Create(t, b)
 	cms := []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}
 	rel := func(name string) string {
-		return strings.TrimPrefix(objPath(ns, "core", "configmap", name), mirrorFolder+"/")
+		return strings.TrimPrefix(e2e.ObjPath(ns, "core", "configmap", name), e2e.MirrorFolder+"/")
 	}
 
-	first := newFile(f, "first", "first.txt", "1\n")
-	create(t, first)
+	first := e2e.NewFile(f, "first", "first.txt", "1\n")
+	e2e.Create(t, first)
 	if got := gate.Held(t, 1, time.Minute); !slices.Equal(got, []string{"first.txt"}) {
 		t.Fatalf("the first push changes %v, want only the first File's path", got)
 	}
 
 	// The owner a hand marker names: it exists, in a folder of its own.
-	owner := newMirror(ns, "owner", v1alpha1.MirrorParameters{Path: "owned", Resources: cms}, pcRef())
+	owner := e2e.NewMirror(ns, "owner", v1alpha1.MirrorParameters{Path: "owned", Resources: cms}, e2e.PCRef())
 	// Each shape of hand file, at the path of a Mirror of its own.
 	hand := map[string]struct{ path, content string }{
 		"plain":        {rel("a"), "notes a person keeps here\n"},
-		"other-object": {rel("a"), rendered(t, b)},
-		"two-docs":     {rel("a"), rendered(t, a) + "---\n" + rendered(t, b)},
+		"other-object": {rel("a"), e2e.Rendered(t, b)},
+		"two-docs":     {rel("a"), e2e.Rendered(t, a) + "---\n" + e2e.Rendered(t, b)},
 		"marker":       {mirrorcontroller.MarkerFile, fmt.Sprintf("mirror:\n  namespace: %s\n  name: %s\nfiles: []\n", ns, owner.Name)},
 	}
 	mirrors := map[string]*v1alpha1.Mirror{}
 	for name := range hand {
-		mirrors[name] = newMirror(ns, name, v1alpha1.MirrorParameters{Path: "m/" + name, Resources: cms}, pcRef())
+		mirrors[name] = e2e.NewMirror(ns, name, v1alpha1.MirrorParameters{Path: "m/" + name, Resources: cms}, e2e.PCRef())
 	}
-	files := []*v1alpha1.File{newFile(f, "f1", "files/1.txt", "one\n"), newFile(f, "f2", "files/2.txt", "two\n")}
+	files := []*v1alpha1.File{e2e.NewFile(f, "f1", "files/1.txt", "one\n"), e2e.NewFile(f, "f2", "files/2.txt", "two\n")}
 	objs := []client.Object{owner}
 	for _, m := range mirrors {
 		objs = append(objs, m)
@@ -87,21 +88,21 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 		objs = append(objs, fl)
 	}
 	for _, o := range objs {
-		create(t, o)
+		e2e.Create(t, o)
 	}
 	// Each has read the seed head and queued its change behind the held
 	// push.
 	committing := func(o interface {
 		GetCondition(xpv2.ConditionType) xpv2.Condition
 	}) func() error {
-		return func() error { return conditionIs(o, xpv2.TypeReady, corev1.ConditionFalse, "Committing") }
+		return func() error { return e2e.ConditionIs(o, xpv2.TypeReady, corev1.ConditionFalse, "Committing") }
 	}
-	waitFor(t, time.Minute, owner, committing(owner))
+	e2e.WaitFor(t, time.Minute, owner, committing(owner))
 	for _, m := range mirrors {
-		waitFor(t, time.Minute, m, committing(m))
+		e2e.WaitFor(t, time.Minute, m, committing(m))
 	}
 	for _, fl := range files {
-		waitFor(t, time.Minute, fl, committing(fl))
+		e2e.WaitFor(t, time.Minute, fl, committing(fl))
 	}
 	gate.Release(t, 1)
 
@@ -115,24 +116,24 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 	for name, h := range hand {
 		handFiles["m/"+name+"/"+h.path] = h.content
 	}
-	handHead, err := f.repo.Commit("main", testenv.CommitSpec{Message: "by hand", Files: handFiles})
+	handHead, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "by hand", Files: handFiles})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gate.Open(t)
 
 	for name, m := range mirrors {
-		waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
+		e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, "PathConflict"))
 		if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "m/"+name) {
 			t.Errorf("Mirror %s: the conflict does not name its folder: %q", name, msg)
 		}
 	}
-	waitFor(t, time.Minute, owner, readyAndCurrent(t, owner))
+	e2e.WaitFor(t, time.Minute, owner, e2e.ReadyAndCurrent(t, owner))
 	for _, fl := range files {
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
 
-	got := f.files(t, "main")
+	got := f.Files(t, "main")
 	for p, want := range handFiles {
 		if got[p] != want {
 			t.Errorf("%s was changed: %q, want the person's %q", p, got[p], want)
@@ -147,7 +148,7 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 	}
 	for p, want := range map[string]string{
 		"files/1.txt": "one\n", "files/2.txt": "two\n",
-		"owned/" + rel("a"): rendered(t, a), "owned/" + rel("b"): rendered(t, b),
+		"owned/" + rel("a"): e2e.Rendered(t, a), "owned/" + rel("b"): e2e.Rendered(t, b),
 	} {
 		if got[p] != want {
 			t.Errorf("%s of the same batch did not land: %q, want %q", p, got[p], want)
@@ -155,7 +156,7 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 	}
 	// The rest of the batch was rebased onto the person's commit: the
 	// commit that carries it is the person's child.
-	log := f.repo.Log(t, "main")
+	log := f.Repo.Log(t, "main")
 	if len(log) < 2 || log[1].SHA != handHead || !slices.Equal(log[0].Parents, []string{handHead}) {
 		t.Errorf("the batch did not land on the person's commit %s: history %+v", handHead, log[:min(3, len(log))])
 	}
@@ -167,37 +168,37 @@ func TestMirrorHandFilePushedBetweenReadAndPush(t *testing.T) {
 // push while the person's lands). The person's file stays, the Mirror is
 // PathConflict, and the marker still lists only what it owned.
 func TestMirrorRunningMeetsFreshHandFile(t *testing.T) {
-	f := newFixture(t)
-	gate := testenv.NewPushGate(t, f.repo)
-	startProvider(t, "")
-	ns := f.ns
-	a := configMap(ns, "a", nil, map[string]string{"k": "1"})
-	create(t, a)
-	m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	create(t, m)
+	f := e2e.NewFixture(t)
+	gate := testenv.NewPushGate(t, f.Repo)
+	e2e.StartProvider(t, "")
+	ns := f.Namespace
+	a := e2e.ConfigMap(ns, "a", nil, map[string]string{"k": "1"})
+	e2e.Create(t, a)
+	m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	e2e.Create(t, m)
 	gate.Held(t, 1, time.Minute)
 	gate.Release(t, 1)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	marker := mirrorFolder + "/" + mirrorcontroller.MarkerFile
-	before := f.files(t, "main")
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	marker := e2e.MirrorFolder + "/" + mirrorcontroller.MarkerFile
+	before := f.Files(t, "main")
 
-	c := configMap(ns, "c", nil, map[string]string{"k": "3"})
-	create(t, c)
-	pc := objPath(ns, "core", "configmap", "c")
+	c := e2e.ConfigMap(ns, "c", nil, map[string]string{"k": "3"})
+	e2e.Create(t, c)
+	pc := e2e.ObjPath(ns, "core", "configmap", "c")
 	if got := gate.Held(t, 2, time.Minute); !slices.Contains(got, pc) {
 		t.Fatalf("the Mirror's push changes %v, want %s among them", got, pc)
 	}
 	const hand = "a person's notes, not a ConfigMap\n"
-	if _, err := f.repo.Commit("main", testenv.CommitSpec{Message: "by hand", Files: map[string]string{pc: hand}}); err != nil {
+	if _, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "by hand", Files: map[string]string{pc: hand}}); err != nil {
 		t.Fatal(err)
 	}
 	gate.Open(t)
 
-	waitFor(t, time.Minute, m, stalledWith(t, m, "PathConflict"))
+	e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, "PathConflict"))
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, pc) {
 		t.Errorf("the conflict does not name %s: %q", pc, msg)
 	}
-	got := f.files(t, "main")
+	got := f.Files(t, "main")
 	if got[pc] != hand {
 		t.Errorf("%s was changed: %q, want the person's %q", pc, got[pc], hand)
 	}

@@ -14,18 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,118 +31,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
-
-// The provider's real binary, built once per test process: the kill and
-// disk faults need a process of their own to kill or to confine.
-var providerBinary = struct {
-	once sync.Once
-	path string
-	err  error
-}{}
-
-// buildProvider builds ./cmd/provider, once per test process, into a
-// temporary directory of its own (the binary outlives any one test).
-func buildProvider(t testing.TB) string {
-	t.Helper()
-	providerBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "provider-git-bin-")
-		if err != nil {
-			providerBinary.err = err
-			return
-		}
-		providerBinary.path = filepath.Join(dir, "provider")
-		providerBinary.err = testenv.BuildProvider(providerBinary.path)
-	})
-	if providerBinary.err != nil {
-		t.Fatal(providerBinary.err)
-	}
-	return providerBinary.path
-}
-
-// removeProviderBinary removes the binary's directory at the end of the
-// test process (TestMain).
-func removeProviderBinary() {
-	if providerBinary.path != "" {
-		_ = os.RemoveAll(filepath.Dir(providerBinary.path))
-	}
-}
-
-// binaryProvider is one run of the provider binary.
-type binaryProvider struct {
-	cmd *exec.Cmd
-	log string
-	// exited is closed once the process is gone.
-	exited chan struct{}
-}
-
-// kubeconfigFile writes a kubeconfig for the control plane.
-func kubeconfigFile(t testing.TB) string {
-	t.Helper()
-	kc, err := cp.KubeconfigFor("provider-binary")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// startBinary runs the provider binary with its cache in cacheDir; wrap,
-// when given, prefixes the command (to confine it). Its log goes to a file
-// that a failing test prints.
-func startBinary(t *testing.T, kubeconfig, cacheDir string, wrap ...string) *binaryProvider {
-	t.Helper()
-	return runBinary(t, kubeconfig, wrap, "--poll=2s", "--allow-insecure-remotes", "--cache-dir="+cacheDir, "--max-reconcile-rate=50",
-		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
-}
-
-// runBinary runs the provider binary on the control plane of kubeconfig
-// with args, prefixed by wrap when given. Its log goes to a file that a
-// failing test prints.
-func runBinary(t testing.TB, kubeconfig string, wrap []string, args ...string) *binaryProvider {
-	t.Helper()
-	argv := append(append([]string(nil), wrap...), buildProvider(t))
-	argv = append(argv, args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	logf, err := os.CreateTemp(t.TempDir(), "provider-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	_ = logf.Close() // the child holds its own descriptor
-	p := &binaryProvider{cmd: cmd, log: logf.Name(), exited: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait() // killed: the exit status says nothing
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(p.log); err == nil && len(b) > 0 {
-				tail := b[max(0, len(b)-4096):]
-				t.Logf("provider log (tail) %s:\n%s", p.log, tail)
-			}
-		}
-	})
-	return p
-}
-
-// kill sends SIGKILL and waits until the process is gone.
-func (p *binaryProvider) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-p.exited:
-	case <-time.After(30 * time.Second):
-	}
-}
 
 // TestFaultProviderKilled: the provider binary is killed with SIGKILL at
 // random points of a burst of Files and CommitRequests, 20 times in a row,
@@ -168,10 +55,10 @@ func TestFaultProviderKilled(t *testing.T) {
 	}
 	t.Logf("FAULT_SEED=%d", seed)
 	rnd := rand.New(rand.NewPCG(seed, 0))
-	kubeconfig := kubeconfigFile(t)
-	buildProvider(t)
-	f := newFixture(t)
-	setWindow(t, f, window)
+	kubeconfig := e2e.KubeconfigFile(t)
+	e2e.BuildProvider(t)
+	f := e2e.NewFixture(t)
+	e2e.SetWindow(t, f, e2e.Window)
 	cache := t.TempDir()
 
 	// The burst arrives in one wave per life, created while the provider
@@ -183,15 +70,15 @@ func TestFaultProviderKilled(t *testing.T) {
 	files := make([]*v1alpha1.File, nFiles)
 	crs := make([]*v1alpha1.CommitRequest, nCRs)
 	for i := range files {
-		files[i] = newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
 	}
 	for i := range crs {
-		crs[i] = newCommitRequest(f, fmt.Sprintf("cr-%02d", i), fmt.Sprintf("Release %d", i),
+		crs[i] = e2e.NewCommitRequest(f, fmt.Sprintf("cr-%02d", i), fmt.Sprintf("Release %d", i),
 			v1alpha1.CommitFile{Path: fmt.Sprintf("releases/%02d.txt", i), Content: ptr.To(fmt.Sprintf("%d\n", i))})
 	}
 	perLife, crsPerLife := nFiles/kills, nCRs/kills
 
-	posts0 := httpGit.Counts().ReceivePackPosts
+	posts0 := e2e.HTTPGit.Counts().ReceivePackPosts
 	midBurst, pushedFirst := 0, 0
 	for k := range kills {
 		wave := make([]client.Object, 0, perLife+crsPerLife)
@@ -205,50 +92,50 @@ func TestFaultProviderKilled(t *testing.T) {
 		if k%2 == 1 {
 			dir = t.TempDir() // without its cache: a new pod, say
 		}
-		before := httpGit.Counts().ReceivePackPosts
-		p := startBinary(t, kubeconfig, dir)
+		before := e2e.HTTPGit.Counts().ReceivePackPosts
+		p := e2e.StartBinary(t, kubeconfig, dir)
 		if k > 0 {
 			// What the last wave left is waiting: let this life push some
 			// of it first, so the kill finds it at work, not starting up.
 			deadline := time.Now().Add(10 * time.Second)
-			for httpGit.Counts().ReceivePackPosts == before && time.Now().Before(deadline) {
+			for e2e.HTTPGit.Counts().ReceivePackPosts == before && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if httpGit.Counts().ReceivePackPosts > before {
+			if e2e.HTTPGit.Counts().ReceivePackPosts > before {
 				pushedFirst++
 			}
 		}
 		killAfter := 1 + rnd.IntN(len(wave))
 		for i, o := range wave {
 			if i == killAfter {
-				p.kill()
-				if pending := notReady(t, f.ns); pending > 0 {
+				p.Kill()
+				if pending := notReady(t, f.Namespace); pending > 0 {
 					midBurst++
 				}
 			}
-			create(t, o)
+			e2e.Create(t, o)
 		}
 		if killAfter == len(wave) {
-			p.kill()
-			if pending := notReady(t, f.ns); pending > 0 {
+			p.Kill()
+			if pending := notReady(t, f.Namespace); pending > 0 {
 				midBurst++
 			}
 		}
 	}
 
 	start := time.Now()
-	p := startBinary(t, kubeconfig, cache)
+	p := e2e.StartBinary(t, kubeconfig, cache)
 	testenv.Eventually(t, 3*time.Minute, func() error {
-		if n := notReady(t, f.ns); n > 0 {
+		if n := notReady(t, f.Namespace); n > 0 {
 			return fmt.Errorf("%d resources not Ready yet", n)
 		}
 		return nil
 	})
 	converge := time.Since(start)
-	p.kill()
+	p.Kill()
 
-	tree := f.files(t, "main")
-	counts := f.commitCounts(t, "main")
+	tree := f.Files(t, "main")
+	counts := f.CommitCounts(t, "main")
 	lost, dup := 0, 0
 	check := func(kind, name, uid string, ok bool) {
 		switch got := counts[uid]; {
@@ -267,8 +154,8 @@ func TestFaultProviderKilled(t *testing.T) {
 		fc := cr.Spec.ForProvider.Files[0]
 		check("CommitRequest", cr.Name, string(cr.UID), tree[fc.Path] == *fc.Content)
 	}
-	figure(t, "provider-sigkill", httpGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
-		fmt.Sprintf(" kills=%d kills-mid-burst=%d lives-that-pushed-before-their-kill=%d files=%d commitrequests=%d commits=%d", kills, midBurst, pushedFirst, nFiles, nCRs, len(f.repo.Log(t, "main"))))
+	figure(t, "provider-sigkill", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
+		fmt.Sprintf(" kills=%d kills-mid-burst=%d lives-that-pushed-before-their-kill=%d files=%d commitrequests=%d commits=%d", kills, midBurst, pushedFirst, nFiles, nCRs, len(f.Repo.Log(t, "main"))))
 	if midBurst < kills/2 {
 		t.Errorf("only %d of %d kills came while resources were still converging: the burst is too small to test anything", midBurst, kills)
 	}
@@ -283,10 +170,10 @@ func notReady(t *testing.T, ns string) int {
 	ctx := context.Background()
 	fl := &v1alpha1.FileList{}
 	crl := &v1alpha1.CommitRequestList{}
-	if err := cp.Client.List(ctx, fl, client.InNamespace(ns)); err != nil {
+	if err := e2e.CP.Client.List(ctx, fl, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	if err := cp.Client.List(ctx, crl, client.InNamespace(ns)); err != nil {
+	if err := e2e.CP.Client.List(ctx, crl, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package e2e
 
 import (
 	"context"
@@ -36,41 +36,42 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-// fixture is a namespace with a ProviderConfig "git" and its Secret, pointing
+// Fixture is a namespace with a ProviderConfig "git" and its Secret, pointing
 // at a fresh repository on the HTTP server.
-type fixture struct {
-	ns   string
-	repo *testenv.BareRepo
+type Fixture struct {
+	Namespace string
+	Repo      *testenv.BareRepo
 }
 
-func newFixture(t *testing.T) *fixture {
+// NewFixture is a fixture whose repository's main holds a seed README.
+func NewFixture(t *testing.T) *Fixture {
 	t.Helper()
-	return newFixtureOf(t, map[string][]testenv.CommitSpec{
+	return NewFixtureOf(t, map[string][]testenv.CommitSpec{
 		"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}},
 	})
 }
 
-// newFixtureOf is newFixture with a repository holding branches; with none
+// NewFixtureOf is NewFixture with a repository holding branches; with none
 // it is empty, as a forge creates it.
-func newFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *fixture {
+func NewFixtureOf(t *testing.T, branches map[string][]testenv.CommitSpec) *Fixture {
 	t.Helper()
-	return newFixtureAt(t, httpGit.RepoURL, branches)
+	return NewFixtureAt(t, HTTPGit.RepoURL, branches)
 }
 
-// newFixtureAt is newFixtureOf with the ProviderConfig's URL taken from
+// NewFixtureAt is NewFixtureOf with the ProviderConfig's URL taken from
 // repoURL (a fault proxy's, say) rather than from the HTTP server's.
-func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[string][]testenv.CommitSpec) *fixture {
+func NewFixtureAt(t *testing.T, repoURL func(name string) string, branches map[string][]testenv.CommitSpec) *Fixture {
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}
-	if err := cp.Client.Create(ctx, ns); err != nil {
+	if err := CP.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
 	name := ns.Name + ".git"
-	repo := testenv.NewBareRepo(t, gitRoot, name, branches)
+	repo := testenv.NewBareRepo(t, GitRoot, name, branches)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
-		StringData: map[string]string{"username": gitUser, "password": gitToken},
+		StringData: map[string]string{"username": GitUser, "password": GitToken},
 	}
 	pc := &v1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
@@ -83,25 +84,25 @@ func newFixtureAt(t *testing.T, repoURL func(name string) string, branches map[s
 		},
 	}
 	for _, o := range []client.Object{secret, pc} {
-		if err := cp.Client.Create(ctx, o); err != nil {
+		if err := CP.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { purge(t, ns.Name) })
-	return &fixture{ns: ns.Name, repo: repo}
+	t.Cleanup(func() { Purge(t, ns.Name) })
+	return &Fixture{Namespace: ns.Name, Repo: repo}
 }
 
-// purge removes every provider-git object of a namespace without the
+// Purge removes every provider-git object of a namespace without the
 // provider (finalizers dropped), so a later test's provider does not
 // reconcile an earlier test's leftovers: envtest has no namespace controller
 // or garbage collector to do it.
-func purge(t *testing.T, ns string) {
+func Purge(t *testing.T, ns string) {
 	ctx := context.Background()
 	for _, l := range []client.ObjectList{
 		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{},
 		&v1alpha1.ProviderConfigUsageList{}, &v1alpha1.ProviderConfigList{},
 	} {
-		if err := cp.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
+		if err := CP.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
 			t.Errorf("purge %s: %v", ns, err)
 			continue
 		}
@@ -115,19 +116,19 @@ func purge(t *testing.T, ns string) {
 			if !ok {
 				continue
 			}
-			_ = cp.Client.Delete(ctx, o)
-			_ = cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+			_ = CP.Client.Delete(ctx, o)
+			_ = CP.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
 		}
 	}
 }
 
-// pcRef names the fixture's ProviderConfig.
-func pcRef() *xpv2.ProviderConfigReference {
+// PCRef names the fixture's ProviderConfig.
+func PCRef() *xpv2.ProviderConfigReference {
 	return &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "git"}
 }
 
-// conditionIs checks a condition's status and reason.
-func conditionIs(o interface {
+// ConditionIs checks a condition's status and reason.
+func ConditionIs(o interface {
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }, t xpv2.ConditionType, s corev1.ConditionStatus, reason xpv2.ConditionReason) error {
 	c := o.GetCondition(t)
@@ -137,8 +138,8 @@ func conditionIs(o interface {
 	return nil
 }
 
-// kstatusOf is what kstatus (Flux health checks, kubectl wait tooling) reads.
-func kstatusOf(t *testing.T, obj client.Object) status.Status {
+// KstatusOf is what kstatus (Flux health checks, kubectl wait tooling) reads.
+func KstatusOf(t *testing.T, obj client.Object) status.Status {
 	t.Helper()
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
@@ -151,45 +152,45 @@ func kstatusOf(t *testing.T, obj client.Object) status.Status {
 	return res.Status
 }
 
-// readyAndCurrent is the converged state every kind must reach.
-func readyAndCurrent(t *testing.T, o interface {
+// ReadyAndCurrent is the converged state every kind must reach.
+func ReadyAndCurrent(t *testing.T, o interface {
 	client.Object
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }) func() error {
 	return func() error {
-		if err := conditionIs(o, xpv2.TypeReady, corev1.ConditionTrue, xpv2.ReasonAvailable); err != nil {
+		if err := ConditionIs(o, xpv2.TypeReady, corev1.ConditionTrue, xpv2.ReasonAvailable); err != nil {
 			return err
 		}
-		if err := conditionIs(o, xpv2.TypeSynced, corev1.ConditionTrue, xpv2.ReasonReconcileSuccess); err != nil {
+		if err := ConditionIs(o, xpv2.TypeSynced, corev1.ConditionTrue, xpv2.ReasonReconcileSuccess); err != nil {
 			return err
 		}
-		if s := kstatusOf(t, o); s != status.CurrentStatus {
+		if s := KstatusOf(t, o); s != status.CurrentStatus {
 			return fmt.Errorf("kstatus is %s, want Current", s)
 		}
 		return nil
 	}
 }
 
-// stalledWith is the state of a resource that needs a human.
-func stalledWith(t *testing.T, o interface {
+// StalledWith is the state of a resource that needs a human.
+func StalledWith(t *testing.T, o interface {
 	client.Object
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }, reason xpv2.ConditionReason) func() error {
 	return func() error {
-		if err := conditionIs(o, session.TypeStalled, corev1.ConditionTrue, reason); err != nil {
+		if err := ConditionIs(o, session.TypeStalled, corev1.ConditionTrue, reason); err != nil {
 			return err
 		}
-		if s := kstatusOf(t, o); s != status.FailedStatus {
+		if s := KstatusOf(t, o); s != status.FailedStatus {
 			return fmt.Errorf("kstatus is %s, want Failed", s)
 		}
 		return nil
 	}
 }
 
-// repoFiles is what branch holds in the fixture's repository, without the seed.
-func (f *fixture) files(t *testing.T, branch string) map[string]string {
+// Files is what branch holds in the fixture's repository, without the seed.
+func (f *Fixture) Files(t *testing.T, branch string) map[string]string {
 	t.Helper()
-	files := f.repo.Files(t, branch)
+	files := f.Repo.Files(t, branch)
 	delete(files, "README.md")
 	return files
 }

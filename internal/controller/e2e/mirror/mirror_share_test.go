@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 // Mirror e2e: a branch or folder shared with others (an external pusher, a
 // File, a Mirror orphaned without Delete).
@@ -33,36 +33,37 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 func TestMirrorOrphanedKeepsFilesAndReleasesWatches(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	p := startProvider(t, "")
-	cm := configMap(f.ns, "kept", nil, map[string]string{"k": "1"})
-	create(t, cm)
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+	f := e2e.NewFixture(t)
+	p := e2e.StartProvider(t, "")
+	cm := e2e.ConfigMap(f.Namespace, "kept", nil, map[string]string{"k": "1"})
+	e2e.Create(t, cm)
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
 	m.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
-	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	want := map[string]string{objPath(f.ns, "core", "configmap", "kept"): rendered(t, cm)}
-	f.waitMirrored(t, want)
-	if n := p.mirrors.Informers(); n != 1 {
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	want := map[string]string{e2e.ObjPath(f.Namespace, "core", "configmap", "kept"): e2e.Rendered(t, cm)}
+	f.WaitMirrored(t, want)
+	if n := p.Mirrors.Informers(); n != 1 {
 		t.Fatalf("%d informers run for one Mirror of one kind in one namespace, want 1", n)
 	}
-	if err := cp.Client.Delete(ctx, m); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, m)
+	e2e.WaitGone(t, m)
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if n := p.mirrors.Informers(); n != 0 {
+		if n := p.Mirrors.Informers(); n != 0 {
 			return fmt.Errorf("%d informers still run for a Mirror that is gone", n)
 		}
 		return nil
 	})
-	if diff := cmp.Diff(want, f.mirrored(t)); diff != "" {
+	if diff := cmp.Diff(want, f.Mirrored(t)); diff != "" {
 		t.Errorf("without Delete in managementPolicies the files stay: -want, +got:\n%s", diff)
 	}
 }
@@ -72,23 +73,23 @@ func TestMirrorOrphanedKeepsFilesAndReleasesWatches(t *testing.T) {
 // stays, and the branch only ever moves forward (no force push).
 func TestMirrorRacesAnExternalPusher(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
 	const objects, rounds = 5, 20
 	cms := make([]*corev1.ConfigMap, objects)
 	for i := range cms {
-		cms[i] = configMap(f.ns, fmt.Sprintf("cm-%d", i), nil, map[string]string{"round": "0"})
-		create(t, cms[i])
+		cms[i] = e2e.ConfigMap(f.Namespace, fmt.Sprintf("cm-%d", i), nil, map[string]string{"round": "0"})
+		e2e.Create(t, cms[i])
 	}
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 
 	foreign := map[string]string{}
 	for r := 1; r <= rounds; r++ {
 		cm := cms[r%objects]
 		cm.Data = map[string]string{"round": fmt.Sprint(r)}
-		if err := cp.Client.Update(ctx, cm); err != nil {
+		if err := e2e.CP.Client.Update(ctx, cm); err != nil {
 			t.Fatal(err)
 		}
 		p := fmt.Sprintf("other/ext-%02d.txt", r)
@@ -97,7 +98,7 @@ func TestMirrorRacesAnExternalPusher(t *testing.T) {
 		// what a person does: fetch and push again.
 		var err error
 		for try := 0; try < 10; try++ {
-			if _, err = f.repo.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: foreign[p]}}); err == nil {
+			if _, err = f.Repo.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: foreign[p]}}); err == nil {
 				break
 			}
 		}
@@ -107,18 +108,18 @@ func TestMirrorRacesAnExternalPusher(t *testing.T) {
 	}
 	want := map[string]string{}
 	for _, cm := range cms {
-		want[objPath(f.ns, "core", "configmap", cm.Name)] = rendered(t, cm)
+		want[e2e.ObjPath(f.Namespace, "core", "configmap", cm.Name)] = e2e.Rendered(t, cm)
 	}
-	f.waitMirrored(t, want)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	files := f.files(t, "main")
+	f.WaitMirrored(t, want)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	files := f.Files(t, "main")
 	for p, c := range foreign {
 		if files[p] != c {
 			t.Errorf("the external pusher's %s is %q, want %q", p, files[p], c)
 		}
 	}
-	for _, u := range f.repo.Reflog(t, "main") {
-		if u.Old != "" && strings.Trim(u.Old, "0") != "" && !f.repo.IsAncestor(t, u.Old, u.New) {
+	for _, u := range f.Repo.Reflog(t, "main") {
+		if u.Old != "" && strings.Trim(u.Old, "0") != "" && !f.Repo.IsAncestor(t, u.Old, u.New) {
 			t.Errorf("main moved from %s to %s, not a fast-forward", u.Old, u.New)
 		}
 	}
@@ -131,37 +132,37 @@ func TestMirrorRacesAnExternalPusher(t *testing.T) {
 // folder.
 func TestMirrorMeetsAFile(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
-	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
-	create(t, cm)
-	p := objPath(f.ns, "core", "configmap", "app")
-	fl := newFile(f, "notes", p, "written by a File\n")
-	create(t, fl)
-	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-	head := f.repo.Head(t, "main")
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	cm := e2e.ConfigMap(f.Namespace, "app", nil, map[string]string{"k": "1"})
+	e2e.Create(t, cm)
+	p := e2e.ObjPath(f.Namespace, "core", "configmap", "app")
+	fl := e2e.NewFile(f, "notes", p, "written by a File\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+	head := f.Repo.Head(t, "main")
 
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, stalledWith(t, m, claim.ReasonConflict))
-	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "File "+f.ns+"/notes,") {
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, claim.ReasonConflict))
+	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "File "+f.Namespace+"/notes,") {
 		t.Errorf("Conflict does not name the File created first: %q", msg)
 	}
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a Mirror in conflict with a File wrote to the branch")
 	}
-	if err := readyAndCurrent(t, fl)(); err != nil {
+	if err := e2e.ReadyAndCurrent(t, fl)(); err != nil {
 		t.Errorf("the File: %v", err)
 	}
 
-	if err := cp.Client.Delete(ctx, fl); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, fl)
+	e2e.WaitGone(t, fl)
 	// The File going wakes the Mirror.
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	f.WaitMirrored(t, map[string]string{p: e2e.Rendered(t, cm)})
 }
 
 // TestMirrorHoldsItsFolder: a File created in a Mirror's folder after the
@@ -170,59 +171,59 @@ func TestMirrorMeetsAFile(t *testing.T) {
 // File takes over its path.
 func TestMirrorHoldsItsFolder(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
-	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
-	create(t, cm)
-	p := objPath(f.ns, "core", "configmap", "app")
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	f.waitMirrored(t, map[string]string{p: rendered(t, cm)})
-	head := f.repo.Head(t, "main")
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	cm := e2e.ConfigMap(f.Namespace, "app", nil, map[string]string{"k": "1"})
+	e2e.Create(t, cm)
+	p := e2e.ObjPath(f.Namespace, "core", "configmap", "app")
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	f.WaitMirrored(t, map[string]string{p: e2e.Rendered(t, cm)})
+	head := f.Repo.Head(t, "main")
 
 	// Created at least a second later: the Mirror is first.
 	waitNextSecond(t, m)
-	overwrite := newFile(f, "overwrite", p, "written by a File\n")
-	beside := newFile(f, "beside", mirrorFolder+"/README.md", "about this folder\n")
-	create(t, overwrite)
-	create(t, beside)
+	overwrite := e2e.NewFile(f, "overwrite", p, "written by a File\n")
+	beside := e2e.NewFile(f, "beside", e2e.MirrorFolder+"/README.md", "about this folder\n")
+	e2e.Create(t, overwrite)
+	e2e.Create(t, beside)
 	for _, fl := range []*v1alpha1.File{overwrite, beside} {
-		waitFor(t, time.Minute, fl, stalledWith(t, fl, claim.ReasonConflict))
-		if msg := fl.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.ns+"/m,") {
+		e2e.WaitFor(t, time.Minute, fl, e2e.StalledWith(t, fl, claim.ReasonConflict))
+		if msg := fl.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.Namespace+"/m,") {
 			t.Errorf("Conflict of File %s does not name the Mirror created first: %q", fl.Name, msg)
 		}
 	}
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a File in conflict with a Mirror wrote to the branch")
 	}
-	if err := readyAndCurrent(t, m)(); err != nil {
+	if err := e2e.ReadyAndCurrent(t, m)(); err != nil {
 		t.Errorf("the Mirror: %v", err)
 	}
 
 	// A File held off never wrote: deleting it removes nothing.
-	if err := cp.Client.Delete(ctx, beside); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, beside); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, beside)
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WaitGone(t, beside)
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("deleting a File held off by a Mirror changed the branch")
 	}
 
 	// The Mirror going (it removes its files) lets the File write its own.
-	if err := cp.Client.Delete(ctx, m); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, m)
-	waitFor(t, time.Minute, overwrite, readyAndCurrent(t, overwrite))
+	e2e.WaitGone(t, m)
+	e2e.WaitFor(t, time.Minute, overwrite, e2e.ReadyAndCurrent(t, overwrite))
 	testenv.Eventually(t, time.Minute, func() error {
-		files := f.files(t, "main")
+		files := f.Files(t, "main")
 		if files[p] != "written by a File\n" {
 			return fmt.Errorf("%s holds %q, want the File's content", p, files[p])
 		}
-		if _, ok := files[mirrorFolder+"/"+mirrorcontroller.MarkerFile]; ok {
+		if _, ok := files[e2e.MirrorFolder+"/"+mirrorcontroller.MarkerFile]; ok {
 			return fmt.Errorf("the Mirror's marker is still there")
 		}
 		return nil
@@ -234,41 +235,41 @@ func TestMirrorHoldsItsFolder(t *testing.T) {
 // nothing; once the first is gone, the second writes its folder.
 func TestNestedMirrors(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
-	cm := configMap(f.ns, "app", nil, map[string]string{"k": "1"})
-	create(t, cm)
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	cm := e2e.ConfigMap(f.Namespace, "app", nil, map[string]string{"k": "1"})
+	e2e.Create(t, cm)
 	cms := []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}
-	outer := newMirror(f.ns, "outer", v1alpha1.MirrorParameters{Resources: cms}, pcRef())
-	create(t, outer)
-	waitFor(t, time.Minute, outer, readyAndCurrent(t, outer))
-	head := f.repo.Head(t, "main")
+	outer := e2e.NewMirror(f.Namespace, "outer", v1alpha1.MirrorParameters{Resources: cms}, e2e.PCRef())
+	e2e.Create(t, outer)
+	e2e.WaitFor(t, time.Minute, outer, e2e.ReadyAndCurrent(t, outer))
+	head := f.Repo.Head(t, "main")
 
 	waitNextSecond(t, outer)
-	innerFolder := mirrorFolder + "/inner"
-	inner := newMirror(f.ns, "inner", v1alpha1.MirrorParameters{Path: innerFolder, Resources: cms}, pcRef())
-	create(t, inner)
-	waitFor(t, time.Minute, inner, stalledWith(t, inner, claim.ReasonConflict))
-	if msg := inner.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.ns+"/outer,") {
+	innerFolder := e2e.MirrorFolder + "/inner"
+	inner := e2e.NewMirror(f.Namespace, "inner", v1alpha1.MirrorParameters{Path: innerFolder, Resources: cms}, e2e.PCRef())
+	e2e.Create(t, inner)
+	e2e.WaitFor(t, time.Minute, inner, e2e.StalledWith(t, inner, claim.ReasonConflict))
+	if msg := inner.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "Mirror "+f.Namespace+"/outer,") {
 		t.Errorf("Conflict does not name the Mirror created first: %q", msg)
 	}
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a nested Mirror in conflict wrote to the branch")
 	}
 
-	if err := cp.Client.Delete(ctx, outer); err != nil {
+	if err := e2e.CP.Client.Delete(ctx, outer); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, outer)
-	waitFor(t, time.Minute, inner, readyAndCurrent(t, inner))
-	want := fmt.Sprintf("%s/%s/core/configmap/app.yaml", innerFolder, f.ns)
+	e2e.WaitGone(t, outer)
+	e2e.WaitFor(t, time.Minute, inner, e2e.ReadyAndCurrent(t, inner))
+	want := fmt.Sprintf("%s/%s/core/configmap/app.yaml", innerFolder, f.Namespace)
 	testenv.Eventually(t, time.Minute, func() error {
-		files := f.files(t, "main")
-		if files[want] != rendered(t, cm) {
+		files := f.Files(t, "main")
+		if files[want] != e2e.Rendered(t, cm) {
 			return fmt.Errorf("%s holds %q, want the ConfigMap", want, files[want])
 		}
-		if _, ok := files[objPath(f.ns, "core", "configmap", "app")]; ok {
+		if _, ok := files[e2e.ObjPath(f.Namespace, "core", "configmap", "app")]; ok {
 			return fmt.Errorf("the outer Mirror's file is still there")
 		}
 		return nil
@@ -281,12 +282,12 @@ func TestNestedMirrors(t *testing.T) {
 func waitNextSecond(t *testing.T, o interface{ GetCreationTimestamp() metav1.Time }) {
 	t.Helper()
 	testenv.Eventually(t, 10*time.Second, func() error {
-		probe := configMap("default", "", nil, nil)
+		probe := e2e.ConfigMap("default", "", nil, nil)
 		probe.GenerateName = "clock-"
-		if err := cp.Client.Create(context.Background(), probe); err != nil {
+		if err := e2e.CP.Client.Create(context.Background(), probe); err != nil {
 			return err
 		}
-		defer func() { _ = cp.Client.Delete(context.Background(), probe) }()
+		defer func() { _ = e2e.CP.Client.Delete(context.Background(), probe) }()
 		if !probe.CreationTimestamp.After(o.GetCreationTimestamp().Time) {
 			return fmt.Errorf("the API server's clock is still at %s", probe.CreationTimestamp)
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 import (
 	"context"
@@ -27,10 +27,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-// Status writes of a Mirror, as writeCounter names them.
+// Status writes of a Mirror, as e2e.WriteCounter names them.
 const (
 	mirrorStatusWrite    = "PATCH mirrors/status"
 	mirrorStatusConflict = "PATCH mirrors/status (Conflict)"
@@ -48,25 +49,25 @@ const (
 // one in four was a Conflict.
 func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	const n, edits, deletes = 60, 20, 5
-	counter := newWriteCounter()
-	metrics, reg := withNewGitMetrics(t)
-	startProvider(t, "", metrics, counter.through())
-	f := newFixture(t)
+	counter := e2e.NewWriteCounter()
+	metrics, reg := e2e.WithNewGitMetrics(t)
+	e2e.StartProvider(t, "", metrics, counter.Through())
+	f := e2e.NewFixture(t)
 	ctx := context.Background()
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	writesLanded(t)
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	e2e.WritesLanded(t)
 
 	want, edited := map[string]string{}, 0
 	// phase runs act, waits until the folder and the Mirror's status say
 	// what it did, and checks the status writes it cost.
 	phase := func(name string, act func()) {
 		t.Helper()
-		before, pushes0 := counter.of(f.ns), counterSum(t, reg, "provider_git_pushes_total")
+		before, pushes0 := counter.Of(f.Namespace), e2e.CounterSum(t, reg, "provider_git_pushes_total")
 		act()
 		testenv.Eventually(t, time.Minute, func() error {
-			files := f.mirrored(t)
+			files := f.Mirrored(t)
 			if got := len(files); got != len(want) {
 				return fmt.Errorf("the folder holds %d objects, want %d", got, len(want))
 			}
@@ -75,8 +76,8 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 			}
 			return nil
 		})
-		waitFor(t, time.Minute, m, func() error {
-			if err := readyAndCurrent(t, m)(); err != nil {
+		e2e.WaitFor(t, time.Minute, m, func() error {
+			if err := e2e.ReadyAndCurrent(t, m)(); err != nil {
 				return err
 			}
 			if m.Status.AtProvider.Objects != len(want) || m.Status.AtProvider.Pending != 0 {
@@ -84,9 +85,9 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 			}
 			return nil
 		})
-		writesLanded(t)
-		got := minus(counter.of(f.ns), before)
-		pushes := int(counterSum(t, reg, "provider_git_pushes_total") - pushes0)
+		e2e.WritesLanded(t)
+		got := e2e.Minus(counter.Of(f.Namespace), before)
+		pushes := int(e2e.CounterSum(t, reg, "provider_git_pushes_total") - pushes0)
 		t.Logf("%s: %d status writes, %d refused (Conflict), %d pushes", name, got[mirrorStatusWrite], got[mirrorStatusConflict], pushes)
 		if got[mirrorStatusWrite] > pushes+1 {
 			t.Errorf("%s: %d Mirror status writes for %d pushes, want <= %d", name, got[mirrorStatusWrite], pushes, pushes+1)
@@ -95,25 +96,25 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 			t.Errorf("%s: %d Mirror status writes refused with Conflict, want 0", name, got[mirrorStatusConflict])
 		}
 	}
-	for p := range f.mirrored(t) {
+	for p := range f.Mirrored(t) {
 		want[p] = ""
 	}
 
 	phase("create", func() {
 		for i := range n {
-			cm := configMap(f.ns, fmt.Sprintf("cm-%03d", i), nil, map[string]string{"i": fmt.Sprint(i)})
-			create(t, cm)
-			want[objPath(f.ns, "core", "configmap", cm.Name)] = ""
+			cm := e2e.ConfigMap(f.Namespace, fmt.Sprintf("cm-%03d", i), nil, map[string]string{"i": fmt.Sprint(i)})
+			e2e.Create(t, cm)
+			want[e2e.ObjPath(f.Namespace, "core", "configmap", cm.Name)] = ""
 		}
 	})
 	phase("edit", func() {
 		for i := range edits {
 			cm := &corev1.ConfigMap{}
-			if err := cp.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: fmt.Sprintf("cm-%03d", i)}, cm); err != nil {
+			if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.Namespace, Name: fmt.Sprintf("cm-%03d", i)}, cm); err != nil {
 				t.Fatal(err)
 			}
 			cm.Data["edited"] = "yes"
-			if err := cp.Client.Update(ctx, cm); err != nil {
+			if err := e2e.CP.Client.Update(ctx, cm); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -122,23 +123,23 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	phase("delete", func() {
 		for i := range deletes {
 			name := fmt.Sprintf("cm-%03d", n-1-i)
-			if err := cp.Client.Delete(ctx, configMap(f.ns, name, nil, nil)); err != nil {
+			if err := e2e.CP.Client.Delete(ctx, e2e.ConfigMap(f.Namespace, name, nil, nil)); err != nil {
 				t.Fatal(err)
 			}
-			delete(want, objPath(f.ns, "core", "configmap", name))
+			delete(want, e2e.ObjPath(f.Namespace, "core", "configmap", name))
 		}
 	})
 
 	// Steady state: two polls of the repository, nothing moves.
-	before, polls0 := counter.of(f.ns), counterSum(t, reg, "provider_git_polls_total")
+	before, polls0 := counter.Of(f.Namespace), e2e.CounterSum(t, reg, "provider_git_polls_total")
 	testenv.Eventually(t, time.Minute, func() error {
-		if got := counterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
+		if got := e2e.CounterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
 			return fmt.Errorf("%.0f of 2 polls of the repository", got)
 		}
 		return nil
 	})
-	if got := minus(counter.of(f.ns), before); got[mirrorStatusWrite]+got[mirrorStatusConflict] != 0 {
-		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s", got[mirrorStatusWrite]+got[mirrorStatusConflict], show(got))
+	if got := e2e.Minus(counter.Of(f.Namespace), before); got[mirrorStatusWrite]+got[mirrorStatusConflict] != 0 {
+		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s", got[mirrorStatusWrite]+got[mirrorStatusConflict], e2e.Show(got))
 	}
 }
 

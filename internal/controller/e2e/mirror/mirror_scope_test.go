@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 // Mirror e2e: what a Mirror may read (grants, RBAC, kinds not served yet).
 
@@ -33,105 +33,106 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
 	src := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-src-", Labels: map[string]string{"mirror": "ok"}}}
-	create(t, src)
-	cm := configMap(src.Name, "x", nil, map[string]string{"k": "1"})
-	create(t, cm)
+	e2e.Create(t, src)
+	cm := e2e.ConfigMap(src.Name, "x", nil, map[string]string{"k": "1"})
+	e2e.Create(t, cm)
 
 	cpc := &v1alpha1.ClusterProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: f.ns},
+		ObjectMeta: metav1.ObjectMeta{Name: f.Namespace},
 		Spec: v1alpha1.ClusterProviderConfigSpec{
-			URL: httpGit.RepoURL(f.ns + ".git"),
+			URL: e2e.HTTPGit.RepoURL(f.Namespace + ".git"),
 			Credentials: v1alpha1.ClusterProviderCredentials{Source: xpv2.CredentialsSourceSecret,
-				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: f.ns, Name: "git-credentials"}},
+				SecretRef: &v1alpha1.CredentialsSecretRef{Namespace: f.Namespace, Name: "git-credentials"}},
 		},
 	}
-	create(t, cpc)
-	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), cpc) })
+	e2e.Create(t, cpc)
+	t.Cleanup(func() { _ = e2e.CP.Client.Delete(context.Background(), cpc) })
 	cpcRef := &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
-	head := f.repo.Head(t, "main")
+	head := f.Repo.Head(t, "main")
 
 	// With a namespaced ProviderConfig no grant is possible.
-	viaPC := newMirror(f.ns, "via-pc", v1alpha1.MirrorParameters{
+	viaPC := e2e.NewMirror(f.Namespace, "via-pc", v1alpha1.MirrorParameters{
 		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}, SourceNamespaces: []string{src.Name},
-	}, pcRef())
-	create(t, viaPC)
-	waitFor(t, time.Minute, viaPC, stalledWith(t, viaPC, mirrorcontroller.ReasonNotAuthorized))
+	}, e2e.PCRef())
+	e2e.Create(t, viaPC)
+	e2e.WaitFor(t, time.Minute, viaPC, e2e.StalledWith(t, viaPC, mirrorcontroller.ReasonNotAuthorized))
 
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{
 		Path: "other", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}, SourceNamespaces: []string{src.Name},
 	}, cpcRef)
-	create(t, m)
-	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonNotAuthorized))
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, mirrorcontroller.ReasonNotAuthorized))
 	// Cluster-scoped kinds: asked for without the grant, and named without
 	// asking (the kind's scope, not the spec, decides).
-	cluster := newMirror(f.ns, "cluster", v1alpha1.MirrorParameters{
+	cluster := e2e.NewMirror(f.Namespace, "cluster", v1alpha1.MirrorParameters{
 		Path: "cluster", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}}, ClusterScoped: true,
 	}, cpcRef)
-	unflagged := newMirror(f.ns, "unflagged", v1alpha1.MirrorParameters{
+	unflagged := e2e.NewMirror(f.Namespace, "unflagged", v1alpha1.MirrorParameters{
 		Path: "unflagged", Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Namespace"}},
-	}, pcRef())
-	create(t, cluster)
-	create(t, unflagged)
-	waitFor(t, time.Minute, cluster, stalledWith(t, cluster, mirrorcontroller.ReasonNotAuthorized))
-	waitFor(t, time.Minute, unflagged, stalledWith(t, unflagged, mirrorcontroller.ReasonNotAuthorized))
+	}, e2e.PCRef())
+	e2e.Create(t, cluster)
+	e2e.Create(t, unflagged)
+	e2e.WaitFor(t, time.Minute, cluster, e2e.StalledWith(t, cluster, mirrorcontroller.ReasonNotAuthorized))
+	e2e.WaitFor(t, time.Minute, unflagged, e2e.StalledWith(t, unflagged, mirrorcontroller.ReasonNotAuthorized))
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "mirror policy") {
 		t.Errorf("NotAuthorized does not say what is missing: %q", msg)
 	}
 	if err := kstatusIs(t, m, "Failed"); err != nil {
 		t.Error(err)
 	}
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a Mirror without a grant wrote to the repository")
 	}
 
 	// The grant, by the source namespace's labels.
-	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(cpc), cpc); err != nil {
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(cpc), cpc); err != nil {
 		t.Fatal(err)
 	}
-	cpc.Spec.Mirror = &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{f.ns}, ClusterScoped: true,
+	cpc.Spec.Mirror = &v1alpha1.MirrorPolicy{MirrorNamespaces: []string{f.Namespace}, ClusterScoped: true,
 		SourceNamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"mirror": "ok"}}}
-	if err := cp.Client.Update(ctx, cpc); err != nil {
+	if err := e2e.CP.Client.Update(ctx, cpc); err != nil {
 		t.Fatal(err)
 	}
 	// A grant is read at the next reconcile: ask for one, as a user would.
-	reconciledAgain(t, 1, true, m, cluster)
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
-	waitFor(t, time.Minute, cluster, readyAndCurrent(t, cluster))
+	e2e.ReconciledAgain(t, 1, true, m, cluster)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	e2e.WaitFor(t, time.Minute, cluster, e2e.ReadyAndCurrent(t, cluster))
 	testenv.Eventually(t, 30*time.Second, func() error {
-		got := f.files(t, "main")["cluster/_cluster/core/namespace/"+src.Name+".yaml"]
-		if got != rendered(t, src) {
+		got := f.Files(t, "main")["cluster/_cluster/core/namespace/"+src.Name+".yaml"]
+		if got != e2e.Rendered(t, src) {
 			return fmt.Errorf("the granted cluster-scoped Namespace is not mirrored: %q", got)
 		}
 		return nil
 	})
 	testenv.Eventually(t, 30*time.Second, func() error {
-		got := f.files(t, "main")[fmt.Sprintf("other/%s/core/configmap/x.yaml", src.Name)]
-		if got != rendered(t, cm) {
+		got := f.Files(t, "main")[fmt.Sprintf("other/%s/core/configmap/x.yaml", src.Name)]
+		if got != e2e.Rendered(t, cm) {
 			return fmt.Errorf("the granted namespace's ConfigMap is not mirrored: %q", got)
 		}
 		return nil
 	})
 	// The namespaced ProviderConfig still grants nothing.
-	reconciledAgain(t, 1, true, viaPC, unflagged)
+	e2e.ReconciledAgain(t, 1, true, viaPC, unflagged)
 	for _, o := range []*v1alpha1.Mirror{viaPC, unflagged} {
-		if err := stalledWith(t, o, mirrorcontroller.ReasonNotAuthorized)(); err != nil {
+		if err := e2e.StalledWith(t, o, mirrorcontroller.ReasonNotAuthorized)(); err != nil {
 			t.Errorf("%s: %v", o.Name, err)
 		}
 	}
 }
 
 func kstatusIs(t *testing.T, obj client.Object, want string) error {
-	if got := kstatusOf(t, obj); string(got) != want {
+	if got := e2e.KstatusOf(t, obj); string(got) != want {
 		return fmt.Errorf("kstatus is %s, want %s", got, want)
 	}
 	return nil
@@ -143,49 +144,49 @@ func kstatusIs(t *testing.T, obj client.Object, want string) error {
 // the verb, writes nothing, and recovers once RBAC grants the kind.
 func TestMirrorWatchNotPermitted(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	user := "mirror-limited-" + f.ns
+	f := e2e.NewFixture(t)
+	user := "mirror-limited-" + f.Namespace
 	rule := func(group, resource string) rbacv1.PolicyRule {
 		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "list", "watch"}}
 	}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"}, Rules: []rbacv1.PolicyRule{rule("", "configmaps")}}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "mirror"}, Rules: []rbacv1.PolicyRule{rule("", "configmaps")}}
 	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirror"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "mirror"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 	}
-	create(t, role)
-	create(t, binding)
-	cfg, err := cp.UserConfig(user)
+	e2e.Create(t, role)
+	e2e.Create(t, binding)
+	cfg, err := e2e.CP.UserConfig(user)
 	if err != nil {
 		t.Fatal(err)
 	}
-	startProvider(t, "", withMirrorIdentity(cfg))
-	head := f.repo.Head(t, "main")
+	e2e.StartProvider(t, "", e2e.WithMirrorIdentity(cfg))
+	head := f.Repo.Head(t, "main")
 
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{
 		{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "apps/v1", Kind: "Deployment"},
-	}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, stalledWith(t, m, mirrorcontroller.ReasonWatchNotPermitted))
+	}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, mirrorcontroller.ReasonWatchNotPermitted))
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "deployments.apps") || !strings.Contains(msg, "list") {
 		t.Errorf("WatchNotPermitted does not name the kind and the verb: %q", msg)
 	}
-	writesLanded(t)
-	if got := f.repo.Head(t, "main"); got != head {
+	e2e.WritesLanded(t)
+	if got := f.Repo.Head(t, "main"); got != head {
 		t.Fatalf("a Mirror that may not watch a kind wrote to the branch")
 	}
 
-	if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(role), role); err != nil {
 		t.Fatal(err)
 	}
 	role.Rules = append(role.Rules, rule("apps", "deployments"))
-	if err := cp.Client.Update(ctx, role); err != nil {
+	if err := e2e.CP.Client.Update(ctx, role); err != nil {
 		t.Fatal(err)
 	}
 	// The grant is seen at the Mirror's next poll, once the denial's
 	// recheck interval has passed.
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 }
 
 // TestMirrorKindServedLater names a kind whose CRD is not installed yet: the
@@ -193,13 +194,13 @@ func TestMirrorWatchNotPermitted(t *testing.T) {
 // and mirrors the kind once the CRD is installed, with nobody touching it.
 func TestMirrorKindServedLater(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
-	startProvider(t, "")
-	group := strings.ReplaceAll(f.ns, "-", "") + ".example.org"
-	m := newMirror(f.ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: group + "/v1", Kind: "Widget"}}}, pcRef())
-	create(t, m)
-	waitFor(t, time.Minute, m, func() error {
-		if err := conditionIs(m, xpv2.TypeReady, corev1.ConditionUnknown, mirrorcontroller.ReasonResourceNotFound); err != nil {
+	f := e2e.NewFixture(t)
+	e2e.StartProvider(t, "")
+	group := strings.ReplaceAll(f.Namespace, "-", "") + ".example.org"
+	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: group + "/v1", Kind: "Widget"}}}, e2e.PCRef())
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, func() error {
+		if err := e2e.ConditionIs(m, xpv2.TypeReady, corev1.ConditionUnknown, mirrorcontroller.ReasonResourceNotFound); err != nil {
 			return err
 		}
 		return kstatusIs(t, m, "InProgress")
@@ -215,17 +216,17 @@ func TestMirrorKindServedLater(t *testing.T) {
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
 		},
 	}}
-	create(t, crd)
-	t.Cleanup(func() { _ = cp.Client.Delete(context.Background(), crd) })
+	e2e.Create(t, crd)
+	t.Cleanup(func() { _ = e2e.CP.Client.Delete(context.Background(), crd) })
 	w := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group + "/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w", "namespace": f.ns},
+		"metadata": map[string]any{"name": "w", "namespace": f.Namespace},
 		"spec":     map[string]any{"size": int64(3)},
 	}}
-	testenv.Eventually(t, 30*time.Second, func() error { return cp.Client.Create(ctx, w) })
-	waitFor(t, time.Minute, m, readyAndCurrent(t, m))
+	testenv.Eventually(t, 30*time.Second, func() error { return e2e.CP.Client.Create(ctx, w) })
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if got := f.files(t, "main")[fmt.Sprintf("%s/%s/%s/widget/w.yaml", mirrorFolder, f.ns, group)]; !strings.Contains(got, "size: 3") {
+		if got := f.Files(t, "main")[fmt.Sprintf("%s/%s/%s/widget/w.yaml", e2e.MirrorFolder, f.Namespace, group)]; !strings.Contains(got, "size: 3") {
 			return fmt.Errorf("the Widget is not mirrored: %q", got)
 		}
 		return nil

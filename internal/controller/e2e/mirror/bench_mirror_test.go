@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 import (
 	"context"
@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -47,28 +48,28 @@ import (
 // per object (what a mirror without a commit window does), made through the
 // engine with a zero window. BENCH_MIRROR_OBJECTS changes the count.
 func BenchmarkMirrorBurstOf1000ConfigMaps(b *testing.B) {
-	n := benchN("BENCH_MIRROR_OBJECTS", 1000)
+	n := e2e.BenchN("BENCH_MIRROR_OBJECTS", 1000)
 	for range b.N {
 		baseTook, basePushes := mirrorBaseline(b, n)
 
 		// The empty folder's marker lands first: from then on, every
 		// commit is the burst's.
-		bp, ns, dir, _ := startMirrorBench(b, benchFlags{rate: defaultRate, poll: defaultPoll})
-		commits0, pushes0 := commitCount(b, dir), metricSum(b, bp.reg, "provider_git_pushes_total")
+		bp, ns, dir, _ := startMirrorBench(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll})
+		commits0, pushes0 := commitCount(b, dir), e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total")
 
 		start := time.Now()
 		createConfigMaps(b, ns, n)
 		waitMirroredCount(b, dir, ns, n, false, 30*time.Minute)
 		took := time.Since(start)
-		pushes := metricSum(b, bp.reg, "provider_git_pushes_total") - pushes0
+		pushes := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total") - pushes0
 		commits := commitCount(b, dir) - commits0
-		bp.stop()
+		bp.Stop()
 
 		fmt.Printf("\n%d ConfigMaps created at once in a mirrored namespace (commit window %s, --max-reconcile-rate %d)\n"+
 			"| | time until all are on the remote | pushes | commits |\n|----|----|----|----|\n"+
 			"| one commit per object (baseline, this run) | %s | %d | %d |\n"+
 			"| Mirror | %s | %.0f | %d |\n",
-			n, defaultWindow, defaultRate, baseTook.Round(100*time.Millisecond), basePushes, basePushes,
+			n, e2e.DefaultWindow, e2e.DefaultRate, baseTook.Round(100*time.Millisecond), basePushes, basePushes,
 			took.Round(100*time.Millisecond), pushes, commits)
 	}
 }
@@ -77,13 +78,13 @@ func BenchmarkMirrorBurstOf1000ConfigMaps(b *testing.B) {
 func mirrorBaseline(b *testing.B, n int) (time.Duration, int) {
 	b.Helper()
 	name := fmt.Sprintf("baseline-%d.git", time.Now().UnixNano())
-	testenv.NewBareRepo(b, gitRoot, name, map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}})
+	testenv.NewBareRepo(b, e2e.GitRoot, name, map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}})
 	c, err := git.NewCache(b.TempDir(), git.WithCommitWindow(0))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	r, err := c.Repository(git.Remote{URL: httpGit.RepoURL(name), Auth: &git.BasicAuth{Username: gitUser, Password: gitToken}})
+	r, err := c.Repository(git.Remote{URL: e2e.HTTPGit.RepoURL(name), Auth: &git.BasicAuth{Username: e2e.GitUser, Password: e2e.GitToken}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func createConfigMaps(b *testing.B, ns string, n int) {
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)},
 					Data: map[string]string{"index": strconv.Itoa(i)}}
-				if err := cp.Client.Create(context.Background(), cm); err != nil {
+				if err := e2e.CP.Client.Create(context.Background(), cm); err != nil {
 					errs <- err
 					return
 				}
@@ -136,13 +137,13 @@ func waitMirroredCount(b *testing.B, dir, ns string, want int, marker bool, time
 	b.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		out, _ := testenv.Git(dir, nil, "ls-tree", "-r", "--name-only", "main", mirrorFolder+"/")
+		out, _ := testenv.Git(dir, nil, "ls-tree", "-r", "--name-only", "main", e2e.MirrorFolder+"/")
 		got, hasMarker := 0, false
 		for _, l := range strings.Split(out, "\n") {
 			switch {
-			case strings.HasPrefix(l, mirrorFolder+"/"+ns+"/core/configmap/"):
+			case strings.HasPrefix(l, e2e.MirrorFolder+"/"+ns+"/core/configmap/"):
 				got++
-			case l == mirrorFolder+"/.mirror.yaml":
+			case l == e2e.MirrorFolder+"/.mirror.yaml":
 				hasMarker = true
 			}
 		}
@@ -177,24 +178,24 @@ func commitCount(b *testing.B, dir string) int {
 // requests, <= 1 fetch, 0 status writes per poll; RSS < 400 MiB.
 // BENCH_MIRROR_STEADY changes the count.
 func BenchmarkMirrorSteadyStateOf5000Objects(b *testing.B) {
-	n := benchN("BENCH_MIRROR_STEADY", 5000)
+	n := e2e.BenchN("BENCH_MIRROR_STEADY", 5000)
 	const poll, intervals = 10 * time.Second, 3
 	for range b.N {
-		bp := startBenchProvider(b, benchFlags{rate: 100, poll: poll})
-		ns := benchFixture(b, nil)
-		dir := filepath.Join(gitRoot, ns+".git")
+		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: 100, Poll: poll})
+		ns := e2e.BenchFixture(b, nil)
+		dir := filepath.Join(e2e.GitRoot, ns+".git")
 		createConfigMaps(b, ns, n)
-		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
+		m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
 		start := time.Now()
-		if err := cp.Client.Create(context.Background(), m); err != nil {
+		if err := e2e.CP.Client.Create(context.Background(), m); err != nil {
 			b.Fatal(err)
 		}
 		waitMirroredCount(b, dir, ns, n, true, 30*time.Minute)
 		converge := time.Since(start)
-		for bp.cache.Pending() != 0 {
+		for bp.Cache.Pending() != 0 {
 			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
 		}
-		pollsNow := func() float64 { return metricSum(b, bp.reg, "provider_git_polls_total") }
+		pollsNow := func() float64 { return e2e.MetricSum(b, bp.Reg, "provider_git_polls_total") }
 		waitPolls := func(k float64) {
 			p0 := pollsNow()
 			for pollsNow() < p0+k {
@@ -203,20 +204,20 @@ func BenchmarkMirrorSteadyStateOf5000Objects(b *testing.B) {
 		}
 		// The push's wake, its status write and the first poll pass.
 		waitPolls(1)
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
 			b.Fatal(err)
 		}
-		rv0, r0, a0 := m.ResourceVersion, reconcilesOf(m), bp.api.n.Load()
-		f0, p0 := metricSum(b, bp.reg, "provider_git_fetches_total"), pollsNow()
+		rv0, r0, a0 := m.ResourceVersion, e2e.ReconcilesOf(m), bp.API.N.Load()
+		f0, p0 := e2e.MetricSum(b, bp.Reg, "provider_git_fetches_total"), pollsNow()
 		t0 := time.Now()
 		waitPolls(intervals)
 		measured := time.Since(t0)
 		per := func(v float64) float64 { return v / intervals }
-		reconcilesPer := per(float64(reconcilesOf(m) - r0))
-		apiPer := per(float64(bp.api.n.Load() - a0))
-		fetchesPer := per(metricSum(b, bp.reg, "provider_git_fetches_total") - f0)
+		reconcilesPer := per(float64(e2e.ReconcilesOf(m) - r0))
+		apiPer := per(float64(bp.API.N.Load() - a0))
+		fetchesPer := per(e2e.MetricSum(b, bp.Reg, "provider_git_fetches_total") - f0)
 		checksPer := per(pollsNow() - p0)
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
 			b.Fatal(err)
 		}
 		statusWrites := "0"
@@ -224,7 +225,7 @@ func BenchmarkMirrorSteadyStateOf5000Objects(b *testing.B) {
 			statusWrites = "> 0 (resourceVersion moved)"
 		}
 		rss := rssMiB(b)
-		bp.stop()
+		bp.Stop()
 
 		fmt.Printf("\n%d mirrored ConfigMaps, per poll interval (%s, %d intervals measured over %s)\n"+
 			"| Mirror reconciles | API requests | fetches | remote checks | status writes | RSS |\n"+
@@ -265,27 +266,27 @@ func rssMiB(b *testing.B) int {
 // BENCH_MIRROR_CHURN_OBJECTS and BENCH_MIRROR_CHURN_SECONDS change the
 // sizes.
 func BenchmarkMirrorChurn(b *testing.B) {
-	n := benchN("BENCH_MIRROR_CHURN_OBJECTS", 100)
-	seconds := benchN("BENCH_MIRROR_CHURN_SECONDS", 30)
+	n := e2e.BenchN("BENCH_MIRROR_CHURN_OBJECTS", 100)
+	seconds := e2e.BenchN("BENCH_MIRROR_CHURN_SECONDS", 30)
 	for range b.N {
-		bp := startBenchProvider(b, benchFlags{rate: defaultRate, poll: defaultPoll})
-		ns := benchFixture(b, nil)
-		dir := filepath.Join(gitRoot, ns+".git")
+		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll})
+		ns := e2e.BenchFixture(b, nil)
+		dir := filepath.Join(e2e.GitRoot, ns+".git")
 		createConfigMaps(b, ns, n)
-		m := newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-		if err := cp.Client.Create(context.Background(), m); err != nil {
+		m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+		if err := e2e.CP.Client.Create(context.Background(), m); err != nil {
 			b.Fatal(err)
 		}
 		waitMirroredCount(b, dir, ns, n, true, 5*time.Minute)
-		for bp.cache.Pending() != 0 {
+		for bp.Cache.Pending() != 0 {
 			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
 		}
-		pushes0 := metricSum(b, bp.reg, "provider_git_pushes_total")
+		pushes0 := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total")
 
 		// updated[r][name] is when round r's update of ConfigMap name was
 		// accepted.
 		updated := make([]map[string]time.Time, seconds+1)
-		remote := newRemoteRounds(dir, mirrorFolder+"/"+ns+"/core/configmap/", n)
+		remote := newRemoteRounds(dir, e2e.MirrorFolder+"/"+ns+"/core/configmap/", n)
 		stop := make(chan struct{})
 		watched := make(chan struct{})
 		go func() { defer close(watched); remote.watch(b, stop) }()
@@ -300,8 +301,8 @@ func BenchmarkMirrorChurn(b *testing.B) {
 		}
 		close(stop)
 		<-watched
-		pushes := metricSum(b, bp.reg, "provider_git_pushes_total") - pushes0
-		bp.stop()
+		pushes := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total") - pushes0
+		bp.Stop()
 
 		var lat []time.Duration
 		for r := 1; r <= seconds; r++ {
@@ -312,12 +313,12 @@ func BenchmarkMirrorChurn(b *testing.B) {
 		}
 		slices.Sort(lat)
 		pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-		windows := int(time.Duration(seconds)*time.Second/defaultWindow) + 1
+		windows := int(time.Duration(seconds)*time.Second/e2e.DefaultWindow) + 1
 		fmt.Printf("\n%d mirrored ConfigMaps updated every second for %d s (commit window %s)\n"+
 			"| pushes | commit windows spanned | change -> on remote p50 | p99 |\n|----|----|----|----|\n"+
 			"| %.0f | %d | %s | %s |\n"+
 			"goal: pushes <= windows + 2; p50 <= window + 1 s\n",
-			n, seconds, defaultWindow, pushes, windows, pct(0.5).Round(10*time.Millisecond), pct(0.99).Round(10*time.Millisecond))
+			n, seconds, e2e.DefaultWindow, pushes, windows, pct(0.5).Round(10*time.Millisecond), pct(0.99).Round(10*time.Millisecond))
 	}
 }
 
@@ -337,7 +338,7 @@ func updateConfigMaps(b *testing.B, ns string, n, r int) map[string]time.Time {
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				patch := fmt.Sprintf(`{"data":{"round":"%d"}}`, r)
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)}}
-				if err := cp.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+				if err := e2e.CP.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 					errs <- err
 					return
 				}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package e2e
 
 import (
 	"context"
@@ -61,36 +61,41 @@ import (
 // them (safe-start gate included).
 
 const (
-	gitUser  = "provider-git"
-	gitToken = "s3cret-t0ken"
-	// poll is short so drift in Git is corrected within a test's patience.
-	poll = 2 * time.Second
-	// window batches what a test creates at once into few commits.
-	window = 300 * time.Millisecond
-	// workers per controller. A File's write no longer waits for its push,
+	// GitUser is the HTTP Git server's user, in every fixture's Secret.
+	GitUser = "provider-git"
+	// GitToken is GitUser's password.
+	GitToken = "s3cret-t0ken"
+	// Poll is short so drift in Git is corrected within a test's patience.
+	Poll = 2 * time.Second
+	// Window batches what a test creates at once into few commits.
+	Window = 300 * time.Millisecond
+	// Workers per controller. A File's write no longer waits for its push,
 	// so this no longer bounds what one commit collects.
-	workers = 100
+	Workers = 100
 )
 
+// What Main started, for the tests of its package. Tests read them; only
+// Main and StartProvider set them.
 var (
-	// running is the provider started last.
-	running *provider
+	// Running is the provider started last.
+	Running *Provider
 	log     = logging.NewNopLogger()
-	cp      *testenv.ControlPlane
-	gitRoot string
-	httpGit *testenv.HTTPServer
+	// CP is the control plane.
+	CP *testenv.ControlPlane
+	// GitRoot is the directory of HTTPGit's repositories.
+	GitRoot string
+	// HTTPGit is the smart HTTP Git server every fixture's repository is on.
+	HTTPGit *testenv.HTTPServer
 )
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	// Every test here runs the controllers against a control plane and a Git
-	// server: -short (make unit) runs none of them.
+// Main is a test package's TestMain: it starts the control plane and the Git
+// server, runs the package's tests and returns their exit code. Every test
+// of such a package runs the controllers against both: -short (make unit)
+// runs none of them.
+func Main(m *testing.M) int {
 	flag.Parse()
 	if testing.Short() {
-		fmt.Println("internal/controller: every test needs a control plane and a Git server; skipped by -short")
+		fmt.Println("every test of this package needs a control plane and a Git server; skipped by -short")
 		return 0
 	}
 	// E2E_LOG=<file> keeps the provider's debug log for a failing test.
@@ -117,37 +122,37 @@ func run(m *testing.M) int {
 			return 1
 		}
 	}
-	if cp, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme}); err != nil {
+	if CP, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer cp.Stop() // best effort at exit
-	if gitRoot, err = os.MkdirTemp("", "provider-git-e2e-"); err != nil {
+	defer CP.Stop() // best effort at exit
+	if GitRoot, err = os.MkdirTemp("", "provider-git-e2e-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(gitRoot) // best effort at exit
-	if httpGit, err = testenv.StartHTTPServer(gitRoot, gitUser, gitToken); err != nil {
+	defer os.RemoveAll(GitRoot) // best effort at exit
+	if HTTPGit, err = testenv.StartHTTPServer(GitRoot, GitUser, GitToken); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer httpGit.Close()
+	defer HTTPGit.Close()
 	defer removeProviderBinary()
 	return m.Run()
 }
 
-// provider is one running instance of the provider's controllers.
-type provider struct {
+// Provider is one running instance of the provider's controllers.
+type Provider struct {
 	cancel  context.CancelFunc
 	done    chan error
-	cache   *git.Cache
-	watcher *watch.Watcher
-	mirrors *mirror.Sources
-	// client reads through the manager's cache: what the controllers see.
-	client client.Client
+	Cache   *git.Cache
+	Watcher *watch.Watcher
+	Mirrors *mirror.Sources
+	// Client reads through the manager's cache: what the controllers see.
+	Client client.Client
 }
 
-// providerOptions vary how startProvider runs the controllers.
+// providerOptions vary how StartProvider runs the controllers.
 type providerOptions struct {
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
@@ -160,78 +165,78 @@ type providerOptions struct {
 	gitClock   clock.Clock
 }
 
-// A providerOption varies how startProvider runs the controllers.
-type providerOption func(*providerOptions)
+// A ProviderOption varies how StartProvider runs the controllers.
+type ProviderOption func(*providerOptions)
 
-// withTransport wraps the manager's API server transport (to count requests).
-func withTransport(wrap func(http.RoundTripper) http.RoundTripper) providerOption {
+// WithTransport wraps the manager's API server transport (to count requests).
+func WithTransport(wrap func(http.RoundTripper) http.RoundTripper) ProviderOption {
 	return func(o *providerOptions) { o.wrap = wrap }
 }
 
-// withGitMetrics records the Git engine's metrics on m.
-func withGitMetrics(m *git.Metrics) providerOption {
+// WithGitMetrics records the Git engine's metrics on m.
+func WithGitMetrics(m *git.Metrics) ProviderOption {
 	return func(o *providerOptions) { o.gitMetrics = m }
 }
 
-// withNewGitMetrics has the provider count into a fresh set of the Git
+// WithNewGitMetrics has the provider count into a fresh set of the Git
 // engine's metrics, registered in the registry it returns.
-func withNewGitMetrics(t *testing.T) (providerOption, *prometheus.Registry) {
+func WithNewGitMetrics(t *testing.T) (ProviderOption, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	gm := git.NewMetrics()
 	if err := gm.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	return withGitMetrics(gm), reg
+	return WithGitMetrics(gm), reg
 }
 
-// withConditionMetrics publishes the resources' conditions on m.
-func withConditionMetrics(m *session.ConditionMetrics) providerOption {
+// WithConditionMetrics publishes the resources' conditions on m.
+func WithConditionMetrics(m *session.ConditionMetrics) ProviderOption {
 	return func(o *providerOptions) { o.conditions = m }
 }
 
-// withLogger logs the controllers and their manager to l.
-func withLogger(l logr.Logger) providerOption {
+// WithLogger logs the controllers and their manager to l.
+func WithLogger(l logr.Logger) ProviderOption {
 	return func(o *providerOptions) { o.logger = &l }
 }
 
-// withPoll sets the poll interval (and the cap of a failing resource's
+// WithPoll sets the poll interval (and the cap of a failing resource's
 // backoff) instead of poll.
-func withPoll(d time.Duration) providerOption {
+func WithPoll(d time.Duration) ProviderOption {
 	return func(o *providerOptions) { o.poll = d }
 }
 
-// withClock times the controllers' own delays (the usage debounce) by c.
-func withClock(c clock.WithDelayedExecution) providerOption {
+// WithClock times the controllers' own delays (the usage debounce) by c.
+func WithClock(c clock.WithDelayedExecution) ProviderOption {
 	return func(o *providerOptions) { o.clock = c }
 }
 
-// withGitClock runs the Git engine's commit windows on c.
-func withGitClock(c clock.Clock) providerOption {
+// WithGitClock runs the Git engine's commit windows on c.
+func WithGitClock(c clock.Clock) ProviderOption {
 	return func(o *providerOptions) { o.gitClock = c }
 }
 
-// withMirrorIdentity makes Mirrors read objects as cfg's identity, as a
+// WithMirrorIdentity makes Mirrors read objects as cfg's identity, as a
 // provider whose ServiceAccount lacks some grant would.
-func withMirrorIdentity(cfg *rest.Config) providerOption {
+func WithMirrorIdentity(cfg *rest.Config) ProviderOption {
 	return func(o *providerOptions) { o.mirrorCfg = cfg }
 }
 
-// withIdleTimeout closes clones unused for d (the engine's default is far
+// WithIdleTimeout closes clones unused for d (the engine's default is far
 // longer than a test).
-func withIdleTimeout(d time.Duration) providerOption {
+func WithIdleTimeout(d time.Duration) ProviderOption {
 	return func(o *providerOptions) { o.idle = d }
 }
 
-// startProvider runs the controllers with a Git cache in cacheDir (a new
+// StartProvider runs the controllers with a Git cache in cacheDir (a new
 // one when empty) until the test ends or stop is called.
-func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provider {
+func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provider {
 	t.Helper()
-	po := &providerOptions{poll: poll}
+	po := &providerOptions{poll: Poll}
 	for _, o := range opts {
 		o(po)
 	}
-	cfg := rest.CopyConfig(cp.Config)
+	cfg := rest.CopyConfig(CP.Config)
 	if po.wrap != nil {
 		cfg.Wrap(po.wrap)
 	}
@@ -264,7 +269,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopts := []git.Option{git.WithCommitWindow(window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock)}
+	gopts := []git.Option{git.WithCommitWindow(Window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock)}
 	if po.idle > 0 {
 		gopts = append(gopts, git.WithIdleTimeout(po.idle))
 	}
@@ -292,7 +297,7 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		Mirrors: mirrors,
 		Options: controller.Options{
 			Logger:                  plog,
-			MaxConcurrentReconciles: workers,
+			MaxConcurrentReconciles: Workers,
 			PollInterval:            po.poll,
 			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
 			Gate:                    new(gate.Gate[schema.GroupVersionKind]),
@@ -310,19 +315,21 @@ func startProvider(t *testing.T, cacheDir string, opts ...providerOption) *provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &provider{cancel: cancel, done: make(chan error, 1), cache: cache, watcher: w, mirrors: mirrors, client: mgr.GetClient()}
+	p := &Provider{cancel: cancel, done: make(chan error, 1), Cache: cache, Watcher: w, Mirrors: mirrors, Client: mgr.GetClient()}
 	go func() { p.done <- mgr.Start(ctx) }()
-	t.Cleanup(p.stop)
-	running = p
+	t.Cleanup(p.Stop)
+	Running = p
 	return p
 }
 
-func (p *provider) stop() {
+// Stop stops the controllers and closes their Git cache; the test's cleanup
+// calls it too, so a test stops a provider early only to start another.
+func (p *Provider) Stop() {
 	if p.cancel == nil {
 		return
 	}
 	p.cancel()
 	<-p.done
-	p.cache.Close()
+	p.Cache.Close()
 	p.cancel = nil
 }

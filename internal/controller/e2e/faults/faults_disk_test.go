@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"errors"
@@ -30,6 +30,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -101,16 +102,16 @@ func fill(t *testing.T, path string) int64 {
 func TestFaultCacheDiskFull(t *testing.T) {
 	requireUserNamespaces(t)
 	const n = 5
-	kubeconfig := kubeconfigFile(t)
-	f := newFixture(t)
-	setWindow(t, f, window)
+	kubeconfig := e2e.KubeconfigFile(t)
+	f := e2e.NewFixture(t)
+	e2e.SetWindow(t, f, e2e.Window)
 	cache := t.TempDir()
-	p := startBinary(t, kubeconfig, cache, "unshare", "-Urm", "sh", "-c", mountCache, cache)
+	p := e2e.StartBinary(t, kubeconfig, cache, "unshare", "-Urm", "sh", "-c", mountCache, cache)
 	// The provider's view of its cache: the tmpfs.
-	view := filepath.Join(fmt.Sprintf("/proc/%d/root", p.cmd.Process.Pid), cache)
-	first := newFile(f, "first", "apps/first.yaml", "first\n")
-	create(t, first)
-	waitFor(t, time.Minute, first, readyAndCurrent(t, first))
+	view := filepath.Join(fmt.Sprintf("/proc/%d/root", p.Cmd.Process.Pid), cache)
+	first := e2e.NewFile(f, "first", "apps/first.yaml", "first\n")
+	e2e.Create(t, first)
+	e2e.WaitFor(t, time.Minute, first, e2e.ReadyAndCurrent(t, first))
 	clone := cloneDir(t, view)
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(view, &fs); err != nil {
@@ -122,39 +123,39 @@ func TestFaultCacheDiskFull(t *testing.T) {
 
 	ballast := filepath.Join(view, "ballast")
 	filled := fill(t, ballast)
-	posts0 := httpGit.Counts().ReceivePackPosts
+	posts0 := e2e.HTTPGit.Counts().ReceivePackPosts
 	files := make([]*v1alpha1.File, n)
 	for i := range files {
-		files[i] = newFile(f, fmt.Sprintf("f-%d", i), fmt.Sprintf("apps/f-%d.yaml", i), fmt.Sprintf("i: %d\n", i))
-		create(t, files[i])
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%d", i), fmt.Sprintf("apps/f-%d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		e2e.Create(t, files[i])
 	}
 	for _, fl := range files {
-		waitFor(t, time.Minute, fl, func() error {
+		e2e.WaitFor(t, time.Minute, fl, func() error {
 			c := fl.GetCondition(xpv2.TypeSynced)
 			if !strings.Contains(c.Message, "no space left on device") {
 				return fmt.Errorf("Synced is %s/%s: %q, want the disk's error", c.Status, c.Reason, c.Message)
 			}
-			if s := kstatusOf(t, fl); s.String() != "InProgress" {
+			if s := e2e.KstatusOf(t, fl); s.String() != "InProgress" {
 				return fmt.Errorf("kstatus is %s, want InProgress: a full disk clears without changing the File", s)
 			}
 			return nil
 		})
 	}
 	msg := files[0].GetCondition(xpv2.TypeSynced).Message
-	requests := httpGit.Counts().ReceivePackPosts - posts0
+	requests := e2e.HTTPGit.Counts().ReceivePackPosts - posts0
 
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
 	}
 	freed := time.Now()
 	for _, fl := range files {
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
 	converge := time.Since(freed)
 	// The next write works.
-	next := newFile(f, "next", "apps/next.yaml", "next\n")
-	create(t, next)
-	waitFor(t, time.Minute, next, readyAndCurrent(t, next))
+	next := e2e.NewFile(f, "next", "apps/next.yaml", "next\n")
+	e2e.Create(t, next)
+	e2e.WaitFor(t, time.Minute, next, e2e.ReadyAndCurrent(t, next))
 
 	// A write cut short by the full disk leaves nothing behind.
 	if tmp, _ := filepath.Glob(filepath.Join(clone, "objects", "pack", "tmp_*")); len(tmp) > 0 {
@@ -170,10 +171,10 @@ func TestFaultCacheDiskFull(t *testing.T) {
 	if err != nil {
 		t.Errorf("git fsck of the clone after the disk filled up: %v\n%s", err, out)
 	}
-	if got, want := strings.TrimSpace(mustGit(t, clone, "rev-parse", "refs/heads/main")), f.repo.Head(t, "main"); got != want {
+	if got, want := strings.TrimSpace(mustGit(t, clone, "rev-parse", "refs/heads/main")), f.Repo.Head(t, "main"); got != want {
 		t.Errorf("the clone's main is %s, the server's %s", got, want)
 	}
-	counts := f.commitCounts(t, "main")
+	counts := f.CommitCounts(t, "main")
 	lost, dup := 0, 0
 	for _, fl := range append([]*v1alpha1.File{first, next}, files...) {
 		switch got := counts[string(fl.UID)]; {

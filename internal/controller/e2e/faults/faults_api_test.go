@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"bytes"
@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -126,7 +127,7 @@ func faultOf(name string) (statusFault, bool) {
 // every Ready (status, reason) the API server stored, one entry per change.
 func readyTransitions(t *testing.T, ns string) (func() map[string][]string, func()) {
 	t.Helper()
-	wc, err := client.NewWithWatch(cp.Config, client.Options{Scheme: cp.Client.Scheme()})
+	wc, err := client.NewWithWatch(e2e.CP.Config, client.Options{Scheme: e2e.CP.Client.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func readyTransitions(t *testing.T, ns string) (func() map[string][]string, func
 func readyEvents(t *testing.T, ns string) map[string][]string {
 	t.Helper()
 	l := &corev1.EventList{}
-	if err := cp.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
+	if err := e2e.CP.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	lifecycle := map[string]bool{
@@ -203,29 +204,29 @@ func readyEvents(t *testing.T, ns string) map[string][]string {
 // transition the API server stored is announced by exactly one Event.
 func TestFaultAPIServerConflictsAndLostStatusWrites(t *testing.T) {
 	const perFault = 10
-	f := newFixture(t)
-	faults := &apiFaults{ns: f.ns, seen: map[string]bool{}, injected: map[statusFault]int{}}
-	startProvider(t, "", withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	f := e2e.NewFixture(t)
+	faults := &apiFaults{ns: f.Namespace, seen: map[string]bool{}, injected: map[statusFault]int{}}
+	e2e.StartProvider(t, "", e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
 		faults.next = rt
 		return faults
 	}))
-	transitions, stopWatch := readyTransitions(t, f.ns)
+	transitions, stopWatch := readyTransitions(t, f.Namespace)
 	var files []*v1alpha1.File
 	start := time.Now()
 	for _, fault := range []statusFault{conflictFirst, dropFirst, loseFirstReply} {
 		for i := range perFault {
 			name := fmt.Sprintf("%s-%02d", fault, i)
-			fl := newFile(f, name, "apps/"+name+".yaml", name+"\n")
-			create(t, fl)
+			fl := e2e.NewFile(f, name, "apps/"+name+".yaml", name+"\n")
+			e2e.Create(t, fl)
 			files = append(files, fl)
 		}
 	}
 	for _, fl := range files {
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
 	converge := time.Since(start)
-	writesLanded(t)
-	counts := f.commitCounts(t, "main")
+	e2e.WritesLanded(t)
+	counts := f.CommitCounts(t, "main")
 	want := map[string][]string{}
 	testenv.Eventually(t, 30*time.Second, func() error {
 		tr := transitions()
@@ -237,7 +238,7 @@ func TestFaultAPIServerConflictsAndLostStatusWrites(t *testing.T) {
 			slices.Sort(reasons)
 			want[fl.Name] = reasons
 		}
-		if diff := cmp.Diff(want, readyEvents(t, f.ns)); diff != "" {
+		if diff := cmp.Diff(want, readyEvents(t, f.Namespace)); diff != "" {
 			return fmt.Errorf("Events per File do not match the stored Ready transitions %v: -transitions, +events:\n%s", tr[files[0].Name], diff)
 		}
 		return nil

@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package e2e
 
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,11 +38,11 @@ import (
 // Waiting: every wait of these tests is on a condition (an object's state,
 // a repository's content, a count of reconciles), never on time alone.
 
-// waitFor polls obj until check passes or timeout, then fails with what it saw.
-func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
+// WaitFor polls obj until check passes or timeout, then fails with what it saw.
+func WaitFor(t *testing.T, timeout time.Duration, obj client.Object, check func() error) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		if err := CP.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
 		if err := check(); err != nil {
@@ -51,12 +52,12 @@ func waitFor(t *testing.T, timeout time.Duration, obj client.Object, check func(
 	})
 }
 
-// waitGone waits until obj no longer exists (its finalizer was removed).
-func waitGone(t *testing.T, obj client.Object) {
+// WaitGone waits until obj no longer exists (its finalizer was removed).
+func WaitGone(t *testing.T, obj client.Object) {
 	t.Helper()
 	probe, _ := obj.DeepCopyObject().(client.Object)
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); !kerrors.IsNotFound(err) {
+		if err := CP.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), probe); !kerrors.IsNotFound(err) {
 			return fmt.Errorf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
 		}
 		return nil
@@ -93,41 +94,41 @@ func (c *countingClient) Get(ctx context.Context, key client.ObjectKey, obj clie
 	return c.Client.Get(ctx, key, obj, opts...)
 }
 
-// reconcilesOf is how many reconciles of obj the providers have started.
-func reconcilesOf(obj client.Object) int {
+// ReconcilesOf is how many reconciles of obj the providers have started.
+func ReconcilesOf(obj client.Object) int {
 	reconciles.Lock()
 	defer reconciles.Unlock()
 	return reconciles.n[reconcileKey(obj, client.ObjectKeyFromObject(obj))]
 }
 
-// reconciledAgain waits until the provider has finished n reconciles of each
+// ReconciledAgain waits until the provider has finished n reconciles of each
 // of objs that started after the call, then reads objs afresh. A reconcile has
 // finished once the next one of the same object started: controller-runtime
 // never runs two of one object at once. Each reconcile is asked for: as a
 // Git event would (the watcher wakes the resource without touching it), or,
 // with poke, as a user would (crossplane.io/reconcile-requested-at), which
 // also reaches a paused resource.
-func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
+func ReconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 	t.Helper()
 	ctx := context.Background()
 	for range n + 1 {
 		counts := make([]int, len(objs))
 		for i, o := range objs {
-			counts[i] = reconcilesOf(o)
+			counts[i] = ReconcilesOf(o)
 			if !poke {
 				// What a drift found in Git or a landed write does: wake
 				// the resource without touching it.
-				running.watcher.Wake(refOf(o))
+				Running.Watcher.Wake(RefOf(o))
 				continue
 			}
 			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, xpmeta.AnnotationKeyReconcileRequestedAt, time.Now().Format(time.RFC3339Nano))
-			if err := cp.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			if err := CP.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		testenv.Eventually(t, 30*time.Second, func() error {
 			for i, o := range objs {
-				if got := reconcilesOf(o); got <= counts[i] {
+				if got := ReconcilesOf(o); got <= counts[i] {
 					return fmt.Errorf("%T %s: no reconcile started after the %dth", o, client.ObjectKeyFromObject(o), counts[i])
 				}
 			}
@@ -135,26 +136,26 @@ func reconciledAgain(t *testing.T, n int, poke bool, objs ...client.Object) {
 		})
 	}
 	for _, o := range objs {
-		if err := cp.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+		if err := CP.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// writesLanded waits until no change handed to a branch writer of the
+// WritesLanded waits until no change handed to a branch writer of the
 // running provider waits for its push.
-func writesLanded(t *testing.T) {
+func WritesLanded(t *testing.T) {
 	t.Helper()
 	testenv.Eventually(t, 30*time.Second, func() error {
-		if n := running.cache.Pending(); n != 0 {
+		if n := Running.Cache.Pending(); n != 0 {
 			return fmt.Errorf("%d changes wait for their push", n)
 		}
 		return nil
 	})
 }
 
-// refOf names obj in the watcher.
-func refOf(obj client.Object) watch.Ref {
+// RefOf names obj in the watcher.
+func RefOf(obj client.Object) watch.Ref {
 	kind := ""
 	switch obj.(type) {
 	case *v1alpha1.File:
@@ -167,4 +168,18 @@ func refOf(obj client.Object) watch.Ref {
 		kind = v1alpha1.MirrorKind
 	}
 	return watch.Ref{Kind: kind, NamespacedName: client.ObjectKeyFromObject(obj)}
+}
+
+// TotalReconciles is how many reconciles of any File the providers have
+// started.
+func TotalReconciles() int {
+	reconciles.Lock()
+	defer reconciles.Unlock()
+	n := 0
+	for k, v := range reconciles.n {
+		if strings.HasPrefix(k, "*v1alpha1.File ") {
+			n += v
+		}
+	}
+	return n
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package mirror_test
 
 import (
 	"context"
@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -53,15 +54,15 @@ const recordedMirrorBurstStatus = "144 | 46 | 10 | 0"
 // steady state. BENCH_MIRROR_OBJECTS changes the count (the edits and
 // deletes stay a tenth and a hundredth of it).
 func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
-	n := benchN("BENCH_MIRROR_OBJECTS", 1000)
+	n := e2e.BenchN("BENCH_MIRROR_OBJECTS", 1000)
 	edits, deletes := max(n/10, 1), max(n/100, 1)
 	for range b.N {
-		bp, ns, dir, m := startMirrorBench(b, benchFlags{rate: defaultRate, poll: 10 * time.Second})
+		bp, ns, dir, m := startMirrorBench(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: 10 * time.Second})
 		// The namespace's kube-root-ca.crt is mirrored too.
 		base := mirroredIn(b, dir, ns)
 		waitMirrorCounts(b, m, base)
-		writes0, refused0 := bp.api.count(mirrorStatusWrite), bp.api.count(mirrorStatusConflict)
-		pushes0 := metricSum(b, bp.reg, "provider_git_pushes_total")
+		writes0, refused0 := bp.API.Count(mirrorStatusWrite), bp.API.Count(mirrorStatusConflict)
+		pushes0 := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total")
 
 		start := time.Now()
 		createConfigMapsInTurn(b, ns, n)
@@ -69,36 +70,36 @@ func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
 		for i := range edits {
 			patch := []byte(`{"data":{"round":"1"}}`)
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)}}
-			if err := cp.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			if err := e2e.CP.Client.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, patch)); err != nil {
 				b.Fatal(err)
 			}
 		}
-		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return strings.Count(out, "round:") >= edits }, "grep", "round:", "main", "--", mirrorFolder+"/")
+		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return strings.Count(out, "round:") >= edits }, "grep", "round:", "main", "--", e2e.MirrorFolder+"/")
 		deleteConfigMaps(b, ns, n-deletes, n)
-		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return mirroredOf(out, ns) == base+n-deletes }, "ls-tree", "-r", "--name-only", "main", mirrorFolder+"/")
+		waitFolder(b, dir, 10*time.Minute, func(out string) bool { return mirroredOf(out, ns) == base+n-deletes }, "ls-tree", "-r", "--name-only", "main", e2e.MirrorFolder+"/")
 		waitMirrorCounts(b, m, base+n-deletes)
-		for bp.cache.Pending() != 0 {
+		for bp.Cache.Pending() != 0 {
 			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
 		}
 		took := time.Since(start)
-		writes, refused := bp.api.count(mirrorStatusWrite)-writes0, bp.api.count(mirrorStatusConflict)-refused0
-		pushes := metricSum(b, bp.reg, "provider_git_pushes_total") - pushes0
+		writes, refused := bp.API.Count(mirrorStatusWrite)-writes0, bp.API.Count(mirrorStatusConflict)-refused0
+		pushes := e2e.MetricSum(b, bp.Reg, "provider_git_pushes_total") - pushes0
 
 		// Steady state: two polls of the repository.
-		writes0, refused0 = bp.api.count(mirrorStatusWrite), bp.api.count(mirrorStatusConflict)
-		polls0 := metricSum(b, bp.reg, "provider_git_polls_total")
-		for metricSum(b, bp.reg, "provider_git_polls_total") < polls0+2 {
+		writes0, refused0 = bp.API.Count(mirrorStatusWrite), bp.API.Count(mirrorStatusConflict)
+		polls0 := e2e.MetricSum(b, bp.Reg, "provider_git_polls_total")
+		for e2e.MetricSum(b, bp.Reg, "provider_git_polls_total") < polls0+2 {
 			time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
 		}
-		steady := bp.api.count(mirrorStatusWrite) - writes0 + bp.api.count(mirrorStatusConflict) - refused0
-		bp.stop()
+		steady := bp.API.Count(mirrorStatusWrite) - writes0 + bp.API.Count(mirrorStatusConflict) - refused0
+		bp.Stop()
 
 		fmt.Printf("\nOne Mirror: %d ConfigMaps created one after another, then %d edited and %d deleted (commit window %s, --max-reconcile-rate %d, --poll 10s), %s\n"+
 			"| | Mirror status writes | refused (Conflict) | pushes | status writes in steady state (2 polls) |\n|----|----|----|----|----|\n"+
 			"| before (recorded) | %s |\n"+
 			"| now | %d | %d | %.0f | %d |\n"+
 			"goal: status writes <= pushes + 3 (one per phase going Committing), no Conflict, 0 in steady state\n",
-			n, edits, deletes, defaultWindow, defaultRate, took.Round(100*time.Millisecond),
+			n, edits, deletes, e2e.DefaultWindow, e2e.DefaultRate, took.Round(100*time.Millisecond),
 			recordedMirrorBurstStatus, writes, refused, pushes, steady)
 	}
 }
@@ -107,13 +108,13 @@ func BenchmarkMirrorBurstStatusWrites(b *testing.B) {
 // of every ConfigMap of its namespace ns has landed its empty folder's
 // marker, so every commit from then on is the benchmark's. dir is the
 // fixture's bare repository.
-func startMirrorBench(b *testing.B, flags benchFlags) (bp *benchProvider, ns, dir string, m *v1alpha1.Mirror) {
+func startMirrorBench(b *testing.B, flags e2e.BenchFlags) (bp *e2e.BenchProvider, ns, dir string, m *v1alpha1.Mirror) {
 	b.Helper()
-	bp = startBenchProvider(b, flags)
-	ns = benchFixture(b, nil)
-	dir = filepath.Join(gitRoot, ns+".git")
-	m = newMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, pcRef())
-	if err := cp.Client.Create(context.Background(), m); err != nil {
+	bp = e2e.StartBenchProvider(b, flags)
+	ns = e2e.BenchFixture(b, nil)
+	dir = filepath.Join(e2e.GitRoot, ns+".git")
+	m = e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
+	if err := e2e.CP.Client.Create(context.Background(), m); err != nil {
 		b.Fatal(err)
 	}
 	waitMirroredCount(b, dir, ns, 0, true, time.Minute)
@@ -126,7 +127,7 @@ func waitMirrorCounts(b *testing.B, m *v1alpha1.Mirror, objects int) {
 	b.Helper()
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m); err != nil {
 			b.Fatal(err)
 		}
 		at := m.Status.AtProvider
@@ -159,7 +160,7 @@ func waitFolder(b *testing.B, dir string, timeout time.Duration, done func(strin
 // mirroredIn counts the objects of ns the Mirror's folder holds on main.
 func mirroredIn(b *testing.B, dir, ns string) int {
 	b.Helper()
-	out, err := testenv.Git(dir, nil, "ls-tree", "-r", "--name-only", "main", mirrorFolder+"/")
+	out, err := testenv.Git(dir, nil, "ls-tree", "-r", "--name-only", "main", e2e.MirrorFolder+"/")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func mirroredIn(b *testing.B, dir, ns string) int {
 func mirroredOf(ls, ns string) int {
 	n := 0
 	for _, l := range strings.Split(ls, "\n") {
-		if strings.HasPrefix(l, mirrorFolder+"/"+ns+"/") {
+		if strings.HasPrefix(l, e2e.MirrorFolder+"/"+ns+"/") {
 			n++
 		}
 	}
@@ -184,7 +185,7 @@ func createConfigMapsInTurn(b *testing.B, ns string, n int) {
 	for i := range n {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)},
 			Data: map[string]string{"index": strconv.Itoa(i)}}
-		if err := cp.Client.Create(context.Background(), cm); err != nil {
+		if err := e2e.CP.Client.Create(context.Background(), cm); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -196,7 +197,7 @@ func deleteConfigMaps(b *testing.B, ns string, from, to int) {
 	b.Helper()
 	for i := from; i < to; i++ {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%05d", i)}}
-		if err := cp.Client.Delete(context.Background(), cm); err != nil {
+		if err := e2e.CP.Client.Delete(context.Background(), cm); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"context"
@@ -26,15 +26,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -62,20 +60,20 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	const n = 300
 	clk := testingclock.NewFakeClock(time.Now())
 	counter := &statusCounter{}
-	metrics, reg := withNewGitMetrics(t)
-	startProvider(t, "", metrics, withGitClock(clk), withTransport(func(rt http.RoundTripper) http.RoundTripper {
+	metrics, reg := e2e.WithNewGitMetrics(t)
+	e2e.StartProvider(t, "", metrics, e2e.WithGitClock(clk), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.next = rt
 		return counter
 	}))
-	f := newFixture(t)
+	f := e2e.NewFixture(t)
 	ctx := context.Background()
 	// A commit window of 4s, as a platform team expecting bursts would set
 	// it: what one push collects is what arrives within it.
-	setWindow(t, f, 4*time.Second)
+	e2e.SetWindow(t, f, 4*time.Second)
 
 	start := time.Now()
-	pushes0, fetches0 := counterSum(t, reg, "provider_git_pushes_total"), counterSum(t, reg, "provider_git_fetches_total")
-	adverts0 := httpGit.Counts().UploadPackAdverts
+	pushes0, fetches0 := e2e.CounterSum(t, reg, "provider_git_pushes_total"), e2e.CounterSum(t, reg, "provider_git_fetches_total")
+	adverts0 := e2e.HTTPGit.Counts().UploadPackAdverts
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
@@ -83,13 +81,13 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			file := &v1alpha1.File{
-				ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: fmt.Sprintf("f-%03d", i)},
+				ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: fmt.Sprintf("f-%03d", i)},
 				Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{
 					Branch: "main", Path: fmt.Sprintf("apps/app-%03d/config.yaml", i), Content: ptr.To(fmt.Sprintf("index: %d\n", i)),
 				}},
 			}
-			file.Spec.ProviderConfigReference = pcRef()
-			errs <- cp.Client.Create(ctx, file)
+			file.Spec.ProviderConfigReference = e2e.PCRef()
+			errs <- e2e.CP.Client.Create(ctx, file)
 		}()
 	}
 	wg.Wait()
@@ -102,12 +100,12 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	// Every File hands its change to the branch writer, which waits for
 	// the window to close on the clock that stands still.
 	testenv.Eventually(t, 3*time.Minute, func() error {
-		if got := running.cache.Pending(); got != n || !clk.HasWaiters() {
+		if got := e2e.Running.Cache.Pending(); got != n || !clk.HasWaiters() {
 			return fmt.Errorf("%d of %d changes queued", got, n)
 		}
 		return nil
 	})
-	if got := counterSum(t, reg, "provider_git_pushes_total") - pushes0; got != 0 {
+	if got := e2e.CounterSum(t, reg, "provider_git_pushes_total") - pushes0; got != 0 {
 		t.Errorf("%.0f pushes before the commit window closed, want 0", got)
 	}
 	clk.Step(4 * time.Second)
@@ -116,12 +114,12 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	files := make([]client.Object, n)
 	testenv.Eventually(t, 3*time.Minute, func() error {
 		l := &v1alpha1.FileList{}
-		if err := cp.Client.List(ctx, l, client.InNamespace(f.ns)); err != nil {
+		if err := e2e.CP.Client.List(ctx, l, client.InNamespace(f.Namespace)); err != nil {
 			return err
 		}
 		ready := 0
 		for i := range l.Items {
-			if readyAndCurrent(t, &l.Items[i])() == nil {
+			if e2e.ReadyAndCurrent(t, &l.Items[i])() == nil {
 				ready++
 			}
 			if i < n {
@@ -134,13 +132,13 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		return nil
 	})
 	converge := time.Since(start)
-	pushes := counterSum(t, reg, "provider_git_pushes_total") - pushes0
-	fetchesConverging := counterSum(t, reg, "provider_git_fetches_total") - fetches0
+	pushes := e2e.CounterSum(t, reg, "provider_git_pushes_total") - pushes0
+	fetchesConverging := e2e.CounterSum(t, reg, "provider_git_fetches_total") - fetches0
 	// Every fetch and every ProviderConfig check (ls-remote) starts with one
 	// advertisement; the rest of them are checks.
-	checks := float64(httpGit.Counts().UploadPackAdverts-adverts0) - fetchesConverging
+	checks := float64(e2e.HTTPGit.Counts().UploadPackAdverts-adverts0) - fetchesConverging
 
-	if got := len(f.files(t, "main")); got != n {
+	if got := len(f.Files(t, "main")); got != n {
 		t.Errorf("the branch holds %d files, want %d", got, n)
 	}
 
@@ -148,32 +146,32 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	// on its own; the watcher checks the repository once per poll interval
 	// and reconciles no File while nothing moved. Measured over several of
 	// its polls, after the one that follows the last push.
-	writesLanded(t)
-	polls0 := counterSum(t, reg, "provider_git_polls_total")
+	e2e.WritesLanded(t)
+	polls0 := e2e.CounterSum(t, reg, "provider_git_polls_total")
 	testenv.Eventually(t, time.Minute, func() error {
-		if counterSum(t, reg, "provider_git_polls_total") < polls0+1 {
+		if e2e.CounterSum(t, reg, "provider_git_polls_total") < polls0+1 {
 			return fmt.Errorf("waiting for a poll of the repository")
 		}
 		return nil
 	})
 	const polls = 5
-	writes0, fetches1, steady := counter.writes.Load(), counterSum(t, reg, "provider_git_fetches_total"), time.Now()
-	reconciles0, polls1 := 0, counterSum(t, reg, "provider_git_polls_total")
+	writes0, fetches1, steady := counter.writes.Load(), e2e.CounterSum(t, reg, "provider_git_fetches_total"), time.Now()
+	reconciles0, polls1 := 0, e2e.CounterSum(t, reg, "provider_git_polls_total")
 	for _, o := range files {
-		reconciles0 += reconcilesOf(o)
+		reconciles0 += e2e.ReconcilesOf(o)
 	}
-	testenv.Eventually(t, time.Duration(polls+2)*poll*2, func() error {
-		if got := counterSum(t, reg, "provider_git_polls_total") - polls1; got < polls {
+	testenv.Eventually(t, time.Duration(polls+2)*e2e.Poll*2, func() error {
+		if got := e2e.CounterSum(t, reg, "provider_git_polls_total") - polls1; got < polls {
 			return fmt.Errorf("%.0f of %d polls of the repository", got, polls)
 		}
 		return nil
 	})
 	steadyWrites := counter.writes.Load() - writes0
-	intervals := float64(time.Since(steady)) / float64(poll)
-	fetchesPerPoll := (counterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
+	intervals := float64(time.Since(steady)) / float64(e2e.Poll)
+	fetchesPerPoll := (e2e.CounterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
 	steadyReconciles := -reconciles0
 	for _, o := range files {
-		steadyReconciles += reconcilesOf(o)
+		steadyReconciles += e2e.ReconcilesOf(o)
 	}
 
 	t.Logf("\n%d Files on one branch (commit window %s, poll %s, %d workers)\n"+
@@ -186,7 +184,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		"| fetches per poll interval, steady state   | %.1f |\n"+
 		"| File reconciles over %d polls of the repository (%.1f poll intervals), steady state | %d |\n"+
 		"| status writes over the same polls, steady state | %d |",
-		n, 4*time.Second, poll, workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyReconciles, steadyWrites)
+		n, 4*time.Second, e2e.Poll, e2e.Workers, converge.Round(100*time.Millisecond), pushes, fetchesConverging, checks, fetchesPerPoll, polls, intervals, steadyReconciles, steadyWrites)
 
 	// A push carries what arrived within its window: the whole burst,
 	// queued before the window closed.
@@ -201,47 +199,5 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	}
 	if steadyWrites != 0 {
 		t.Errorf("%d status writes in steady state, want none", steadyWrites)
-	}
-}
-
-// counterSum adds up every series of a counter family.
-func counterSum(t *testing.T, g prometheus.Gatherer, name string) float64 {
-	t.Helper()
-	mfs, err := g.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum float64
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			sum += counterValue(m)
-		}
-	}
-	return sum
-}
-
-func counterValue(m *dto.Metric) float64 {
-	if c := m.GetCounter(); c != nil {
-		return c.GetValue()
-	}
-	return 0
-}
-
-// setWindow sets the fixture's ProviderConfig commit window.
-func setWindow(t *testing.T, f *fixture, d time.Duration) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pc := &v1alpha1.ProviderConfig{}
-		if err := cp.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
-			return err
-		}
-		pc.Spec.Commit.Window = &metav1.Duration{Duration: d}
-		return cp.Client.Update(context.Background(), pc)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

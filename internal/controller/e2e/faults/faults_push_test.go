@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"fmt"
@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -46,10 +47,10 @@ type pusher struct {
 	lastRefused error
 }
 
-func newPusher(t *testing.T, f *fixture, id int) *pusher {
+func newPusher(t *testing.T, f *e2e.Fixture, id int) *pusher {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	url := testenv.AuthURL(httpGit.RepoURL(filepath.Base(f.repo.Dir)), gitUser, gitToken)
+	url := testenv.AuthURL(e2e.HTTPGit.RepoURL(filepath.Base(f.Repo.Dir)), e2e.GitUser, e2e.GitToken)
 	if _, err := testenv.Git("", nil, "clone", "-q", url, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +132,8 @@ func TestFaultExternalPushersRace(t *testing.T) {
 		nCRs     = 3
 		nPushers = 3
 	)
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	pushers := make([]*pusher, nPushers)
 	for i := range pushers {
 		pushers[i] = newPusher(t, f, i)
@@ -152,7 +153,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if h, err := f.repo.BareRepo.Head("main"); err == nil && h != "" {
+			if h, err := f.Repo.BareRepo.Head("main"); err == nil && h != "" {
 				hmu.Lock()
 				heads[h] = true
 				hmu.Unlock()
@@ -177,32 +178,32 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	start := time.Now()
 	files := make([]*v1alpha1.File, nFiles)
 	for i := range files {
-		files[i] = newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
-		create(t, files[i])
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		e2e.Create(t, files[i])
 		if i%10 == 9 {
 			// Bursts a commit window apart, so the provider pushes many
 			// times into the others' stream.
-			<-time.After(window)
+			<-time.After(e2e.Window)
 		}
 	}
 	crs := make([]*v1alpha1.CommitRequest, nCRs)
 	for i := range crs {
-		crs[i] = newCommitRequest(f, fmt.Sprintf("cr-%d", i), fmt.Sprintf("Release %d", i),
+		crs[i] = e2e.NewCommitRequest(f, fmt.Sprintf("cr-%d", i), fmt.Sprintf("Release %d", i),
 			v1alpha1.CommitFile{Path: fmt.Sprintf("releases/%d.txt", i), Content: ptr.To(fmt.Sprintf("%d\n", i))})
-		create(t, crs[i])
+		e2e.Create(t, crs[i])
 	}
 	for _, fl := range files {
-		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, 2*time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
 	for _, cr := range crs {
-		waitFor(t, 2*time.Minute, cr, readyAndCurrent(t, cr))
+		e2e.WaitFor(t, 2*time.Minute, cr, e2e.ReadyAndCurrent(t, cr))
 	}
 	converge := time.Since(start)
 	halt()
-	writesLanded(t)
+	e2e.WritesLanded(t)
 
-	final := f.repo.Head(t, "main")
-	tree := f.files(t, "main")
+	final := f.Repo.Head(t, "main")
+	tree := f.Files(t, "main")
 	landed := 0
 	for _, p := range pushers {
 		for _, e := range p.errs {
@@ -210,7 +211,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 		}
 		for _, c := range p.landed {
 			landed++
-			if !f.repo.IsAncestor(t, c, final) {
+			if !f.Repo.IsAncestor(t, c, final) {
 				t.Errorf("pusher %d's commit %s is not in the final history: lost", p.id, c)
 			}
 		}
@@ -230,7 +231,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 			}
 		}
 	}
-	counts := f.commitCounts(t, "main")
+	counts := f.CommitCounts(t, "main")
 	var objs []client.Object
 	for _, fl := range files {
 		objs = append(objs, fl)
@@ -257,16 +258,16 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	// Never forced: each update of the branch was a fast-forward, and
 	// every head anyone saw is in the final history.
 	forced := 0
-	reflog := f.repo.Reflog(t, "main")
+	reflog := f.Repo.Reflog(t, "main")
 	for _, u := range reflog {
-		if !isZero(u.Old) && !f.repo.IsAncestor(t, u.Old, u.New) {
+		if !isZero(u.Old) && !f.Repo.IsAncestor(t, u.Old, u.New) {
 			forced++
 			t.Errorf("main moved from %s to %s without a fast-forward", u.Old, u.New)
 		}
 	}
 	hmu.Lock()
 	for h := range heads {
-		if !f.repo.IsAncestor(t, h, final) {
+		if !f.Repo.IsAncestor(t, h, final) {
 			forced++
 			t.Errorf("head %s, seen on the server, is not an ancestor of the final head", h)
 		}
@@ -293,10 +294,10 @@ func TestFaultPushRefusedForOneChange(t *testing.T) {
 		refused  = 7
 		hookWord = "protected by policy"
 	)
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	protected := fmt.Sprintf("apps/f-%02d.yaml", refused)
-	f.repo.SetHook(t, "pre-receive", fmt.Sprintf(`#!/bin/sh
+	f.Repo.SetHook(t, "pre-receive", fmt.Sprintf(`#!/bin/sh
 while read old new ref; do
   if git diff --name-only "$old" "$new" | grep -qx '%s'; then
     echo "%s is %s" >&2
@@ -305,23 +306,23 @@ while read old new ref; do
 done
 exit 0
 `, protected, protected, hookWord))
-	ks := watchKstatus(t, f.ns)
-	posts0 := httpGit.Counts().ReceivePackPosts
+	ks := watchKstatus(t, f.Namespace)
+	posts0 := e2e.HTTPGit.Counts().ReceivePackPosts
 	start := time.Now()
 	files := make([]*v1alpha1.File, n)
 	for i := range files {
-		files[i] = newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
-		create(t, files[i])
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		e2e.Create(t, files[i])
 	}
 	for i, fl := range files {
 		if i == refused {
-			waitFor(t, time.Minute, fl, stalledWith(t, fl, "PushRejected"))
+			e2e.WaitFor(t, time.Minute, fl, e2e.StalledWith(t, fl, "PushRejected"))
 			continue
 		}
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
 	converge := time.Since(start)
-	writesLanded(t)
+	e2e.WritesLanded(t)
 	ks.end()
 	c := files[refused].GetCondition(xpv2.TypeReady)
 	t.Logf("the refused File: %s: %s", c.Reason, c.Message)
@@ -335,7 +336,7 @@ exit 0
 		}
 	}
 	ks.mu.Unlock()
-	counts := f.commitCounts(t, "main")
+	counts := f.CommitCounts(t, "main")
 	lost, dup := 0, 0
 	for i, fl := range files {
 		want := 1
@@ -353,10 +354,10 @@ exit 0
 			t.Errorf("File %s is carried by %d commits, want %d", fl.Name, got, want)
 		}
 	}
-	if _, ok := f.files(t, "main")[protected]; ok {
+	if _, ok := f.Files(t, "main")[protected]; ok {
 		t.Errorf("%s reached the branch although the hook refuses it", protected)
 	}
-	figure(t, "push-refused-one-path", httpGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
+	figure(t, "push-refused-one-path", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
 }
 
 func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package faults_test
 
 import (
 	"context"
@@ -28,11 +28,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -58,25 +57,25 @@ func (r *refuseStatus) RoundTrip(req *http.Request) (*http.Response, error) {
 // the two) are recognised by a restarted provider on the same cache: each
 // change is carried by exactly one commit.
 func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
-	f := newFixture(t)
+	f := e2e.NewFixture(t)
 	dir := t.TempDir()
-	p := startProvider(t, dir, withTransport(func(rt http.RoundTripper) http.RoundTripper {
-		return &refuseStatus{next: rt, ns: f.ns}
+	p := e2e.StartProvider(t, dir, e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+		return &refuseStatus{next: rt, ns: f.Namespace}
 	}))
-	fl := newFile(f, "config", "apps/config.yaml", "a: 1\n")
-	cr := newCommitRequest(f, "release", releaseMessage, releaseFiles()...)
-	create(t, fl)
-	create(t, cr)
+	fl := e2e.NewFile(f, "config", "apps/config.yaml", "a: 1\n")
+	cr := e2e.NewCommitRequest(f, "release", e2e.ReleaseMessage, e2e.ReleaseFiles()...)
+	e2e.Create(t, fl)
+	e2e.Create(t, cr)
 	testenv.Eventually(t, time.Minute, func() error {
-		got := f.files(t, "main")
-		if got["apps/config.yaml"] != "a: 1\n" || got["apps/cm.yaml"] != releaseTree["apps/cm.yaml"] {
+		got := f.Files(t, "main")
+		if got["apps/config.yaml"] != "a: 1\n" || got["apps/cm.yaml"] != e2e.ReleaseTree["apps/cm.yaml"] {
 			return fmt.Errorf("the branch does not hold both changes yet: %v", got)
 		}
 		return nil
 	})
-	p.stop()
+	p.Stop()
 	for _, o := range []client.Object{fl, cr} {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,12 +83,12 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 		t.Fatalf("the File's status was written although every status write failed: %+v", c)
 	}
 
-	startProvider(t, dir)
-	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-	waitFor(t, time.Minute, cr, readyAndCurrent(t, cr))
-	writesLanded(t)
+	e2e.StartProvider(t, dir)
+	e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+	e2e.WaitFor(t, time.Minute, cr, e2e.ReadyAndCurrent(t, cr))
+	e2e.WritesLanded(t)
 	for _, o := range []client.Object{fl, cr} {
-		if got := f.commitsOf(t, "main", string(o.GetUID())); len(got) != 1 {
+		if got := f.CommitsOf(t, "main", string(o.GetUID())); len(got) != 1 {
 			t.Errorf("%T %s is carried by %d commits, want exactly 1: %v", o, o.GetName(), len(got), got)
 		}
 	}
@@ -101,25 +100,25 @@ func TestAsyncWriteLandsOnceAcrossRestart(t *testing.T) {
 // reconcile of the Files nothing touched.
 func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	const n = 30
-	metrics, reg := withNewGitMetrics(t)
-	startProvider(t, "", metrics)
-	f := newFixture(t)
+	metrics, reg := e2e.WithNewGitMetrics(t)
+	e2e.StartProvider(t, "", metrics)
+	f := e2e.NewFixture(t)
 	files := make([]client.Object, n)
 	for i := range n {
-		fl := newFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
-		create(t, fl)
+		fl := e2e.NewFile(f, fmt.Sprintf("f-%02d", i), fmt.Sprintf("apps/f-%02d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		e2e.Create(t, fl)
 		files[i] = fl
 	}
 	for _, o := range files {
 		fl := o.(*v1alpha1.File) //nolint:forcetypeassert // built above
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
-	writesLanded(t)
+	e2e.WritesLanded(t)
 	waitPolls := func(k float64) {
 		t.Helper()
-		p0 := counterSum(t, reg, "provider_git_polls_total")
+		p0 := e2e.CounterSum(t, reg, "provider_git_polls_total")
 		testenv.Eventually(t, time.Minute, func() error {
-			if got := counterSum(t, reg, "provider_git_polls_total") - p0; got < k {
+			if got := e2e.CounterSum(t, reg, "provider_git_polls_total") - p0; got < k {
 				return fmt.Errorf("%.0f of %.0f polls of the repository", got, k)
 			}
 			return nil
@@ -129,7 +128,7 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 	counts := func() []int {
 		c := make([]int, n)
 		for i, o := range files {
-			c[i] = reconcilesOf(o)
+			c[i] = e2e.ReconcilesOf(o)
 		}
 		return c
 	}
@@ -143,20 +142,20 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 
 	// Someone else edits one File's path (and a path no File owns).
 	before = counts()
-	if _, err := f.repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{
+	if _, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{
 		"apps/f-07.yaml": "edited by hand\n", "notes.txt": "unmanaged\n",
 	}}); err != nil {
 		t.Fatal(err)
 	}
 	edited := time.Now()
-	testenv.Eventually(t, 2*poll+10*time.Second, func() error {
-		if got := f.files(t, "main")["apps/f-07.yaml"]; got != "i: 7\n" {
+	testenv.Eventually(t, 2*e2e.Poll+10*time.Second, func() error {
+		if got := f.Files(t, "main")["apps/f-07.yaml"]; got != "i: 7\n" {
 			return fmt.Errorf("apps/f-07.yaml holds %q", got)
 		}
 		return nil
 	})
 	putBack := time.Since(edited)
-	writesLanded(t)
+	e2e.WritesLanded(t)
 	waitPolls(1)
 	after := counts()
 	for i := range n {
@@ -167,9 +166,9 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 			t.Errorf("File f-%02d, untouched, was reconciled %d times after the edit", i, after[i]-before[i])
 		}
 	}
-	t.Logf("edit put back after %s (poll interval %s, commit window %s)", putBack.Round(100*time.Millisecond), poll, window)
-	if putBack > poll+window+5*time.Second {
-		t.Errorf("the edit was put back after %s, want within about one poll interval (%s)", putBack, poll)
+	t.Logf("edit put back after %s (poll interval %s, commit window %s)", putBack.Round(100*time.Millisecond), e2e.Poll, e2e.Window)
+	if putBack > e2e.Poll+e2e.Window+5*time.Second {
+		t.Errorf("the edit was put back after %s, want within about one poll interval (%s)", putBack, e2e.Poll)
 	}
 }
 
@@ -179,24 +178,24 @@ func TestDriftFromGitWakesOnlyTouchedFiles(t *testing.T) {
 // is back; a push the server refuses stalls the File as PushRejected until
 // the refusal is lifted.
 func TestFailedWriteRetriesWithBackoff(t *testing.T) {
-	startProvider(t, "")
-	f := newFixture(t)
-	fl := newFile(f, "config", "apps/config.yaml", "a: 1\n")
-	create(t, fl)
-	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-	writesLanded(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
+	fl := e2e.NewFile(f, "config", "apps/config.yaml", "a: 1\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+	e2e.WritesLanded(t)
 
 	t.Run("Transient", func(t *testing.T) {
-		httpGit.FailWith(http.StatusServiceUnavailable)
-		t.Cleanup(func() { httpGit.FailWith(0) })
-		setContent(t, fl, "a: 2\n")
-		n0, start := reconcilesOf(fl), time.Now()
+		e2e.HTTPGit.FailWith(http.StatusServiceUnavailable)
+		t.Cleanup(func() { e2e.HTTPGit.FailWith(0) })
+		e2e.SetContent(t, fl, "a: 2\n")
+		n0, start := e2e.ReconcilesOf(fl), time.Now()
 		// The spec change and the write's wake come at once; each retry
 		// after them waits its backoff (1s, 2s, then capped at the 2s poll
 		// interval), so five reconciles take at least 1+2s. A wake loop
 		// would make them in milliseconds.
 		testenv.Eventually(t, time.Minute, func() error {
-			if got := reconcilesOf(fl) - n0; got < 5 {
+			if got := e2e.ReconcilesOf(fl) - n0; got < 5 {
 				return fmt.Errorf("%d reconciles since the spec change", got)
 			}
 			return nil
@@ -204,21 +203,21 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 		if d := time.Since(start); d < 3*time.Second {
 			t.Errorf("five reconciles of a failing write within %s: retried without backoff", d)
 		}
-		httpGit.FailWith(0)
-		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
-		if got := f.files(t, "main")["apps/config.yaml"]; got != "a: 2\n" {
+		e2e.HTTPGit.FailWith(0)
+		e2e.WaitFor(t, 2*time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+		if got := f.Files(t, "main")["apps/config.yaml"]; got != "a: 2\n" {
 			t.Errorf("apps/config.yaml holds %q once the server is back, want a: 2", got)
 		}
 	})
 
 	t.Run("Terminal", func(t *testing.T) {
-		f.repo.SetHook(t, "pre-receive", "#!/bin/sh\necho refused by policy >&2\nexit 1\n")
-		setContent(t, fl, "a: 3\n")
-		waitFor(t, time.Minute, fl, stalledWith(t, fl, "PushRejected"))
-		f.repo.SetHook(t, "pre-receive", "#!/bin/sh\nexit 0\n")
+		f.Repo.SetHook(t, "pre-receive", "#!/bin/sh\necho refused by policy >&2\nexit 1\n")
+		e2e.SetContent(t, fl, "a: 3\n")
+		e2e.WaitFor(t, time.Minute, fl, e2e.StalledWith(t, fl, "PushRejected"))
+		f.Repo.SetHook(t, "pre-receive", "#!/bin/sh\nexit 0\n")
 		// A stalled File is retried at the poll interval.
-		waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-		if got := f.files(t, "main")["apps/config.yaml"]; got != "a: 3\n" {
+		e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+		if got := f.Files(t, "main")["apps/config.yaml"]; got != "a: 3\n" {
 			t.Errorf("apps/config.yaml holds %q once the hook allows it, want a: 3", got)
 		}
 	})
@@ -230,46 +229,31 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 // BenchmarkSteadyStateOf10000Files.)
 func TestNewFileAmongManyIsPrompt(t *testing.T) {
 	const n = 200
-	startProvider(t, "")
-	f := newFixture(t)
+	e2e.StartProvider(t, "")
+	f := e2e.NewFixture(t)
 	files := make([]*v1alpha1.File, n)
 	for i := range n {
-		files[i] = newFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
-		create(t, files[i])
+		files[i] = e2e.NewFile(f, fmt.Sprintf("f-%03d", i), fmt.Sprintf("apps/f-%03d.yaml", i), fmt.Sprintf("i: %d\n", i))
+		e2e.Create(t, files[i])
 	}
 	for _, fl := range files {
-		waitFor(t, 2*time.Minute, fl, readyAndCurrent(t, fl))
+		e2e.WaitFor(t, 2*time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
 	}
-	writesLanded(t)
+	e2e.WritesLanded(t)
 	before := 0
 	for _, fl := range files {
-		before += reconcilesOf(fl)
+		before += e2e.ReconcilesOf(fl)
 	}
 	start := time.Now()
-	fl := newFile(f, "late", "apps/late.yaml", "late\n")
-	create(t, fl)
-	waitFor(t, time.Minute, fl, readyAndCurrent(t, fl))
-	t.Logf("a new File among %d converged ones was Ready after %s (commit window %s)", n, time.Since(start).Round(10*time.Millisecond), window)
+	fl := e2e.NewFile(f, "late", "apps/late.yaml", "late\n")
+	e2e.Create(t, fl)
+	e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+	t.Logf("a new File among %d converged ones was Ready after %s (commit window %s)", n, time.Since(start).Round(10*time.Millisecond), e2e.Window)
 	after := 0
 	for _, o := range files {
-		after += reconcilesOf(o)
+		after += e2e.ReconcilesOf(o)
 	}
 	if after != before {
 		t.Errorf("%d reconciles of the %d converged Files while a new one became Ready, want none: nothing moved for them", after-before, n)
-	}
-}
-
-// setContent changes fl's spec.forProvider.content.
-func setContent(t *testing.T, fl *v1alpha1.File, content string) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := cp.Client.Get(context.Background(), client.ObjectKeyFromObject(fl), fl); err != nil {
-			return err
-		}
-		fl.Spec.ForProvider.Content = ptr.To(content)
-		return cp.Client.Update(context.Background(), fl)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// CounterSum adds up every series of a counter family.
+func CounterSum(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += counterValue(m)
+		}
+	}
+	return sum
+}
+
+func counterValue(m *dto.Metric) float64 {
+	if c := m.GetCounter(); c != nil {
+		return c.GetValue()
+	}
+	return 0
+}
+
+// WriteCounter counts the provider's API writes per namespace, as
+// "VERB resource[/subresource]" (PUT files, PATCH files/status, POST events).
+type WriteCounter struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    map[string]map[string]int
+}
+
+// RoundTrip counts r when it writes, then sends it on.
+func (c *WriteCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if r.Method == http.MethodGet {
+		return resp, err
+	}
+	if ns, what, ok := writeOf(r.Method, r.URL.Path); ok {
+		if resp != nil && resp.StatusCode >= http.StatusBadRequest {
+			// A refused write (a conflict) is counted apart.
+			what += " (" + http.StatusText(resp.StatusCode) + ")"
+		}
+		c.mu.Lock()
+		if c.n[ns] == nil {
+			c.n[ns] = map[string]int{}
+		}
+		c.n[ns][what]++
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+// NewWriteCounter counts nothing yet.
+func NewWriteCounter() *WriteCounter { return &WriteCounter{n: map[string]map[string]int{}} }
+
+// Through has the provider's API requests pass through c.
+func (c *WriteCounter) Through() ProviderOption {
+	return WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+		c.next = rt
+		return c
+	})
+}
+
+// writeOf reads a namespaced request path:
+// /api/v1/namespaces/NS/RESOURCE[/NAME[/SUB]] or
+// /apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME[/SUB]].
+func writeOf(verb, path string) (ns, what string, ok bool) {
+	_, rest, found := strings.Cut(path, "/namespaces/")
+	if !found {
+		return "", "", false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < 2 {
+		return "", "", false
+	}
+	what = verb + " " + parts[1]
+	if len(parts) > 3 {
+		what += "/" + parts[3]
+	}
+	return parts[0], what, true
+}
+
+// Of returns a copy of the counts of ns.
+func (c *WriteCounter) Of(ns string) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n[ns])
+}
+
+// Total adds up the counts of m.
+func Total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// Show prints m on one line, keys sorted.
+func Show(m map[string]int) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "| %s | %d |\n", k, m[k])
+	}
+	return b.String()
+}
+
+// Minus returns after - before, per key, leaving out zeroes.
+func Minus(after, before map[string]int) map[string]int {
+	d := map[string]int{}
+	for k, v := range after {
+		if v-before[k] != 0 {
+			d[k] = v - before[k]
+		}
+	}
+	return d
+}
