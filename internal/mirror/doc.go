@@ -55,12 +55,35 @@ limitations under the License.
 //
 // # What is never mirrored
 //
-// Core Secrets are never read unless the request opts in (Request.Secrets),
-// which its caller does only when it encrypts them: without it no Secret
+// Core Secrets are never read unless the request opts in for their
+// namespace (Request.SecretNamespaces), which its caller does only when it
+// encrypts them and a cluster administrator allowed it: elsewhere no Secret
 // informer starts, and the Snapshot says the Secrets were left out. With it
 // a Secret is rendered for encryption and handed over marked
 // (Object.Secret); this package holds no encryption code and never writes
 // anything. Objects a controller owns (a ReplicaSet of a
 // Deployment, a Pod of a ReplicaSet) are skipped when the request says so,
-// because their owner is the thing a person changes.
+// because their owner is the thing a person changes. What the cluster makes
+// by itself is skipped when the request says so (Request.SkipGenerated):
+// Endpoints, EndpointSlices, Events and Leases are not even watched, and the
+// kube-root-ca.crt ConfigMap, the default ServiceAccount and service-account
+// token Secrets of every namespace are left out.
+//
+// # Changes of ignored field managers
+//
+// A request may name field managers whose changes alone are not mirrored
+// (Request.IgnoreManagers: Flux, Argo CD, Helm), so that a Mirror beside a
+// forward GitOps controller does not write back what it applied. Without
+// audit events the only record of who changed an object is its
+// managedFields: each entry is a manager's (with operation and subresource)
+// and carries the time of its last change and the fields it owns. Per owner
+// the package keeps the version of each object it last took (holds); a newer
+// version whose changed entries (added, removed, other time or fieldsV1) all
+// belong to ignored managers keeps the taken version's file. Any other
+// change takes the whole live object, including what the ignored managers
+// applied before: the Mirror mirrors the live object, and only postpones
+// what they alone changed. When in doubt (no entry changed, or an ignored
+// manager took fields from another) it mirrors. The first version an owner
+// sees, after a start or a new request, is taken as it is; a deletion is
+// always mirrored.
 package mirror
