@@ -77,13 +77,14 @@ limitations under the License.
 // audit events the only record of who changed an object is its
 // managedFields: each entry is a manager's (with operation and subresource)
 // and carries the time of its last change and the fields it owns. Per owner
-// the package keeps the version of each object it last took (holds); a newer
-// version whose changed entries (added, removed, other time or fieldsV1) all
-// belong to ignored managers keeps the taken version's file. Any other
+// the package keeps the version of each object it last took (holds). A newer
+// version keeps the taken version's file when an ignored manager's entry was
+// added, removed or changed since, and every other manager's entry is as it
+// was or merely lost fields to them (the same time, fewer fields, or gone:
+// the API server stamps only the manager that makes a change). Any other
 // change takes the whole live object, including what the ignored managers
 // applied before: the Mirror mirrors the live object, and only postpones
-// what they alone changed. When in doubt (no entry changed, or an ignored
-// manager took fields from another) it mirrors. The first version an owner
-// sees, after a start or a new request, is taken as it is; a deletion is
-// always mirrored.
+// what they alone changed. When in doubt (no entry changed) it mirrors. The
+// first version an owner sees, after a start or a new request, is taken as
+// it is; a deletion is always mirrored.
 package mirror

@@ -26,16 +26,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// stampKey is the key of a compacted managedFields entry's digest.
-const stampKey = "digest"
+// Keys of a compacted managedFields entry.
+const (
+	stampTime   = "time"
+	stampFields = "fields"
+)
 
 // fieldStamp is one managedFields entry as the ignore rule compares it: the
-// manager, operation and subresource name the entry, and digest stands for
-// its time and fieldsV1, which the API server changes whenever the manager
-// changes the object (or another manager takes fields from it).
+// manager, operation and subresource name the entry; time is when that
+// manager last changed the object, and fields stands for the fields it owns
+// (a digest of fieldsV1).
 type fieldStamp struct {
 	manager, operation, subresource string
-	digest                          uint64
+	time                            string
+	fields                          uint64
 }
 
 // compactManagedFields replaces u's managedFields by their stamps: the
@@ -55,9 +59,6 @@ func compactManagedFields(u *unstructured.Unstructured) {
 			continue
 		}
 		h := fnv.New64a()
-		t, _ := m["time"].(string)
-		h.Write([]byte(t))
-		h.Write([]byte{0})
 		if f, ok := m["fieldsV1"]; ok {
 			// encoding/json sorts map keys: the same fields, the same bytes.
 			b, _ := json.Marshal(f)
@@ -65,7 +66,7 @@ func compactManagedFields(u *unstructured.Unstructured) {
 		}
 		out = append(out, map[string]any{
 			"manager": m["manager"], "operation": m["operation"], "subresource": m["subresource"],
-			stampKey: strconv.FormatUint(h.Sum64(), 16),
+			stampTime: m["time"], stampFields: strconv.FormatUint(h.Sum64(), 16),
 		})
 	}
 	u.Object["metadata"].(map[string]any)["managedFields"] = out
@@ -85,43 +86,50 @@ func stampsOf(u *unstructured.Unstructured) []fieldStamp {
 		s.manager, _ = m["manager"].(string)
 		s.operation, _ = m["operation"].(string)
 		s.subresource, _ = m["subresource"].(string)
-		d, _ := m[stampKey].(string)
-		s.digest, _ = strconv.ParseUint(d, 16, 64)
+		s.time, _ = m[stampTime].(string)
+		d, _ := m[stampFields].(string)
+		s.fields, _ = strconv.ParseUint(d, 16, 64)
 		out = append(out, s)
 	}
 	return out
 }
 
-// onlyBy reports whether every managedFields entry that differs between was
-// and now (added, removed, or with another time or fields) belongs to one
-// of the managers, and at least one does: a change they alone made. A
+// onlyBy reports whether the change from was to now is the managers' alone:
+// at least one of their entries was added, removed or changed, and every
+// other manager's entry is as it was, or merely lost fields to them. The
+// API server stamps the time of the manager that makes a change; one whose
+// fields another takes by force keeps its time and owns fewer fields (or
+// loses its entry), and that is not a change of its own. Any other entry
+// changed means someone else changed the object too: not theirs alone. A
 // change no entry shows is nobody's in particular, so not theirs alone.
 func onlyBy(was, now []fieldStamp, managers []string) bool {
 	type key struct{ manager, operation, subresource string }
-	before := make(map[key]uint64, len(was))
+	before := make(map[key]fieldStamp, len(was))
 	for _, s := range was {
-		before[key{s.manager, s.operation, s.subresource}] = s.digest
+		before[key{s.manager, s.operation, s.subresource}] = s
 	}
-	changed := false
+	theirs := false
 	for _, s := range now {
 		k := key{s.manager, s.operation, s.subresource}
-		d, ok := before[k]
+		b, ok := before[k]
 		delete(before, k)
-		if ok && d == s.digest {
-			continue
-		}
-		if !slices.Contains(managers, s.manager) {
+		switch {
+		case ok && b.time == s.time && b.fields == s.fields:
+		case slices.Contains(managers, s.manager):
+			theirs = true
+		case ok && b.time == s.time:
+			// Lost fields to another manager, changed nothing itself.
+		default:
 			return false
 		}
-		changed = true
 	}
 	for k := range before {
-		if !slices.Contains(managers, k.manager) {
-			return false
+		// An entry gone: its manager lost all its fields.
+		if slices.Contains(managers, k.manager) {
+			theirs = true
 		}
-		changed = true
 	}
-	return changed
+	return theirs
 }
 
 // holds is one owner's record of the version of each object it last took,
