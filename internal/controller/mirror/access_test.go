@@ -165,8 +165,10 @@ func TestRequestIgnore(t *testing.T) {
 		},
 		"EmptyManager": {
 			reason: "the CRD's rule again: an empty field manager",
-			mutate: func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{FieldManagers: []string{""}} },
-			want:   want{invalid: "ignore.fieldManagers[0]"},
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{FieldManagers: []string{""}}
+			},
+			want: want{invalid: "ignore.fieldManagers[0]"},
 		},
 		"LongManager": {
 			reason: "the CRD's rule again: at most 128 characters",
