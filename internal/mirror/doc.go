@@ -85,6 +85,9 @@ limitations under the License.
 // change takes the whole live object, including what the ignored managers
 // applied before: the Mirror mirrors the live object, and only postpones
 // what they alone changed. When in doubt (no entry changed) it mirrors. The
-// first version an owner sees, after a start or a new request, is taken as
-// it is; a deletion is always mirrored.
+// first version an owner sees (after a start, a new request, or the
+// object's creation) is compared with no managedFields at all: an object
+// only ignored managers ever wrote is not mirrored until someone else
+// changes it, and any other is taken as it is. A deletion is always
+// mirrored.
 package mirror

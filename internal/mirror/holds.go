@@ -149,14 +149,25 @@ func newHolds(managers []string) *holds {
 	return &holds{managers: slices.Clone(managers), taken: map[string]*entry{}}
 }
 
-// take returns the entry whose content the owner's folder holds for e: the
-// taken version while the ignored managers alone changed e since, else e,
-// which it takes.
+// take returns the entry whose content the owner's folder holds for e, or
+// nil when it holds none: the taken version while the ignored managers
+// alone changed e since, else e, which it takes. An object first seen is
+// compared with no managedFields at all: one that only ignored managers
+// ever wrote (Flux created it and nobody else touched it) is theirs alone,
+// and not mirrored until someone else changes it.
 func (h *holds) take(e *entry) *entry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.taken[e.path]
-	if t != nil && t != e && t.secret == e.secret && onlyBy(t.stamps, e.stamps, h.managers) {
+	var was []fieldStamp
+	if t != nil {
+		if t == e || t.secret != e.secret {
+			h.taken[e.path] = e
+			return e
+		}
+		was = t.stamps
+	}
+	if onlyBy(was, e.stamps, h.managers) {
 		return t
 	}
 	h.taken[e.path] = e

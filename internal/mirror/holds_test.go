@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -102,6 +103,16 @@ func TestOnlyBy(t *testing.T) {
 		"NothingChanged": {
 			reason: "a change no entry shows is nobody's in particular",
 			args:   args{was: []fieldStamp{person(t0, 1), flux(t0, 1)}, now: []fieldStamp{person(t0, 1), flux(t0, 1)}},
+			want:   false,
+		},
+		"FirstSeenOnlyIgnored": {
+			reason: "an object first seen that only ignored managers wrote is theirs alone",
+			args:   args{now: []fieldStamp{flux(t0, 1), {manager: "helm", operation: "Update", time: t0, fields: 2}}},
+			want:   true,
+		},
+		"FirstSeenByPerson": {
+			reason: "an object first seen that a person wrote too is mirrored",
+			args:   args{now: []fieldStamp{flux(t0, 1), person(t0, 1)}},
 			want:   false,
 		},
 		"NoManagedFields": {
@@ -302,11 +313,28 @@ func TestIgnoredManagersKeepTheFile(t *testing.T) {
 		}
 	}
 
-	// An object Flux creates is new to the owner: taken as it is.
+	// An object Flux creates is Flux's alone: not mirrored, until a person
+	// changes it.
+	fresh := ns + "/core/configmap/fresh.yaml"
 	rv = fluxApply(t, cp.Client, ns, "fresh", map[string]any{"k": "flux"})
 	seenAt(t, h.s, ns, "fresh", rv)
-	if got := contentOf(t, h.s, beside, ns+"/core/configmap/fresh.yaml"); !strings.Contains(got, "k: flux") {
-		t.Errorf("an object first seen is not taken as it is: %q", got)
+	if got := contentOf(t, h.s, beside, fresh); got != "" {
+		t.Errorf("an object only kustomize-controller wrote is in the snapshot:\n%s", got)
+	}
+	if got := contentOf(t, h.s, plain, fresh); !strings.Contains(got, "k: flux") {
+		t.Errorf("an owner that ignores nobody does not see the new object: %q", got)
+	}
+	fc := &corev1.ConfigMap{}
+	if err := cp.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "fresh"}, fc); err != nil {
+		t.Fatal(err)
+	}
+	fc.Labels = map[string]string{"reviewed": "yes"}
+	if err := cp.Client.Update(ctx, fc, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	seenAt(t, h.s, ns, "fresh", fc.ResourceVersion)
+	if got := contentOf(t, h.s, beside, fresh); !strings.Contains(got, "reviewed: \"yes\"") || !strings.Contains(got, "k: flux") {
+		t.Errorf("after a person's edit the object is not mirrored whole:\n%s", got)
 	}
 }
 

@@ -169,7 +169,10 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (
 				}
 				if h != nil {
 					seen[e.path] = true
-					e = h.take(e)
+					if e = h.take(e); e == nil {
+						// Only ignored managers ever wrote it.
+						continue
+					}
 				}
 				if e.problem != "" {
 					problems[e.problem] = append(problems[e.problem], qualified(e))
