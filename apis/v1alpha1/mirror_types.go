@@ -69,6 +69,36 @@ type MirrorResource struct {
 	Resource string `json:"resource,omitempty"`
 }
 
+// MirrorIgnore names whose changes a Mirror does not commit.
+type MirrorIgnore struct {
+	// FieldManagers are the field managers (metadata.managedFields[].manager)
+	// whose changes are not committed, e.g. kustomize-controller,
+	// argocd-controller or helm. A change is theirs alone when every
+	// managedFields entry that differs from the version the Mirror last
+	// took (added, removed, or with another time or fieldsV1) belongs to one
+	// of them; the file then keeps that version. Any other change takes the
+	// whole live object again, including what they applied before.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=128
+	FieldManagers []string `json:"fieldManagers,omitempty"`
+
+	// Users are the users (as the API server authenticates them, e.g.
+	// system:serviceaccount:flux-system:kustomize-controller) whose changes
+	// are not committed. Telling who made a change needs attribution by
+	// audit events, which this provider does not offer yet: a Mirror that
+	// sets users is refused (Stalled InvalidSpec) rather than commit what it
+	// was told to leave out.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Users []string `json:"users,omitempty"`
+}
+
 // MirrorParameters are the desired state of a Mirror.
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
@@ -125,6 +155,21 @@ type MirrorParameters struct {
 	// +optional
 	// +kubebuilder:default=true
 	SkipControlled *bool `json:"skipControlled,omitempty"`
+
+	// SkipClusterGenerated leaves out what the cluster makes by itself in
+	// every namespace: the kube-root-ca.crt ConfigMap, the default
+	// ServiceAccount, service-account token Secrets
+	// (kubernetes.io/service-account-token), and every Endpoints,
+	// EndpointSlice, Event and Lease. Set it to false to mirror them too.
+	// +optional
+	// +kubebuilder:default=true
+	SkipClusterGenerated *bool `json:"skipClusterGenerated,omitempty"`
+
+	// Ignore names the changes the Mirror does not commit, so that it can
+	// run beside a forward GitOps controller (Flux, Argo CD, Helm) without
+	// writing back what that controller just applied.
+	// +optional
+	Ignore *MirrorIgnore `json:"ignore,omitempty"`
 
 	// CommitMessage is a Go template for the message of commits that write
 	// the folder. It may use .Path, .Branch, .Name, .Namespace and .Changed

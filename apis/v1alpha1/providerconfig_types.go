@@ -42,9 +42,10 @@ type ProviderConfigSpec struct {
 	// +kubebuilder:default={}
 	Commit CommitConfig `json:"commit,omitempty"`
 
-	// Encryption, when set, lets Files and Mirrors write Kubernetes Secrets,
-	// encrypted with SOPS to age recipients. Without it a File's Secret is
-	// refused and a Mirror reads no Secret.
+	// Encryption, when set, lets Files write Kubernetes Secrets, encrypted
+	// with SOPS to age recipients. Without it a File's Secret is refused. A
+	// Mirror never reads a Secret through a ProviderConfig: mirroring
+	// Secrets needs a ClusterProviderConfig's spec.mirror.secretNamespaces.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 
@@ -309,7 +310,8 @@ type ClusterProviderConfigSpec struct {
 
 	// Encryption, when set, lets Files and Mirrors write Kubernetes Secrets,
 	// encrypted with SOPS to age recipients. Without it a File's Secret is
-	// refused and a Mirror reads no Secret.
+	// refused and a Mirror reads no Secret; with it a Mirror reads the
+	// Secrets of the namespaces spec.mirror.secretNamespaces grants.
 	// +optional
 	Encryption *Encryption `json:"encryption,omitempty"`
 
@@ -353,6 +355,21 @@ type MirrorPolicy struct {
 	// ClusterScoped lets those Mirrors read cluster-scoped kinds.
 	// +optional
 	ClusterScoped bool `json:"clusterScoped,omitempty"`
+
+	// SecretNamespaces are the namespaces whose Secrets those Mirrors may
+	// mirror (encrypted, so this configuration needs spec.encryption). It
+	// grants no namespace to read: a Mirror reads its own namespace, and
+	// others only as sourceNamespaces and sourceNamespaceSelector grant.
+	// Without it no Mirror mirrors a Secret, not even of its own namespace:
+	// whoever can write a Mirror and a ProviderConfig could otherwise have
+	// the provider copy every Secret of the namespace to a repository and
+	// recipients of their choosing.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=set
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	SecretNamespaces []string `json:"secretNamespaces,omitempty"`
 }
 
 // +kubebuilder:object:root=true

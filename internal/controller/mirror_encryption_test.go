@@ -87,6 +87,9 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	e2e.StartProvider(t, "")
 	ns := f.Namespace
 	pc, identity := generatedIdentity(t, f)
+	// Mirroring Secrets needs a cluster administrator's grant.
+	cpc, ref := secretsCPC(t, f, pc.Spec.Encryption)
+	e2e.WaitFor(t, 30*time.Second, cpc, clusterPublishesRecipients(cpc))
 
 	demo := e2e.ConfigMap(ns, "demo", map[string]string{"app": "demo"}, map[string]string{"k": "1"})
 	secret := &corev1.Secret{
@@ -102,7 +105,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{
 		Resources:     []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}, {APIVersion: "v1", Kind: "Secret"}},
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "demo"}},
-	}, e2e.PCRef())
+	}, ref)
 	e2e.Create(t, m)
 	secretPath := fmt.Sprintf("%s/%s/core/secret/db.sops.yaml", e2e.MirrorFolder, ns)
 	decrypted := func(want []byte) error {
@@ -170,12 +173,11 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	head = f.Repo.Head(t, "main")
-	setEncryption(t, f, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
-		IdentitySecretRef:   v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
-		GenerateWhenMissing: true,
-		Recipients:          []string{teamRecipient},
+	setClusterEncryption(t, cpc, ns, &v1alpha1.Encryption{Age: v1alpha1.AgeEncryption{
+		IdentitySecretRef: v1alpha1.AgeIdentitySecretRef{Name: "sops-age"},
+		Recipients:        []string{teamRecipient},
 	}})
-	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, teamRecipient))
+	e2e.WaitFor(t, 30*time.Second, cpc, clusterPublishesRecipients(cpc, teamRecipient))
 	testenv.Eventually(t, 30*time.Second, func() error {
 		if !strings.Contains(f.Mirrored(t)[secretPath], teamRecipient) {
 			return fmt.Errorf("%s is not encrypted to the new recipient yet", secretPath)
@@ -190,7 +192,7 @@ func TestMirrorEncryptsSecrets(t *testing.T) {
 	// Encryption removed: the Secret is no longer read, its file goes (the
 	// default prune), and Ready says Secrets are left out; the
 	// configuration's change wakes the Mirror.
-	setEncryption(t, f, nil)
+	setClusterEncryption(t, cpc, ns, nil)
 	testenv.Eventually(t, 30*time.Second, func() error {
 		if _, ok := f.Mirrored(t)[secretPath]; ok {
 			return fmt.Errorf("%s is still in the folder", secretPath)
@@ -222,7 +224,9 @@ func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
 	f := e2e.NewFixture(t)
 	e2e.StartProvider(t, "")
 	ns := f.Namespace
-	_, identity := generatedIdentity(t, f)
+	pc, identity := generatedIdentity(t, f)
+	cpc, ref := secretsCPC(t, f, pc.Spec.Encryption)
+	e2e.WaitFor(t, 30*time.Second, cpc, clusterPublishesRecipients(cpc))
 	app := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
 		Data:       map[string][]byte{"password": []byte(secretPassword)},
@@ -232,7 +236,7 @@ func TestMirrorNeverMirrorsConfigurationSecrets(t *testing.T) {
 	// No selector: every Secret of the namespace is a candidate.
 	m := e2e.NewMirror(ns, "m", v1alpha1.MirrorParameters{
 		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}},
-	}, e2e.PCRef())
+	}, ref)
 	e2e.Create(t, m)
 	appPath := fmt.Sprintf("%s/%s/core/secret/app.sops.yaml", e2e.MirrorFolder, ns)
 	testenv.Eventually(t, 30*time.Second, func() error {

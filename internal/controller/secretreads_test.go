@@ -178,15 +178,17 @@ func TestProviderHoldsOnlySecretsItUses(t *testing.T) {
 	}
 	check("no encryption, no Mirror")
 
-	// A Mirror of its own namespace selecting Secrets, with encryption: its
-	// namespace's Secrets are watched, and still nothing else.
-	generatedIdentity(t, f)
+	// A Mirror of its own namespace selecting Secrets, with encryption and
+	// the grant: its namespace's Secrets are watched, and still nothing else.
+	pc, _ := generatedIdentity(t, f)
+	cpc, ref := secretsCPC(t, f, pc.Spec.Encryption)
+	e2e.WaitFor(t, 30*time.Second, cpc, clusterPublishesRecipients(cpc))
 	e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "db", Labels: map[string]string{"app": "demo"}},
 		Data: map[string][]byte{"password": []byte(secretPassword)}})
 	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{
 		Resources:     []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "Secret"}},
 		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "demo"}},
-	}, e2e.PCRef())
+	}, ref)
 	e2e.Create(t, m)
 	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 	if len(rec.collections()[f.Namespace]) == 0 {

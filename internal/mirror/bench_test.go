@@ -129,7 +129,7 @@ func BenchmarkEnsure(b *testing.B) {
 	}
 	v := view{selector: labels.Everything(), skipControlled: true}
 	perBuild, bAllocs, bBytes := measure(benchEnsures/10, func() {
-		if _, _, err := snapshot(res, reg.watches, v, skipped); err != nil {
+		if _, _, err := snapshot(res, reg.watches, v, skipped, nil); err != nil {
 			b.Fatal(err)
 		}
 	})

@@ -55,12 +55,39 @@ limitations under the License.
 //
 // # What is never mirrored
 //
-// Core Secrets are never read unless the request opts in (Request.Secrets),
-// which its caller does only when it encrypts them: without it no Secret
+// Core Secrets are never read unless the request opts in for their
+// namespace (Request.SecretNamespaces), which its caller does only when it
+// encrypts them and a cluster administrator allowed it: elsewhere no Secret
 // informer starts, and the Snapshot says the Secrets were left out. With it
 // a Secret is rendered for encryption and handed over marked
 // (Object.Secret); this package holds no encryption code and never writes
 // anything. Objects a controller owns (a ReplicaSet of a
 // Deployment, a Pod of a ReplicaSet) are skipped when the request says so,
-// because their owner is the thing a person changes.
+// because their owner is the thing a person changes. What the cluster makes
+// by itself is skipped when the request says so (Request.SkipGenerated):
+// Endpoints, EndpointSlices, Events and Leases are not even watched, and the
+// kube-root-ca.crt ConfigMap, the default ServiceAccount and service-account
+// token Secrets of every namespace are left out.
+//
+// # Changes of ignored field managers
+//
+// A request may name field managers whose changes alone are not mirrored
+// (Request.IgnoreManagers: Flux, Argo CD, Helm), so that a Mirror beside a
+// forward GitOps controller does not write back what it applied. Without
+// audit events the only record of who changed an object is its
+// managedFields: each entry is a manager's (with operation and subresource)
+// and carries the time of its last change and the fields it owns. Per owner
+// the package keeps the version of each object it last took (holds). A newer
+// version keeps the taken version's file when an ignored manager's entry was
+// added, removed or changed since, and every other manager's entry is as it
+// was or merely lost fields to them (the same time, fewer fields, or gone:
+// the API server stamps only the manager that makes a change). Any other
+// change takes the whole live object, including what the ignored managers
+// applied before: the Mirror mirrors the live object, and only postpones
+// what they alone changed. When in doubt (no entry changed) it mirrors. The
+// first version an owner sees (after a start, a new request, or the
+// object's creation) is compared with no managedFields at all: an object
+// only ignored managers ever wrote is not mirrored until someone else
+// changes it, and any other is taken as it is. A deletion is always
+// mirrored.
 package mirror

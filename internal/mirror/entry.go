@@ -41,6 +41,10 @@ type entry struct {
 	rv              string
 	labels          labels.Set
 	controlled      bool
+	// generated marks an object the cluster makes by itself (see generated).
+	generated bool
+	// stamps are the object's managedFields, as holds compares them.
+	stamps []fieldStamp
 	// secret marks a core Secret: content is plaintext, for the caller to
 	// encrypt. Only a request with Secrets starts a watch that holds one.
 	secret  bool
@@ -61,6 +65,8 @@ func newEntry(u *unstructured.Unstructured) *entry {
 		rv:         u.GetResourceVersion(),
 		labels:     u.GetLabels(),
 		controlled: metav1.GetControllerOfNoCopy(u) != nil,
+		generated:  generated(u),
+		stamps:     stampsOf(u),
 	}
 	e.path = Path(e.gvk, e.namespace, e.name)
 	if validate.Path(e.path) != nil {
@@ -89,19 +95,46 @@ func newEntry(u *unstructured.Unstructured) *entry {
 // update or a no-op apply is the same.
 func (e *entry) same(o *entry) bool {
 	return e.problem == o.problem && e.secret == o.secret && e.path == o.path && e.controlled == o.controlled &&
-		labels.Equals(e.labels, o.labels) && bytes.Equal(e.content, o.content)
+		e.generated == o.generated && labels.Equals(e.labels, o.labels) && bytes.Equal(e.content, o.content)
 }
 
 // view is how one owner looks at a watch.
 type view struct {
 	selector       labels.Selector // never nil
 	skipControlled bool
+	skipGenerated  bool
 }
 
 // sees reports whether the owner selects e (nil: no object).
 func (v view) sees(e *entry) bool {
-	if e == nil || (v.skipControlled && e.controlled) {
+	if e == nil || (v.skipControlled && e.controlled) || (v.skipGenerated && e.generated) {
 		return false
 	}
 	return v.selector.Matches(e.labels)
+}
+
+// serviceAccountToken is the type of the Secrets that hold a
+// ServiceAccount's token, which the token controller makes.
+const serviceAccountToken = "kubernetes.io/service-account-token"
+
+// generated reports whether u is one of the objects the cluster makes by
+// itself in every namespace: the kube-root-ca.crt ConfigMap (the root CA
+// publisher), the default ServiceAccount (the service account controller),
+// and service-account token Secrets (the token controller). The generated
+// kinds (Endpoints, Events...) are left out before they are watched.
+func generated(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	if gvk.Group != "" {
+		return false
+	}
+	switch gvk.Kind {
+	case "ConfigMap":
+		return u.GetName() == "kube-root-ca.crt"
+	case "ServiceAccount":
+		return u.GetName() == "default"
+	case "Secret":
+		t, _, _ := unstructured.NestedString(u.Object, "type")
+		return t == serviceAccountToken
+	}
+	return false
 }

@@ -271,7 +271,7 @@ func TestSnapshotNotes(t *testing.T) {
 		f.items[n] = newEntry(object("rbac.authorization.k8s.io/v1", "ClusterRole", "", n))
 	}
 	v := view{selector: labels.Everything()}
-	snap, _, err := snapshot([]resolved{{gvr: gvr, cluster: true}}, []*watch{w}, v, []string{noteSecretsNotRead})
+	snap, _, err := snapshot([]resolved{{gvr: gvr, cluster: true}}, []*watch{w}, v, []string{noteSecretsNotRead}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

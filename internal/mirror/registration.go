@@ -29,6 +29,9 @@ import (
 type registration struct {
 	watches     []*watch
 	fingerprint string // what else the snapshot depends on: resources, view, notes
+	// holds is what the owner took of each object, for its ignored field
+	// managers; nil when it ignores none.
+	holds *holds
 
 	mu       sync.Mutex // guards snap and versions
 	snap     *Snapshot
@@ -61,7 +64,7 @@ func (r *registration) keep(snap Snapshot, versions []uint64) {
 }
 
 // fingerprint names what a snapshot depends on besides its watches.
-func fingerprint(res []resolved, v view, skipped []string) string {
+func fingerprint(res []resolved, v view, skipped []string, ignore []string) string {
 	var b strings.Builder
 	for _, r := range res {
 		b.WriteString(r.gvr.String())
@@ -70,6 +73,11 @@ func fingerprint(res []resolved, v view, skipped []string) string {
 	b.WriteString(v.selector.String())
 	b.WriteByte(';')
 	b.WriteString(strconv.FormatBool(v.skipControlled))
+	b.WriteString(strconv.FormatBool(v.skipGenerated))
+	for _, m := range ignore {
+		b.WriteString(";ignore=")
+		b.WriteString(m)
+	}
 	for _, s := range skipped {
 		b.WriteByte(';')
 		b.WriteString(s)

@@ -52,7 +52,7 @@ func TestSecretsOnlyWhenOptedIn(t *testing.T) {
 	}
 	h := startSources(t, cp.Config)
 	plain := Request{Owner: types.NamespacedName{Namespace: ns, Name: "plain"}, Kinds: []Kind{secrets, configMaps}}
-	sealed := Request{Owner: types.NamespacedName{Namespace: ns, Name: "sealed"}, Kinds: []Kind{secrets, configMaps}, Secrets: true}
+	sealed := Request{Owner: types.NamespacedName{Namespace: ns, Name: "sealed"}, Kinds: []Kind{secrets, configMaps}, SecretNamespaces: []string{ns}}
 
 	snap := ensureSynced(t, h.s, plain)
 	if diff := cmp.Diff([]string{ns + "/core/configmap/c.yaml"}, paths(snap)); diff != "" {

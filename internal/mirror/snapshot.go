@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -38,7 +39,20 @@ const noteSecretsNotRead = "Secrets are never mirrored in plain text: Secrets (v
 // objects make a readable message, not a wall.
 const maxNamesInNote = 5
 
+// noteGeneratedFmt is the note for a generated kind left out.
+const noteGeneratedFmt = "%s are made by the cluster itself and not read (the request skips generated objects)"
+
 var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// generatedKinds are the resources the cluster makes and changes by itself
+// in every namespace: a record of them in Git is noise.
+var generatedKinds = map[schema.GroupResource]bool{
+	{Resource: "endpoints"}:                                 true,
+	{Group: "discovery.k8s.io", Resource: "endpointslices"}: true,
+	{Resource: "events"}:                                    true,
+	{Group: "events.k8s.io", Resource: "events"}:            true,
+	{Group: "coordination.k8s.io", Resource: "leases"}:      true,
+}
 
 // plan resolves r's kinds and names the watches they need, one per
 // namespace for a namespaced kind and one for a cluster-scoped kind. A kind
@@ -59,12 +73,9 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 		rs, err := s.resolver.resolve(ctx, k)
 		switch {
 		case err != nil:
-		case rs.gvr.GroupResource() == secretsGVR.GroupResource() && !r.Secrets:
-			// Not even watched: a Secret informer would hold every
-			// Secret of the namespace in the provider's memory.
-			if !slices.Contains(skipped, noteSecretsNotRead) {
-				skipped = append(skipped, noteSecretsNotRead)
-			}
+		case r.SkipGenerated && generatedKinds[rs.gvr.GroupResource()]:
+			// Not even watched: Events and Leases change all the time.
+			skipped = addNote(skipped, fmt.Sprintf(noteGeneratedFmt, resourceName(rs.gvr)))
 			continue
 		case rs.cluster && !r.ClusterScoped:
 			err = &ClusterScopedError{Kind: k}
@@ -79,21 +90,53 @@ func (s *Sources) plan(ctx context.Context, r Request) (res []resolved, keys []w
 			continue
 		}
 		seen[rs.gvr] = true
-		res = append(res, rs)
 		if rs.cluster {
+			res = append(res, rs)
 			keys = append(keys, watchKey{gvr: rs.gvr})
 			continue
 		}
-		for _, ns := range nss {
+		read := nss
+		if rs.gvr.GroupResource() == secretsGVR.GroupResource() {
+			// Not even watched elsewhere: a Secret informer would hold
+			// every Secret of the namespace in the provider's memory.
+			read = secretNamespaces(nss, r.SecretNamespaces)
+			if len(read) < len(nss) {
+				skipped = addNote(skipped, cmp.Or(r.SecretsNote, noteSecretsNotRead))
+			}
+			if len(read) == 0 {
+				continue
+			}
+		}
+		res = append(res, rs)
+		for _, ns := range read {
 			keys = append(keys, watchKey{gvr: rs.gvr, namespace: ns})
 		}
 	}
 	return res, keys, skipped, firstErr
 }
 
+// secretNamespaces are those of nss whose Secrets may be read.
+func secretNamespaces(nss, allowed []string) []string {
+	var out []string
+	for _, ns := range nss {
+		if slices.Contains(allowed, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// addNote adds n to notes once.
+func addNote(notes []string, n string) []string {
+	if slices.Contains(notes, n) {
+		return notes
+	}
+	return append(notes, n)
+}
+
 // snapshot collects what the owner with view v sees in ws, with the
 // version of each watch it read, or the error of a watch that failed.
-func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, []uint64, error) {
+func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (Snapshot, []uint64, error) {
 	snap := Snapshot{Synced: true, Skipped: slices.Clone(skipped)}
 	counts := map[schema.GroupVersionResource]int{}
 	problems := map[string][]string{}
@@ -107,6 +150,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 		w.mu.RUnlock()
 	}
 	snap.Objects = make([]Object, 0, n)
+	seen := map[string]bool{}
 	for i, w := range ws {
 		w.mu.RLock()
 		versions[i] = w.version
@@ -123,6 +167,13 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 				if !v.sees(e) {
 					continue
 				}
+				if h != nil {
+					seen[e.path] = true
+					if e = h.take(e); e == nil {
+						// Only ignored managers ever wrote it.
+						continue
+					}
+				}
 				if e.problem != "" {
 					problems[e.problem] = append(problems[e.problem], qualified(e))
 					continue
@@ -135,6 +186,9 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string) (Snapshot, 
 			}
 		}
 		w.mu.RUnlock()
+	}
+	if h != nil {
+		h.keepOnly(seen)
 	}
 	slices.SortFunc(snap.Objects, func(a, b Object) int { return strings.Compare(a.Path, b.Path) })
 	for _, r := range res {

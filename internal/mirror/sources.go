@@ -155,11 +155,13 @@ func (s *Sources) Start(ctx context.Context) error {
 // still watched, so they are ready when the others are.
 func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	res, keys, skipped, firstErr := s.plan(ctx, r)
-	v := view{selector: r.Selector, skipControlled: r.SkipControlled}
+	v := view{selector: r.Selector, skipControlled: r.SkipControlled, skipGenerated: r.SkipGenerated}
 	if v.selector == nil {
 		v.selector = labels.Everything()
 	}
-	fp := fingerprint(res, v, skipped)
+	ignore := slices.Sorted(slices.Values(r.IgnoreManagers))
+	ignore = slices.Compact(ignore)
+	fp := fingerprint(res, v, skipped, ignore)
 
 	s.mu.Lock()
 	if s.stopped {
@@ -185,7 +187,16 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	s.release(r.Owner, ws)
 	reg := s.owners[r.Owner]
 	if reg == nil || !slices.Equal(reg.watches, ws) || reg.fingerprint != fp {
-		reg = &registration{watches: ws, fingerprint: fp}
+		next := &registration{watches: ws, fingerprint: fp}
+		switch {
+		case len(ignore) == 0:
+		case reg != nil && reg.holds != nil && slices.Equal(reg.holds.managers, ignore):
+			// What the owner took stays taken across a new request.
+			next.holds = reg.holds
+		default:
+			next.holds = newHolds(ignore)
+		}
+		reg = next
 		s.owners[r.Owner] = reg
 	}
 	sctx := s.ctx
@@ -203,7 +214,7 @@ func (s *Sources) Ensure(ctx context.Context, r Request) (Snapshot, error) {
 	if snap, ok := reg.cached(); ok {
 		return snap, nil
 	}
-	snap, versions, err := snapshot(res, ws, v, skipped)
+	snap, versions, err := snapshot(res, ws, v, skipped, reg.holds)
 	if err == nil && snap.Synced {
 		reg.keep(snap, versions)
 	}

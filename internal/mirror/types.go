@@ -61,10 +61,23 @@ type Request struct {
 	// SkipControlled leaves out objects with a controller ownerReference: the
 	// controller writes them, so their owner is what a person changes.
 	SkipControlled bool
-	// Secrets opts in to core Secrets: the caller encrypts them before they
-	// leave memory (Object.Secret). Without it a Secret kind is not even
-	// watched, and the Snapshot says so in Skipped.
-	Secrets bool
+	// SecretNamespaces opts in to the core Secrets of these namespaces (of
+	// those the request reads): the caller encrypts them before they leave
+	// memory (Object.Secret), and has checked that it may. In any other
+	// namespace a Secret kind is not even watched, and the Snapshot says so
+	// in Skipped, with SecretsNote when set.
+	SecretNamespaces []string
+	// SecretsNote says why Secrets are not read where they are not, for a
+	// person; a default note when empty.
+	SecretsNote string
+	// SkipGenerated leaves out what the cluster makes by itself: the
+	// generated kinds (Endpoints, EndpointSlices, Events, Leases) are not
+	// even watched, and the generated objects of every namespace (see
+	// generated) are not mirrored.
+	SkipGenerated bool
+	// IgnoreManagers are field managers whose changes alone keep an
+	// object's file as it was (see holds).
+	IgnoreManagers []string
 }
 
 // Object is one file of the folder.
@@ -76,7 +89,7 @@ type Object struct {
 	// caller must encrypt before writing. It is shared with the cache and
 	// must not be modified.
 	Content []byte
-	// Secret marks a core Secret (only with Request.Secrets): Content is
+	// Secret marks a core Secret (only with Request.SecretNamespaces): Content is
 	// plaintext and Path ends in SecretExtension.
 	Secret    bool
 	GVK       schema.GroupVersionKind

@@ -155,10 +155,11 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 
 // slim drops from an object what the rendering drops anyway and the
 // informer's own cache would otherwise hold for every object: managedFields
-// are often the larger part of a small object.
+// are often the larger part of a small object, and only their stamps are
+// kept, for the ignore rule (holds.go).
 func slim(obj any) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		u.SetManagedFields(nil)
+		compactManagedFields(u)
 	}
 	return obj, nil
 }

@@ -18,6 +18,7 @@ package mirror
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -32,6 +33,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
 // ReasonNotAuthorized marks a Mirror that asks to read more than its own
@@ -146,3 +148,71 @@ func reach(others []string, clusterScoped bool) string {
 }
 
 func notAuthorized(err error) error { return managed.Stalled(ReasonNotAuthorized, err) }
+
+// Why a Mirror's Secrets are not read, for Ready's message.
+const (
+	noteSecretsNeedCPCFmt    = "Secrets are not read: mirroring them needs a grant in spec.mirror.secretNamespaces of a ClusterProviderConfig, and this Mirror uses %s %q"
+	noteSecretsNoPolicyFmt   = "Secrets are not read: ClusterProviderConfig %q has no spec.mirror policy, so it grants no secretNamespaces"
+	noteSecretsNotGranteeFmt = "Secrets are not read: the mirror policy of ClusterProviderConfig %q does not list namespace %q in mirrorNamespaces"
+	noteSecretsNotGrantedFmt = "Secrets of namespace(s) %s are not read: ClusterProviderConfig %q does not list them in spec.mirror.secretNamespaces"
+	errGetCPCForSecrets      = "cannot get the ClusterProviderConfig to check the Mirror's grant of Secrets"
+)
+
+// secretsGrant returns the namespaces of nss whose Secrets mg may mirror,
+// and why the others' are not read. Secrets are read only where they are
+// encrypted before they are written (encrypts), and only in the namespaces
+// the mirror policy of the ClusterProviderConfig mg uses lists in
+// secretNamespaces. Without that grant, whoever may write a Mirror and a
+// ProviderConfig in a namespace could have the provider copy every Secret
+// of it, encrypted to recipients of their choosing, to a repository of
+// their choosing, without holding get on Secrets themselves; a namespaced
+// ProviderConfig never grants it, since they could write that too. Nothing
+// is looked up for a Mirror that names no Secrets.
+func secretsGrant(ctx context.Context, kube client.Reader, mg *v1alpha1.Mirror, r mirror.Request, encrypts bool) ([]string, string, error) {
+	if !encrypts || !namesSecrets(r.Kinds) {
+		// Without encryption the shared watches say why themselves.
+		return nil, "", nil
+	}
+	ref := mg.GetProviderConfigReference()
+	if ref == nil || ref.Kind != v1alpha1.ClusterProviderConfigKind {
+		kind, name := "no provider configuration", ""
+		if ref != nil {
+			kind, name = ref.Kind, ref.Name
+		}
+		return nil, fmt.Sprintf(noteSecretsNeedCPCFmt, kind, name), nil
+	}
+	cpc := &v1alpha1.ClusterProviderConfig{}
+	if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, cpc); err != nil {
+		return nil, "", errors.Wrap(err, errGetCPCForSecrets)
+	}
+	pol := cpc.Spec.Mirror
+	switch {
+	case pol == nil:
+		return nil, fmt.Sprintf(noteSecretsNoPolicyFmt, cpc.Name), nil
+	case !slices.Contains(pol.MirrorNamespaces, mg.GetNamespace()):
+		return nil, fmt.Sprintf(noteSecretsNotGranteeFmt, cpc.Name, mg.GetNamespace()), nil
+	}
+	var allowed, denied []string
+	for _, ns := range r.Namespaces {
+		if slices.Contains(pol.SecretNamespaces, ns) {
+			allowed = append(allowed, ns)
+			continue
+		}
+		denied = append(denied, ns)
+	}
+	if len(denied) == 0 {
+		return allowed, "", nil
+	}
+	return allowed, fmt.Sprintf(noteSecretsNotGrantedFmt, strings.Join(denied, ", "), cpc.Name), nil
+}
+
+// namesSecrets reports whether kinds name core Secrets, as the user wrote
+// them: by kind or by resource.
+func namesSecrets(kinds []mirror.Kind) bool {
+	for _, k := range kinds {
+		if (k.Kind == "Secret" && k.APIVersion == "v1") || (k.Resource == "secrets" && k.Group == "") {
+			return true
+		}
+	}
+	return false
+}

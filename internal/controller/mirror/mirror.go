@@ -70,14 +70,16 @@ limitations under the License.
 // # Secrets
 //
 // Secrets are read only when the Mirror's configuration encrypts
-// (spec.encryption): the request then opts in to them, and each Secret is
+// (spec.encryption) and is a ClusterProviderConfig whose mirror policy
+// lists their namespace in secretNamespaces (access.go): the request then
+// opts in to them there, and each Secret is
 // written as a SOPS document encrypted to the configuration's age
 // recipients, through a Sealer of the Mirror controller's own (secret.go).
 // SOPS output is randomized, so a Secret's file is compared by what it
 // decrypts to, not by the blob SHA of a new encryption: an unchanged Secret
 // is never committed again. That verdict is kept by the blob SHA of the
-// file (sealed.go), so a steady poll reads no blob. Without encryption no
-// Secret is read, and Ready's message says they were left out.
+// file (sealed.go), so a steady poll reads no blob. Without encryption or
+// the grant no Secret is listed or watched, and Ready's message says why.
 package mirror
 
 import (
@@ -240,8 +242,12 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		e.watch.Forget(refOf(mg))
 		return xpmanaged.ExternalObservation{}, err
 	}
-	// Secrets only where they are encrypted before they are written.
-	req.Secrets = e.keys != nil
+	// Secrets only where they are encrypted before they are written, and
+	// a cluster administrator allowed it.
+	req.SecretNamespaces, req.SecretsNote, err = secretsGrant(ctx, e.kube, mg, req, e.keys != nil)
+	if err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
 	p := mg.Spec.ForProvider
 	if err := e.collect(mg, errWriteFmt); err != nil {
 		return xpmanaged.ExternalObservation{}, err

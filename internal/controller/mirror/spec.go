@@ -35,6 +35,8 @@ const (
 	maxResources        = 32
 	maxSourceNamespaces = 64
 	maxMessageTemplate  = 4096
+	maxIgnored          = 32
+	maxFieldManager     = 128
 )
 
 const (
@@ -45,6 +47,9 @@ const (
 	errSelector       = "spec.forProvider.labelSelector is invalid"
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
+	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
+	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
+	errIgnoreUsers    = "spec.forProvider.ignore.users needs attribution by audit events, which this provider does not offer yet: remove it, or name the controller's field manager in ignore.fieldManagers"
 )
 
 // Request is what mg asks the shared watches for. It checks the spec with
@@ -76,6 +81,23 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 		Namespaces:     []string{mg.GetNamespace()},
 		ClusterScoped:  p.ClusterScoped,
 		SkipControlled: ptr.Deref(p.SkipControlled, true),
+		SkipGenerated:  ptr.Deref(p.SkipClusterGenerated, true),
+	}
+	if ig := p.Ignore; ig != nil {
+		if len(ig.Users) > 0 {
+			// Refused rather than ignored: a Mirror that commits what it
+			// was told to leave out would pretend to do what it cannot.
+			return mirror.Request{}, spec.Invalid(errors.New(errIgnoreUsers))
+		}
+		if len(ig.FieldManagers) > maxIgnored {
+			return mirror.Request{}, spec.Invalid(errors.New(errManagersCount))
+		}
+		for i, m := range ig.FieldManagers {
+			if m == "" || len(m) > maxFieldManager {
+				return mirror.Request{}, spec.Invalid(errors.Errorf(errManagerFmt, i))
+			}
+		}
+		r.IgnoreManagers = ig.FieldManagers
 	}
 	for i, res := range p.Resources {
 		if err := validate.MirrorResource(res.APIVersion, res.Kind, res.Group, res.Resource); err != nil {
