@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package pullrequest_test
 
 import (
 	"context"
@@ -399,3 +399,5 @@ func TestPullRequestSteadyState(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func ptrTo(s string) *string { return &s }
