@@ -174,7 +174,7 @@ func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
 			},
 			want: want{
 				commits:  []logLine{{Subject: "put y", Author: provider, Committer: provider, Resource: "File/ns/y", Changed: "y.txt"}},
-				results:  []string{string(KindInvalidChange), "commit"},
+				results:  []string{KindInvalidChange.String(), "commit"},
 				reported: []string{"", "put y"},
 				pushes:   1,
 			},
@@ -190,7 +190,7 @@ func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
 			},
 			want: want{
 				commits:  []logLine{{Subject: "put y", Author: provider, Committer: provider, Resource: "File/ns/y", Changed: "y.txt"}},
-				results:  []string{string(KindInvalidChange), "commit"},
+				results:  []string{KindInvalidChange.String(), "commit"},
 				reported: []string{"", "put y"},
 				pushes:   1,
 			},
@@ -207,7 +207,7 @@ func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
 				subject := ""
 				switch {
 				case res.Err != nil:
-					got.results = append(got.results, string(KindOf(res.Err)))
+					got.results = append(got.results, KindOf(res.Err).String())
 				case res.UpToDate:
 					got.results = append(got.results, "uptodate")
 				default:
