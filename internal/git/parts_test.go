@@ -372,3 +372,37 @@ func TestSameContentWithParts(t *testing.T) {
 		})
 	}
 }
+
+// TestSignedPartsKeepTheirCommitter: with signing on, each part's commit is
+// signed by the provider's key, authored by the part's author (a person
+// whose change a Mirror records) and committed by the change's Committer
+// (the configuration's identity, which owns the key), so verify-commit
+// passes on each and git log names the person.
+func TestSignedPartsKeepTheirCommitter(t *testing.T) {
+	s := httpServer(t)
+	signer := newSigner(t)
+	remote := s.remote
+	remote.Signer = signer
+	r, _ := newRepo(t, remote)
+	before := s.repo.Head(t, "main")
+	identity := Signature{Name: "Platform Bot", Email: "bot@example.org"}
+	res := r.Submit(ctx(t), "main", Change{Resource: liveMirror, Author: identity, Committer: identity, Parts: []Part{
+		{Puts: map[string]File{"live/a.yaml": {Content: []byte("a\n")}}, Message: "Update ConfigMap ns/a", Author: alice},
+		{Puts: map[string]File{"live/b.yaml": {Content: []byte("b\n")}}, Message: "Update ConfigMap ns/b"},
+	}})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := []logLine{
+		{Subject: "Update ConfigMap ns/a", Author: "Alice <alice@example.com>", Committer: "Platform Bot <bot@example.org>", Resource: "Mirror/ns/live", Changed: "live/a.yaml"},
+		{Subject: "Update ConfigMap ns/b", Author: "Platform Bot <bot@example.org>", Committer: "Platform Bot <bot@example.org>", Resource: "Mirror/ns/live", Changed: "live/b.yaml"},
+	}
+	if diff := cmp.Diff(want, commitsSince(t, s, before, "main")); diff != "" {
+		t.Errorf("commits: -want, +got:\n%s", diff)
+	}
+	for _, e := range s.repo.Log(t, "main")[:2] {
+		if err := s.repo.VerifyCommit(t, e.SHA, signer.PublicKey()); err != nil {
+			t.Errorf("commit %s (%q): verify-commit: %v", e.SHA[:7], e.Message, err)
+		}
+	}
+}
