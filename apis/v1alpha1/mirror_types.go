@@ -36,6 +36,23 @@ const (
 	MirrorPruneNever MirrorPrune = "Never"
 )
 
+// MirrorCommit says how a Mirror turns what changed in a commit window into
+// commits.
+// +kubebuilder:validation:Enum=Batched;PerChange
+type MirrorCommit string
+
+// Commit modes.
+const (
+	// MirrorCommitBatched writes everything that changed in a commit window
+	// as one commit.
+	MirrorCommitBatched MirrorCommit = "Batched"
+	// MirrorCommitPerChange writes one commit per object that changed, in
+	// the order the API server made the changes, each naming the object:
+	// Git becomes an audit trail. The commits of a window still go out in
+	// one push.
+	MirrorCommitPerChange MirrorCommit = "PerChange"
+)
+
 // MirrorResource names one kind of object to mirror: apiVersion and kind, or
 // group and resource (resolved to the API server's preferred version).
 // +kubebuilder:validation:XValidation:rule="has(self.resource) ? !has(self.apiVersion) && !has(self.kind) : has(self.apiVersion) && has(self.kind) && !has(self.group)",message="set apiVersion and kind, or group and resource (group empty for the core group)"
@@ -171,9 +188,25 @@ type MirrorParameters struct {
 	// +optional
 	Ignore *MirrorIgnore `json:"ignore,omitempty"`
 
+	// Commit says how what changed becomes commits. Batched (the default)
+	// writes everything that changed within a commit window as one commit.
+	// PerChange writes one commit per object that changed (created, updated
+	// or deleted), oldest change first, its message naming the verb, kind,
+	// namespace and name, so that git log is an audit trail of the objects;
+	// the commits of a window still go out in one push. An object changed
+	// several times before its commit is written is one commit of its
+	// latest state. The folder's first write, and its removal when the
+	// Mirror is deleted, are one commit either way.
+	// +optional
+	// +kubebuilder:default=Batched
+	Commit MirrorCommit `json:"commit,omitempty"`
+
 	// CommitMessage is a Go template for the message of commits that write
 	// the folder. It may use .Path, .Branch, .Name, .Namespace and .Changed
-	// (how many files the commit adds, updates or removes).
+	// (how many files the commit adds, updates or removes); with commit
+	// PerChange also .Verb (Create, Update or Delete), .Kind,
+	// .ObjectNamespace, .ObjectName and .File of the object the commit
+	// records.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
 	CommitMessage string `json:"commitMessage,omitempty"`

@@ -180,7 +180,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (
 				}
 				snap.Objects = append(snap.Objects, Object{
 					Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk,
-					Namespace: e.namespace, Name: e.name,
+					Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv,
 				})
 				counts[w.key.gvr]++
 			}

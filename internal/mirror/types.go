@@ -95,6 +95,10 @@ type Object struct {
 	GVK       schema.GroupVersionKind
 	Namespace string
 	Name      string
+	// ResourceVersion is the object's as cached: a Mirror that commits each
+	// change on its own orders its commits by it (etcd's revision, which
+	// grows with every write to the API server).
+	ResourceVersion string
 }
 
 // ResourceCount is how many objects of one resolved resource a Snapshot holds.

@@ -122,6 +122,9 @@ type diff struct {
 	// guarded names the Secrets left out because a configuration reads
 	// them (see guardedSecrets).
 	guarded []string
+	// changes name the object behind each put and delete of an object's
+	// file, for commit PerChange (perchange.go).
+	changes []change
 }
 
 func (d diff) empty() bool { return len(d.puts) == 0 && len(d.deletes) == 0 }

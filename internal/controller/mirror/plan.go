@@ -170,6 +170,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		}
 		if changed {
 			d.puts[full] = put
+			d.changes = append(d.changes, putChange(full, f, o))
 			if !f.owned[o.Path] {
 				// Written because no file was there, or because it held this
 				// very object: a file someone pushes meanwhile is not ours.
@@ -192,6 +193,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			continue
 		}
 		d.deletes = append(d.deletes, full)
+		d.changes = append(d.changes, deleteChange(full, rel, snap, mg))
 	}
 	slices.Sort(d.deletes)
 	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned}

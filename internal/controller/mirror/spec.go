@@ -46,6 +46,7 @@ const (
 	errSourceFmt      = "spec.forProvider.sourceNamespaces[%d] %q"
 	errSelector       = "spec.forProvider.labelSelector is invalid"
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
+	errCommit         = "spec.forProvider.commit must be Batched or PerChange"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
@@ -72,6 +73,9 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 	}
 	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
 		return mirror.Request{}, spec.Invalid(errors.New(errPrune))
+	}
+	if p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched && p.Commit != v1alpha1.MirrorCommitPerChange {
+		return mirror.Request{}, spec.Invalid(errors.New(errCommit))
 	}
 	if len(p.CommitMessage) > maxMessageTemplate {
 		return mirror.Request{}, spec.Invalid(errors.New(errTemplateLong))
@@ -140,6 +144,14 @@ type MessageData struct {
 	Namespace string
 	// Changed is how many files the commit adds, updates or removes.
 	Changed int
+	// Verb (Create, Update or Delete), Kind, ObjectNamespace (empty for a
+	// cluster-scoped object), ObjectName and File name the object a
+	// commit PerChange records; they are empty in a Batched commit.
+	Verb            string
+	Kind            string
+	ObjectNamespace string
+	ObjectName      string
+	File            string
 }
 
 // Message renders mg's commit message for a change of n files, through the

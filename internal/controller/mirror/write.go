@@ -87,14 +87,24 @@ func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
 	return e.hold(mg, msgFmt, n)
 }
 
-// changeOf is d as a change of mg's, with its commit message.
+// changeOf is d as a change of mg's, with its commit message: one commit,
+// or with commit PerChange one commit per object (perchange.go) once the
+// folder is the Mirror's. Its first write, which claims the folder, and its
+// removal are one commit either way: a Mirror over 10,000 objects starts
+// with one commit, not 10,000.
 func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 	msg, err := Message(mg, d.size())
 	if err != nil {
 		return git.Change{}, err
 	}
-	return git.Change{
-		Puts: d.puts, Deletes: d.deletes, Expect: d.expect, Message: msg, Author: e.author, Window: e.window,
+	c := git.Change{
+		Message: msg, Author: e.author, Window: e.window,
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
-	}, nil
+	}
+	if perChange(mg) && d.claimed && len(d.changes) > 0 {
+		c.Parts, err = partsOf(mg, d)
+		return c, err
+	}
+	c.Puts, c.Deletes, c.Expect = d.puts, d.deletes, d.expect
+	return c, nil
 }
