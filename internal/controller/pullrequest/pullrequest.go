@@ -63,7 +63,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
 			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
 			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher)),
-		managed.WithEventSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
+		// Woken when its branches move, and polled still: the forge's
+		// side (a title edit, a merge, a close) is seen only by a poll.
+		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
 		// The number is the external name, known once created or adopted:
 		// a create is safe to retry, since Observe adopts an open pull
 		// request for the same branches before Create is asked again.
