@@ -49,12 +49,18 @@ const (
 // polls each repository in use once per o.PollInterval, one claim.Index and
 // one set of Mirror watches (informers shared by every Mirror), and one
 // cache of the Secrets configurations name, each made here unless o has it.
+// The Watcher hears of every head that moves in o.Cache's clones.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
 		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
 		if err := mgr.Add(o.Watcher); err != nil {
 			return errors.Wrap(err, errAddWatcher)
 		}
+	}
+	if o.Cache != nil {
+		// Every head that moves in a clone, by a push of this provider or
+		// a fetch, wakes what follows that branch (a PullRequest).
+		o.Cache.OnHeadMove(o.Watcher.HeadMoved)
 	}
 	if o.Claims == nil {
 		o.Claims = claim.NewIndex(mgr.GetClient(), mgr.GetFieldIndexer())

@@ -73,6 +73,14 @@ func (b *Board) For(key string, c Client, maxAge time.Duration) *Listing {
 	return l
 }
 
+// Forget drops the listing of key (its credentials rotated): the client it
+// lists through is not used again.
+func (b *Board) Forget(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.listings, key)
+}
+
 // Len is how many repositories the Board lists.
 func (b *Board) Len() int {
 	b.mu.Lock()

@@ -150,6 +150,11 @@ type Cache struct {
 
 	// pending counts enqueued changes whose done is still to come.
 	pending atomic.Int64
+
+	// hmu guards onMove, the functions told of every head move (heads.go).
+	// A leaf: nothing is taken under it.
+	hmu    sync.Mutex
+	onMove []func(HeadMove)
 }
 
 // NewCache opens (creating if needed) a cache under dir.

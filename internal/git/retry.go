@@ -76,8 +76,11 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 			return err
 		}
 		// The push landed; an error here only means our copy is behind,
-		// which the next fetch repairs.
-		return r.pushed(w.branch, u.oldHead, u.newHead, u.pack)
+		// which the next fetch repairs. The branch moved on the remote
+		// either way: whoever follows its head is told.
+		err = r.pushed(w.branch, u.oldHead, u.newHead, u.pack)
+		r.cache.headsMoved([]HeadMove{r.headMove(w.branch, u.oldHead, u.newHead)})
+		return err
 	}
 	return &Error{Kind: KindTransient, Err: errors.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)}
 }

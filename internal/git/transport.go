@@ -120,6 +120,9 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		downloaded = true
 	}
 
+	// Told once the clone's lock is released (deferred first, run last).
+	var moves []HeadMove
+	defer func() { r.cache.headsMoved(moves) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if downloaded {
@@ -136,13 +139,18 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		if r.pushedAt[b].After(start) {
 			continue
 		}
-		if h, ok := remote[b]; ok {
+		was, _ := r.headLocked(b) // zero when the clone lacks the branch
+		h := remote[b]
+		if !h.IsZero() {
 			err = r.st.SetReference(plumbing.NewHashReference(branchRef(b), h))
 		} else {
 			err = r.st.RemoveReference(branchRef(b))
 		}
 		if err != nil {
 			return errors.Wrap(err, errSetRef)
+		}
+		if was != h {
+			moves = append(moves, r.headMove(b, was, h))
 		}
 	}
 	return r.compactLocked()

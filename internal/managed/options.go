@@ -61,6 +61,17 @@ func WithEventSource(src ...source.Source) ReconcilerOption {
 	}
 }
 
+// WithWakeSource adds src, which enqueues resources when something they
+// follow changed, without saying it reports every drift: converged
+// resources are still polled (a pull request a person edits on the forge
+// is seen only by a poll), and polls are still rationed by the global
+// limiter. A wake comes in addition to the poll, sooner.
+func WithWakeSource(src ...source.Source) ReconcilerOption {
+	return func(r *Reconciler) {
+		r.sources = append(r.sources, src...)
+	}
+}
+
 // WithMinPollInterval sets the floor for a per-resource
 // crossplane.io/poll-interval annotation.
 func WithMinPollInterval(d time.Duration) ReconcilerOption {

@@ -126,7 +126,8 @@ type Reconciler struct {
 	deterministicExternalName bool
 
 	// sources wake resources when their external resource changed; with
-	// any, converged resources are not polled (eventDriven).
+	// any added by WithEventSource, converged resources are not polled
+	// (eventDriven).
 	sources     []source.Source
 	eventDriven bool
 

@@ -255,6 +255,16 @@ func TestReconcile(t *testing.T) {
 				calls: calls{Observes: 1},
 			},
 		},
+		"ConvergedWakeSource": {
+			reason: "A source that only wakes (a PullRequest's branches) leaves the poll as it is: a converged resource is polled at the poll interval.",
+			args:   reconcileArgs{thing: newThing(), ext: map[string]extThing{testKey: {Value: "v1"}}, opts: []ReconcilerOption{WithWakeSource(nopSource{})}},
+			want: reconcileWant{
+				result: reconcile.Result{RequeueAfter: testPoll},
+				obj: &observed{ObservedGeneration: testGen, Finalizers: ourFinalizer, Annotations: externalName, Colour: "blue", AtProvider: "v1",
+					Conditions: trio(ready, corev1.ConditionFalse, corev1.ConditionFalse, "", syncedOK)},
+				calls: calls{Observes: 1},
+			},
+		},
 		"ConvergedEventDrivenPollAnnotation": {
 			reason: "An explicit crossplane.io/poll-interval annotation still asks for polls when an event source reports drift.",
 			args: reconcileArgs{thing: newThing(func(t *v1alpha1.Thing) {

@@ -53,6 +53,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -71,6 +72,9 @@ type BenchFlags struct {
 	// CrossplaneQPS limits the API client as crossplane-runtime's
 	// LimitRESTConfig does (5x rate), not as cmd/provider does.
 	CrossplaneQPS bool
+	// Forges are the forge clients PullRequests use, as cmd/provider's
+	// forges(); nil: none.
+	Forges map[forge.Type]forge.Opener
 }
 
 // apiCounter counts the provider's API requests, watches aside, in all and
@@ -169,7 +173,7 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 			GlobalRateLimiter: ratelimiter.NewGlobal(f.Rate), Gate: new(gate.Gate[schema.GroupVersionKind]),
 		},
 		Cache: bp.Cache, AllowInsecureRemotes: true, PollJitter: f.Poll / 10,
-		ConditionMetrics: gitcontroller.NewConditionMetrics(),
+		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		b.Fatal(err)

@@ -76,6 +76,8 @@ type external struct {
 	clock   clock.PassiveClock
 	kube    client.Reader
 	maxAge  time.Duration
+	// watch wakes mg when its branches move; nil: its poll alone does.
+	watch follower
 
 	// note is Ready's message when converged.
 	note string
@@ -95,6 +97,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpman
 		return xpmanaged.ExternalObservation{}, err
 	}
 	a := mg.Status.AtProvider
+	switch forge.State(a.State) {
+	case forge.StateMerged, forge.StateClosed:
+		e.unfollow(mg)
+	default:
+		if meta.WasDeleted(mg) {
+			e.unfollow(mg)
+		} else {
+			e.follow(mg)
+		}
+	}
 	switch forge.State(a.State) {
 	case forge.StateMerged:
 		e.note = fmt.Sprintf(msgMergedFmt, a.Number, a.MergeCommit)
@@ -117,6 +129,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpman
 			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
 		}
 		return xpmanaged.ExternalObservation{ResourceExists: false}, e.headExists(ctx, mg)
+	}
+	if pr.State != forge.StateOpen {
+		e.unfollow(mg)
 	}
 	switch pr.State {
 	case forge.StateMerged:
@@ -161,9 +176,15 @@ func (e *external) find(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Pu
 		return pr, false, e.forgeError(err, errList)
 	}
 	detailed := !ok || e.needsDetail(mg)
+	head, moved := "", false
+	if !detailed && !meta.WasDeleted(mg) {
+		head, moved = e.headMoved(ctx, mg, pr)
+		detailed = moved
+	}
 	if detailed {
 		// Not open by the list (merged, closed, or the list is older than
-		// the pull request), or its checks are needed to merge or report.
+		// the pull request or its branches), or its checks are needed to
+		// merge or report.
 		pr, err = e.acc.client.Get(ctx, n)
 		if errors.Is(err, forge.ErrNotFound) {
 			// Deleted on the forge (GitLab lets an owner do so): open
@@ -175,7 +196,12 @@ func (e *external) find(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Pu
 		if err != nil {
 			return pr, false, e.forgeError(err, errGet)
 		}
+		if moved {
+			// The list's other readers see the moved head too.
+			e.listing.Record(pr)
+		}
 	}
+	e.confirmed(n, head)
 	observe(mg, e.typ, pr, detailed)
 	e.observed = pr
 	return pr, true, nil

@@ -165,6 +165,8 @@ func (r fakeRepo) Head(b string) (string, error) {
 	return "", &git.Error{Kind: git.KindBranchNotFound}
 }
 func (r fakeRepo) AppToken() (func(context.Context) (string, error), bool) { return nil, false }
+func (r fakeRepo) ID() string                                              { return "repo" }
+func (r fakeRepo) Poll(context.Context) ([]git.Move, error)                { return nil, nil }
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 

@@ -26,7 +26,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"k8s.io/utils/clock"
@@ -36,6 +35,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -50,7 +50,10 @@ const (
 // o.PollInterval; every PullRequest of one repository reads one shared list
 // of its open pull requests (forge.Board), listed at most once per poll
 // interval, so 100 open PullRequests cost one list request per poll (a 304
-// on a forge with ETags), not 100.
+// on a forge with ETags), not 100. A PullRequest is woken at once when its
+// head or base branch moves in the shared clone (a File pushed to its head,
+// a commit a fetch brought), so its head commit, checks and mergeability
+// follow the branch without waiting for the poll.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	clk := clock.PassiveClock(clock.RealClock{})
 	if o.Clock != nil {
@@ -59,7 +62,10 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.PullRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
 			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
-			mgr.GetClient(), o.Forges, o.PollInterval, clk)),
+			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher)),
+		// Woken when its branches move, and polled still: the forge's
+		// side (a title edit, a merge, a close) is seen only by a poll.
+		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
 		// The number is the external name, known once created or adopted:
 		// a create is safe to retry, since Observe adopts an open pull
 		// request for the same branches before Create is asked again.
@@ -82,6 +88,7 @@ type gitConnector interface {
 
 // repository is what a PullRequest needs of the shared clone.
 type repository interface {
+	watch.Repository
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	AppToken() (func(ctx context.Context) (string, error), bool)
@@ -109,10 +116,16 @@ type Connector struct {
 	clock  clock.PassiveClock
 	board  *forge.Board
 	pacer  *forge.Pacer
+	// watch wakes a PullRequest when its branches move; nil: only its
+	// poll brings it back.
+	watch follower
 
-	// mu guards clients; never held across the network.
+	// mu guards clients, keyOf and swept; never held across the network
+	// (accounts.go).
 	mu      sync.Mutex
 	clients map[string]*account
+	keyOf   map[string]string
+	swept   time.Time
 }
 
 // account is one forge API client and what is learnt of it.
@@ -125,6 +138,12 @@ type account struct {
 	// forge that does not report a scheduled auto-merge (Gitea) is not
 	// asked again at every poll, and is asked again once the head moved.
 	asked sync.Map
+	// lastUsed is when a PullRequest last connected through it, by the
+	// Connector's clock; guarded by Connector.mu.
+	lastUsed time.Time
+	// seen holds, by number, the clone's head of the head branch the pull
+	// request was last confirmed at (heads.go).
+	seen sync.Map
 }
 
 // NewConnector returns a Connector reading configurations through g, Files
@@ -135,7 +154,16 @@ func NewConnector(g *config.Connector, kube client.Reader, forges map[forge.Type
 
 func newConnector(g gitConnector, kube client.Reader, forges map[forge.Type]forge.Opener, maxAge time.Duration, clk clock.PassiveClock) *Connector {
 	return &Connector{git: g, kube: kube, forges: forges, maxAge: maxAge, clock: clk,
-		board: forge.NewBoard(clk), pacer: forge.NewPacer(clk), clients: map[string]*account{}}
+		board: forge.NewBoard(clk), pacer: forge.NewPacer(clk), clients: map[string]*account{}, keyOf: map[string]string{}}
+}
+
+// WithWatcher makes w wake each PullRequest when its head or base branch
+// moves.
+func (c *Connector) WithWatcher(w *watch.Watcher) *Connector {
+	if w != nil {
+		c.watch = w
+	}
+	return c
 }
 
 // Connect resolves the configuration and returns the forge account's
@@ -149,35 +177,15 @@ func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpma
 	if err != nil {
 		return nil, err
 	}
-	acc, err := c.account(cfg, key)
+	acc, err := c.account(configOf(mg), cfg, key)
 	if err != nil {
 		return nil, err
 	}
 	return &external{
 		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, repo: repo,
 		listing: c.board.For(key, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
-		kube: c.kube, maxAge: c.maxAge,
+		kube: c.kube, maxAge: c.maxAge, watch: c.watch,
 	}, nil
-}
-
-// account returns the client of key, opened once.
-func (c *Connector) account(cfg forge.Config, key string) (*account, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if a, ok := c.clients[key]; ok {
-		return a, nil
-	}
-	open, ok := c.forges[cfg.Type]
-	if !ok {
-		return nil, managed.Stalled(config.ReasonForgeUnknown, errors.Errorf(errNoOpenerFmt, cfg.Type))
-	}
-	cl, err := open(cfg)
-	if err != nil {
-		return nil, managed.Stalled(config.ReasonForgeUnknown, errors.Wrap(err, errOpen))
-	}
-	a := &account{client: cl}
-	c.clients[key] = a
-	return a, nil
 }
 
 // numberOf is the pull request's number: the external name once it is

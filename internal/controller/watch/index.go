@@ -90,11 +90,15 @@ type Index struct {
 	at      locations
 	folders locations
 	of      map[Ref]Loc
+	// heads holds the resources that follow branch heads as a whole (path
+	// ""), headsOf the branches each follows (heads.go).
+	heads   locations
+	headsOf map[Ref]headsLoc
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
-	return &Index{at: locations{}, folders: locations{}, of: map[Ref]Loc{}}
+	return &Index{at: locations{}, folders: locations{}, of: map[Ref]Loc{}, heads: locations{}, headsOf: map[Ref]headsLoc{}}
 }
 
 // Track records that r lives at l, forgetting where it lived before.
@@ -120,7 +124,8 @@ func (x *Index) Tracks(r Ref) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	_, ok := x.of[r]
-	return ok
+	_, follows := x.headsOf[r]
+	return ok || follows
 }
 
 // Forget drops r.
@@ -131,6 +136,7 @@ func (x *Index) Forget(r Ref) {
 		x.removeLocked(r, l)
 		delete(x.of, r)
 	}
+	x.forgetHeadsLocked(r)
 }
 
 func (x *Index) removeLocked(r Ref, l Loc) {
@@ -194,12 +200,11 @@ func under(p, folder string) bool {
 func (x *Index) Repos() map[string]struct{} {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	out := make(map[string]struct{}, len(x.at)+len(x.folders))
-	for r := range x.at {
-		out[r] = struct{}{}
-	}
-	for r := range x.folders {
-		out[r] = struct{}{}
+	out := make(map[string]struct{}, len(x.at)+len(x.folders)+len(x.heads))
+	for _, m := range []locations{x.at, x.folders, x.heads} {
+		for r := range m {
+			out[r] = struct{}{}
+		}
 	}
 	return out
 }

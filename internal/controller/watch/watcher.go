@@ -110,6 +110,32 @@ func (w *Watcher) TrackFolder(repo Repository, r Ref, branch, folder string) {
 	w.startLocked(id)
 }
 
+// TrackHeads records that r follows the heads of branches of repo: it is
+// woken whenever one of them moves in the clone (HeadMoved), by a push of
+// this provider or by a fetch, a poll's included, and repo is polled while
+// it does, so a push by someone else reaches it within a poll interval.
+func (w *Watcher) TrackHeads(repo Repository, r Ref, branches ...string) {
+	id := repo.ID()
+	w.idx.TrackHeads(r, id, branches)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.repos[id] = repo
+	w.startLocked(id)
+}
+
+// HeadMoved wakes the resources following the branch m moved. Give it to
+// the clone cache (git.Cache.OnHeadMove); it never blocks.
+func (w *Watcher) HeadMoved(m git.HeadMove) {
+	refs := w.idx.Following(m.Repo, m.Branch)
+	if len(refs) == 0 {
+		return
+	}
+	w.log.Debug("Branch head moved", "repository", m.Repo, "branch", m.Branch, "old", m.Old, "new", m.New, "resources", len(refs))
+	for _, r := range refs {
+		w.Wake(r)
+	}
+}
+
 // Forget stops waking r on drift (it is gone, or being deleted); the
 // repository is polled no more once nobody lives in it.
 func (w *Watcher) Forget(r Ref) { w.idx.Forget(r) }

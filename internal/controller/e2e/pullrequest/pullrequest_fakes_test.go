@@ -36,6 +36,7 @@ import (
 	fakegitlab "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
+	"github.com/crossplane-contrib/provider-git/internal/session"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
@@ -205,9 +206,10 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 func TestPullRequestOnGitLab(t *testing.T) {
 	gl := fakegitlab.NewServer(t)
 	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitLab: gitlab.New}))
-	f := forgeFixture(t, fakegitlab.Project+".git", forge.GitLab, gl.APIURL(), fakegitlab.Token, "request/adopt", "request/auto")
+	f := forgeFixture(t, fakegitlab.Project+".git", forge.GitLab, gl.APIURL(), fakegitlab.Token, "request/adopt", "request/auto", "request/pipeline")
 	gl.AddBranch("request/adopt")
 	gl.AddBranch("request/auto")
+	gl.AddBranch("request/pipeline")
 	mk := func(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
 		return (&prFixture{Fixture: f}).pullRequest(name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
 	}
@@ -238,6 +240,50 @@ func TestPullRequestOnGitLab(t *testing.T) {
 		})
 		if mr, _ := gl.MR(pr.Status.AtProvider.Number); mr.State != "merged" {
 			t.Errorf("GitLab's !%d is %s", pr.Status.AtProvider.Number, mr.State)
+		}
+	})
+	t.Run("MergeAutoWhilePipelineRuns", func(t *testing.T) {
+		// The merge request's pipeline runs (it started when the merge
+		// request was opened): auto-merge is set on it and the
+		// PullRequest says it waits, checks pending, until GitLab merges
+		// it once the pipeline passes.
+		iid := gl.Open("request/pipeline", "main", "Add pipeline")
+		gl.SetPipeline(iid, "running")
+		pr := mk("pipeline", "request/pipeline", func(p *v1alpha1.PullRequestParameters) {
+			p.Labels = nil
+			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash}
+			p.Readiness = v1alpha1.ReadinessMerged
+		})
+		createAll(t, pr)
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
+			if mr, _ := gl.MR(iid); !mr.AutoMerge {
+				return fmt.Errorf("GitLab's !%d has no auto-merge set", iid)
+			}
+			a := pr.Status.AtProvider
+			if a.Number != iid || a.State != string(forge.StateOpen) || a.Checks != string(forge.ChecksPending) {
+				return fmt.Errorf("atProvider is %+v, want !%d open with checks pending", a, iid)
+			}
+			if err := e2e.ConditionIs(pr, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
+				return err
+			}
+			if m := pr.GetCondition(xpv2.TypeReady).Message; !contains(m, "the forge merges it once checks and reviews allow") {
+				return fmt.Errorf("Ready's message %q does not say the forge merges it", m)
+			}
+			return e2e.ConditionIs(pr, session.TypeStalled, corev1.ConditionFalse, "")
+		})
+		if mr, _ := gl.MR(iid); mr.State != "opened" {
+			t.Fatalf("GitLab's !%d is %s while its pipeline runs, want opened", iid, mr.State)
+		}
+		gl.SetPipeline(iid, "success")
+		e2e.WaitFor(t, 30*time.Second, pr, func() error {
+			a := pr.Status.AtProvider
+			if a.State != string(forge.StateMerged) || a.MergeCommit == "" {
+				return fmt.Errorf("atProvider is %+v, want merged", a)
+			}
+			return e2e.ReadyAndCurrent(t, pr)()
+		})
+		if mr, _ := gl.MR(iid); mr.State != "merged" || !mr.Squash {
+			t.Errorf("GitLab's !%d is %s (squash %v), want merged by squash", iid, mr.State, mr.Squash)
 		}
 	})
 }

@@ -51,7 +51,7 @@ type giteaAPICounter struct {
 	n  map[string]int
 }
 
-func countGiteaAPI(t *testing.T, target string) (*giteaAPICounter, string) {
+func countGiteaAPI(t testing.TB, target string) (*giteaAPICounter, string) {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
