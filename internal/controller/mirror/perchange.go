@@ -95,7 +95,7 @@ func deleteChange(full, rel string, snap mirror.Snapshot, mg *v1alpha1.Mirror) c
 // an object of that kind or the spec names it; else as the path does.
 func kindName(l mirror.Location, snap mirror.Snapshot, mg *v1alpha1.Mirror) string {
 	for _, o := range snap.Objects {
-		if o.GVK.Group == l.Group && strings.ToLower(o.GVK.Kind) == l.Kind {
+		if o.GVK.Group == l.Group && strings.EqualFold(o.GVK.Kind, l.Kind) {
 			return o.GVK.Kind
 		}
 	}
@@ -104,7 +104,7 @@ func kindName(l mirror.Location, snap mirror.Snapshot, mg *v1alpha1.Mirror) stri
 		if !found {
 			group = ""
 		}
-		if r.Kind != "" && group == l.Group && strings.ToLower(r.Kind) == l.Kind {
+		if r.Kind != "" && group == l.Group && strings.EqualFold(r.Kind, l.Kind) {
 			return r.Kind
 		}
 	}

@@ -71,11 +71,8 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 	if len(p.SourceNamespaces) > maxSourceNamespaces {
 		return mirror.Request{}, spec.Invalid(errors.New(errSourcesCount))
 	}
-	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
-		return mirror.Request{}, spec.Invalid(errors.New(errPrune))
-	}
-	if p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched && p.Commit != v1alpha1.MirrorCommitPerChange {
-		return mirror.Request{}, spec.Invalid(errors.New(errCommit))
+	if err := validModes(p); err != nil {
+		return mirror.Request{}, spec.Invalid(err)
 	}
 	if len(p.CommitMessage) > maxMessageTemplate {
 		return mirror.Request{}, spec.Invalid(errors.New(errTemplateLong))
@@ -126,6 +123,18 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 		r.Selector = sel
 	}
 	return r, nil
+}
+
+// validModes checks the enums the CRD checks: prune and commit ("" is the
+// default of a Mirror stored before the field existed).
+func validModes(p v1alpha1.MirrorParameters) error {
+	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
+		return errors.New(errPrune)
+	}
+	if p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched && p.Commit != v1alpha1.MirrorCommitPerChange {
+		return errors.New(errCommit)
+	}
+	return nil
 }
 
 // written reports whether the provider can have written p's folder: a
