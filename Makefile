@@ -21,9 +21,10 @@ SETUP_ENVTEST         ?= $(LOCALBIN)/setup-envtest
 CROSSPLANE_CLI        ?= $(LOCALBIN)/crossplane
 CROSSPLANE_CORE       ?= $(LOCALBIN)/crossplane-core
 FUNCTION_PT           ?= $(LOCALBIN)/function-patch-and-transform
-# The garbage collector that deletes what a deleted composite resource
-# composed; envtest runs no controller manager.
-KUBE_CONTROLLER_MANAGER ?= $(LOCALBIN)/kube-controller-manager
+# Kubernetes' garbage collector alone (cluster/tools/garbage-collector), which
+# deletes what a deleted composite resource composed; envtest runs no
+# controller manager.
+GARBAGE_COLLECTOR     ?= $(LOCALBIN)/garbage-collector
 # The real forge the pull request tests run against (internal/testenv.StartGitea).
 GITEA_VERSION         ?= 1.26.0
 GITEA                 ?= $(LOCALBIN)/gitea
@@ -97,16 +98,19 @@ $(FUNCTION_PT): cluster/tools/function-patch-and-transform/go.mod cluster/tools/
 	  cp -R "$$(go list -m -f '{{.Dir}}' github.com/crossplane-contrib/function-patch-and-transform)/package" $@-package && \
 	  chmod -R u+w $@-package
 
-# Built like kube-apiserver in cluster/local/envtest-bins.sh (same flags, so
+# Our own main around Kubernetes' garbage collector, not all of
+# kube-controller-manager: of its packages only 66 are not already compiled
+# for kube-apiserver, against kube-controller-manager's 369. Built like
+# kube-apiserver in cluster/local/envtest-bins.sh (same versions and flags, so
 # the packages they share come from the build cache).
-$(KUBE_CONTROLLER_MANAGER): cluster/tools/kube-controller-manager/go.mod cluster/tools/kube-controller-manager/go.sum
-	cd cluster/tools/kube-controller-manager && CGO_ENABLED=0 go build -trimpath \
+$(GARBAGE_COLLECTOR): cluster/tools/garbage-collector/go.mod cluster/tools/garbage-collector/go.sum cluster/tools/garbage-collector/main.go
+	cd cluster/tools/garbage-collector && CGO_ENABLED=0 go build -trimpath \
 	  -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$(ENVTEST_K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean" \
-	  -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
+	  -o $@ .
 
 # What internal/crossplanetest runs: Crossplane's programs and the garbage collector.
 .PHONY: crossplane-tools
-crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(KUBE_CONTROLLER_MANAGER)
+crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(GARBAGE_COLLECTOR)
 
 # Gitea from the Go module proxy (cluster/local/gitea.sh: minutes cold, with
 # CGO for its sqlite). The empty stamp names the version: a new GITEA_VERSION

@@ -122,9 +122,7 @@ func startCrossplane(t *testing.T, tl tools) *crossplane {
 	// The RBAC manager has no flag for its metrics address and binds :8080.
 	rbac := start(t, "crossplane-rbac-manager", tl.core, env, "rbac", "start", "--debug")
 	// Kubernetes deletes what a deleted XR composed (owner references).
-	gc := start(t, "kube-controller-manager", tl.controllerManager, nil,
-		"--kubeconfig="+x.kubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
-		"--secure-port=0", "--use-service-account-credentials=false")
+	gc := start(t, "garbage-collector", tl.garbageCollector, nil, "--kubeconfig="+x.kubeconfig)
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		for _, p := range []*process{x.core, rbac, gc} {
 			if err := p.exited(); err != nil {

@@ -61,7 +61,7 @@ const providerPoll = 10 * time.Second
 // EnvironmentRequest against a real Gitea and a reviewer there.
 func TestProviderInCrossplane(t *testing.T) {
 	tl := requireTools(t)
-	requireFile(t, tl.controllerManager)
+	requireFile(t, tl.garbageCollector)
 	xpkgs := requireXpkgs(t, tl.root)
 	testenv.RequireSSHD(t)
 	x := startCrossplane(t, tl)

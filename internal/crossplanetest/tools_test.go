@@ -51,9 +51,10 @@ type tools struct {
 	function string
 	// coreCRDs is the folder of Crossplane's own CRDs, from core's module.
 	coreCRDs string
-	// controllerManager is kube-controller-manager, run for its garbage
-	// collector.
-	controllerManager string
+	// garbageCollector is Kubernetes' garbage collector
+	// (cluster/tools/garbage-collector): it deletes what a deleted XR
+	// composed.
+	garbageCollector string
 }
 
 // requireTools finds the tools under ./bin. Without them the test fails in
@@ -68,13 +69,12 @@ func requireTools(t *testing.T) tools {
 	}
 	bin := filepath.Join(root, "bin")
 	tl := tools{
-		root:     root,
-		cli:      filepath.Join(bin, "crossplane"),
-		core:     filepath.Join(bin, "crossplane-core"),
-		function: filepath.Join(bin, "function-patch-and-transform"),
-		coreCRDs: filepath.Join(bin, "crossplane-crds"),
-
-		controllerManager: filepath.Join(bin, "kube-controller-manager"),
+		root:             root,
+		cli:              filepath.Join(bin, "crossplane"),
+		core:             filepath.Join(bin, "crossplane-core"),
+		function:         filepath.Join(bin, "function-patch-and-transform"),
+		coreCRDs:         filepath.Join(bin, "crossplane-crds"),
+		garbageCollector: filepath.Join(bin, "garbage-collector"),
 	}
 	for _, p := range []string{tl.cli, tl.core, tl.function, tl.function + "-package", tl.coreCRDs} {
 		requireFile(t, p)
