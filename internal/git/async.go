@@ -17,7 +17,6 @@ limitations under the License.
 package git
 
 import (
-	"bytes"
 	"maps"
 	"slices"
 )
@@ -177,10 +176,5 @@ func (w *writer) finished(o *op, res Result) {
 // message is not compared: it names the action (create, update), not what
 // is written.
 func sameContent(a, b *Change) bool {
-	if a.OwnCommit != b.OwnCommit || !slices.Equal(a.Deletes, b.Deletes) {
-		return false
-	}
-	return maps.EqualFunc(a.Puts, b.Puts, func(x, y File) bool {
-		return x.Executable == y.Executable && bytes.Equal(x.Content, y.Content)
-	})
+	return a.OwnCommit == b.OwnCommit && sameFiles(a.Puts, b.Puts, a.Deletes, b.Deletes) && sameParts(a.Parts, b.Parts)
 }

@@ -172,8 +172,9 @@ type planner struct {
 	t          *tree
 	p          *plan
 	parentTree plumbing.Hash // the tree of p.head
-	// group are the changes applied to t since the last commit.
-	group []int
+	// group are the changes applied to t since the last commit: their
+	// indices in ops and the parts they applied.
+	group []member
 	// satisfied are changes already met by the group not yet committed: the
 	// commit that carries them is the one that group becomes.
 	satisfied []int
@@ -183,6 +184,10 @@ type planner struct {
 // fails on its own (the batch goes on without it).
 func (pl *planner) add(i int) error {
 	c := pl.ops[i].change
+	if len(c.Parts) > 0 {
+		return pl.addParts(i)
+	}
+	part := c.single()
 	if c.OwnCommit {
 		// Before the check, so an own-commit change already met is
 		// credited to a commit that holds exactly what came before it.
@@ -190,12 +195,12 @@ func (pl *planner) add(i int) error {
 			return err
 		}
 	}
-	if err := expect(pl.st, pl.t, c); err != nil {
+	if err := expect(pl.st, pl.t, part); err != nil {
 		// Someone else changed what the change was computed against.
 		pl.p.results[i].Err = err
 		return nil //nolint:nilerr // The change fails alone; the batch goes on without it.
 	}
-	puts, dels, ownErr := check(pl.st, pl.t, c)
+	puts, dels, ownErr := check(pl.st, pl.t, part)
 	switch {
 	case ownErr != nil:
 		pl.p.results[i].Err = ownErr
@@ -210,7 +215,7 @@ func (pl *planner) add(i int) error {
 		if err := pl.apply(puts, dels); err != nil {
 			return err
 		}
-		pl.group = append(pl.group, i)
+		pl.group = append(pl.group, member{i: i, part: part})
 		if c.OwnCommit {
 			return pl.flush()
 		}
@@ -242,41 +247,52 @@ func (pl *planner) apply(puts []put, dels [][]string) error {
 // changes undid each other): then they and the changes they satisfied are
 // up to date at p.head.
 func (pl *planner) flush() error {
-	group, credited := pl.group, append(append([]int(nil), pl.group...), pl.satisfied...)
+	group, credited := pl.group, pl.satisfied
 	pl.group, pl.satisfied = nil, nil
 	if len(group) == 0 {
 		return nil
 	}
+	parts := make([]*Part, len(group))
+	for k, m := range group {
+		parts[k] = m.part
+		credited = append(credited, m.i)
+	}
+	committed, err := pl.commitTree(parts)
+	if err != nil {
+		return err
+	}
+	for _, i := range credited {
+		if !committed {
+			pl.p.results[i].UpToDate = true
+		}
+		pl.p.results[i].Commit = commitOf(pl.p.head)
+	}
+	return nil
+}
+
+// commitTree commits the staged tree on p.head as parts, unless it is the
+// parent's tree (they undid each other): then it reports false and p.head
+// stays.
+func (pl *planner) commitTree(parts []*Part) (bool, error) {
 	p := pl.p
 	th, err := pl.t.write(pl.st, &p.objects)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if th == pl.parentTree {
-		for _, i := range credited {
-			p.results[i].UpToDate = true
-			p.results[i].Commit = commitOf(p.head)
-		}
-		return nil
+		return false, nil
 	}
-	changes := make([]*Change, len(group))
-	for k, i := range group {
-		changes[k] = pl.ops[i].change
-	}
-	c := pl.w.commit(changes, th, p.head)
+	c := pl.w.commit(parts, th, p.head)
 	if err := signCommit(pl.w.repo.signer, c); err != nil {
-		return err
+		return false, err
 	}
 	ch, err := storeObject(pl.st, c)
 	if err != nil {
-		return err
+		return false, err
 	}
 	p.objects = append(p.objects, ch)
 	p.head, pl.parentTree = ch, th
-	for _, i := range credited {
-		p.results[i].Commit = ch.String()
-	}
-	return nil
+	return true, nil
 }
 
 type put struct {
@@ -290,7 +306,7 @@ type put struct {
 // means c is already satisfied. A put on a directory or through a file, and
 // a delete of a directory, are the change's path conflicts: a File owns one
 // file, never a tree.
-func check(st storer.EncodedObjectStorer, t *tree, c *Change) ([]put, [][]string, error) {
+func check(st storer.EncodedObjectStorer, t *tree, c *Part) ([]put, [][]string, error) {
 	var puts []put
 	var dels [][]string
 	for p, f := range c.Puts {
@@ -339,34 +355,47 @@ func check(st storer.EncodedObjectStorer, t *tree, c *Change) ([]put, [][]string
 }
 
 // identities returns the author and committer of a commit by author (empty:
-// the cache's committer).
-func (w *writer) identities(author Signature) (Signature, Signature) {
-	committer := w.repo.cache.opts.Committer
+// the cache's committer) committed by committer. An empty committer is the
+// cache's, or the author when commits are signed: forges show a signed
+// commit as verified when the key belongs to the committer, and a change's
+// author is then the configuration's identity, which owns the key. A
+// caller that authors commits for someone else (a Mirror naming who made a
+// change) names that identity as committer instead.
+func (w *writer) identities(author, committer Signature) (Signature, Signature) {
+	if committer != (Signature{}) {
+		if author == (Signature{}) {
+			author = committer
+		}
+		return author, committer
+	}
+	committer = w.repo.cache.opts.Committer
 	if author == (Signature{}) {
 		author = committer
 	}
 	if w.repo.signer != nil {
-		// Forges show a signed commit as verified when the key belongs to
-		// the committer: the configuration's identity, which owns the key.
 		committer = author
 	}
 	return author, committer
 }
 
-func (w *writer) commit(changes []*Change, tree, parent plumbing.Hash) *object.Commit {
-	author := changes[0].Author
-	for _, c := range changes[1:] {
+// commit is the commit of parts on parent: their author and committer when
+// they share them, else the defaults (identities).
+func (w *writer) commit(parts []*Part, tree, parent plumbing.Hash) *object.Commit {
+	author, committer := parts[0].Author, parts[0].Committer
+	for _, c := range parts[1:] {
 		if c.Author != author {
 			author = Signature{}
-			break
+		}
+		if c.Committer != committer {
+			committer = Signature{}
 		}
 	}
-	author, committer := w.identities(author)
+	author, committer = w.identities(author, committer)
 	now := time.Now()
 	return &object.Commit{
 		Author:       object.Signature{Name: author.Name, Email: author.Email, When: now},
 		Committer:    object.Signature{Name: committer.Name, Email: committer.Email, When: now},
-		Message:      commitMessage(changes),
+		Message:      commitMessage(parts),
 		TreeHash:     tree,
 		ParentHashes: parents(parent),
 	}

@@ -127,7 +127,7 @@ func (w *writer) firstCommit(author Signature) (plumbing.Hash, []byte, error) {
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	author, committer := w.identities(author)
+	author, committer := w.identities(author, Signature{})
 	now := time.Now()
 	c := &object.Commit{
 		Author:    object.Signature{Name: author.Name, Email: author.Email, When: now},

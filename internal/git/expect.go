@@ -59,7 +59,7 @@ func blobName(sha string) string {
 // expect checks c.Expect on t, path by path in order, and returns the first
 // that fails as a KindPathConflict. A path that runs through a file holds no
 // file; a directory holds its tree's hash, which no blob SHA equals.
-func expect(st storer.EncodedObjectStorer, t *tree, c *Change) error {
+func expect(st storer.EncodedObjectStorer, t *tree, c *Part) error {
 	for _, p := range slices.Sorted(maps.Keys(c.Expect)) {
 		parts, err := splitPath(p)
 		if err != nil {

@@ -57,7 +57,7 @@ func firstLine(s string) string {
 // commitMessage renders the message of a commit carrying changes: a single
 // change keeps its own message; several get a summary line, one bullet per
 // change, and one trailer pair per resource.
-func commitMessage(changes []*Change) string {
+func commitMessage(changes []*Part) string {
 	var b strings.Builder
 	if len(changes) == 1 {
 		msg := strings.TrimSpace(changes[0].Message)

@@ -40,11 +40,11 @@ func FuzzCommitMessageTrailers(f *testing.F) {
 	a := Resource{Kind: "File", Namespace: "ns", Name: "a", UID: "uid-a"}
 	b := Resource{Kind: "CommitRequest", Namespace: "ns", Name: "b", UID: "uid-b"}
 	f.Fuzz(func(t *testing.T, m1, m2 string) {
-		one := commitMessage([]*Change{{Message: m1, Resource: a}})
+		one := commitMessage([]*Part{{Message: m1, Resource: a}})
 		if diff := cmp.Diff([]string{a.UID}, trailerValues(one, TrailerUID)); diff != "" {
 			t.Fatalf("one change with message %q: UID trailers -want, +got:\n%s", m1, diff)
 		}
-		two := commitMessage([]*Change{{Message: m1, Resource: a}, {Message: m2, Resource: b}})
+		two := commitMessage([]*Part{{Message: m1, Resource: a}, {Message: m2, Resource: b}})
 		if diff := cmp.Diff([]string{a.UID, b.UID}, trailerValues(two, TrailerUID)); diff != "" {
 			t.Fatalf("two changes with messages %q, %q: UID trailers -want, +got:\n%s", m1, m2, diff)
 		}

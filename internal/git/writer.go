@@ -51,8 +51,14 @@ type Change struct {
 	Expect map[string]string
 	// Message of the commit; merged commits summarise it in one line.
 	Message string
-	// Author of the change; empty means the cache's committer.
+	// Author of the change; empty means the committer.
 	Author Signature
+	// Committer of the change's commit; empty means the cache's committer,
+	// or the author when commits are signed (writer.identities). Set it
+	// with an Author who is not the configuration's identity (a person
+	// whose change a Mirror records), so the commit is committed, and
+	// signed, by that identity.
+	Committer Signature
 	// Resource behind the change, written as trailers.
 	Resource Resource
 	// OwnCommit keeps the change in a commit of its own with its own
@@ -62,6 +68,13 @@ type Change struct {
 	// commit: its configuration's commit window. nil takes the repository's
 	// (window.go).
 	Window *time.Duration
+	// Parts, when set, make the change a sequence of commits, one per part
+	// in order, each with its own message, author and resource trailers,
+	// still pushed with the rest of the window's batch (parts.go). Puts,
+	// Deletes and Expect must then be empty; Message, Author and Resource
+	// are the defaults of a part that leaves its own empty. The parts land
+	// together or not at all.
+	Parts []Part
 }
 
 // Result is the outcome of one Change, branch creation or deletion.
