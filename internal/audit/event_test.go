@@ -164,11 +164,9 @@ func TestIngest(t *testing.T) {
 			s := NewStore(WithClock(clk))
 			s.Want("m", configMaps)
 			srv := &Server{store: s}
-			var l eventList
-			if err := json.Unmarshal(list(tc.args.events...), &l); err != nil {
+			if err := srv.ingest(list(tc.args.events...)); err != nil {
 				t.Fatal(err)
 			}
-			srv.ingest(l.Items)
 			if diff := cmp.Diff(tc.want.facts, s.Since(keyX(), time.Time{})); diff != "" {
 				t.Errorf("%s\nSince(): -want, +got:\n%s", tc.reason, diff)
 			}
@@ -188,4 +186,51 @@ func ExampleStore() {
 		fmt.Println(f.User.Username, f.Verb)
 	}
 	// Output: alice update
+}
+
+// TestSplitItems: the items of an EventList, found without decoding,
+// whatever their strings hold.
+func TestSplitItems(t *testing.T) {
+	type want struct {
+		items []string
+		ok    bool
+	}
+	cases := map[string]struct {
+		reason string
+		body   string
+		want   want
+	}{
+		"Items": {
+			reason: "Each object of the top-level items array is an item.",
+			body:   `{"kind":"EventList","items":[{"a":1},{"b":{"c":[1,{"d":2}]}}],"metadata":{}}`,
+			want:   want{items: []string{`{"a":1}`, `{"b":{"c":[1,{"d":2}]}}`}, ok: true},
+		},
+		"Strings": {
+			reason: "Brackets and escaped quotes in strings are not structure.",
+			body:   `{"items":[{"uri":"/x?a={\"}]","k":"\\"},{"e":2}]}`,
+			want:   want{items: []string{`{"uri":"/x?a={\"}]","k":"\\"}`, `{"e":2}`}, ok: true},
+		},
+		"NestedItems": {
+			reason: "An items key below the top level is not the list's.",
+			body:   `{"metadata":{"items":[{"x":1}]},"items":[]}`,
+			want:   want{ok: true},
+		},
+		"Truncated": {
+			reason: "An unbalanced body is not a list.",
+			body:   `{"items":[{"a":"1"`,
+			want:   want{ok: false},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			items, ok := splitItems([]byte(tc.body))
+			var got []string
+			for _, it := range items {
+				got = append(got, string(it))
+			}
+			if diff := cmp.Diff(tc.want, want{items: got, ok: ok}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nsplitItems(): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

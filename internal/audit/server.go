@@ -17,12 +17,14 @@ limitations under the License.
 package audit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -50,6 +52,7 @@ const (
 	errNoCert       = "the audit endpoint needs a serving certificate"
 	errListen       = "cannot listen for audit events"
 	errServe        = "cannot serve audit events"
+	errNotAList     = "the body is not an EventList with items"
 )
 
 // Credentials are what the endpoint serves with and whom it accepts: a
@@ -163,8 +166,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, http.StatusMethodNotAllowed)
 		return
 	}
-	var list eventList
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody)).Decode(&list); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			s.reply(w, http.StatusRequestEntityTooLarge)
@@ -173,7 +176,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, http.StatusBadRequest)
 		return
 	}
-	s.ingest(list.Items)
+	if !s.store.mentioned(body) {
+		// No event of a watched kind: not even parsed.
+		s.metrics.event(resultUnwatched, bytes.Count(body, auditIDKey))
+		s.reply(w, http.StatusOK)
+		return
+	}
+	if err := s.ingest(body); err != nil {
+		s.reply(w, http.StatusBadRequest)
+		return
+	}
 	s.reply(w, http.StatusOK)
 }
 
@@ -182,10 +194,96 @@ func (s *Server) reply(w http.ResponseWriter, code int) {
 	w.WriteHeader(code)
 }
 
-// ingest keeps the facts among events that the Store wants. The check of
-// the group/resource comes first: an event nobody watches costs one map
-// lookup.
-func (s *Server) ingest(events []event) {
+// auditIDKey starts every event, for counting the events of a body that
+// is not parsed.
+var auditIDKey = []byte(`"auditID"`)
+
+// ingest reads the EventList in body item by item: an item that does not
+// mention a watched resource is skipped once found, without decoding.
+func (s *Server) ingest(body []byte) error {
+	items, ok := splitItems(body)
+	if !ok {
+		return errors.New(errNotAList)
+	}
+	var events []event
+	unwatched := 0
+	for _, raw := range items {
+		if !s.store.mentioned(raw) {
+			unwatched++
+			continue
+		}
+		var e event
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return err
+		}
+		events = append(events, e)
+	}
+	s.metrics.event(resultUnwatched, unwatched)
+	s.keep(events)
+	return nil
+}
+
+// splitItems returns the objects of the top-level "items" array of the
+// JSON object body, and whether body's brackets and strings are balanced.
+// It does not validate what it skips: an item it returns is decoded (and
+// validated) only when it mentions a watched resource, and one it does not
+// return could not hold a fact. It is a scan of bytes with no allocation
+// per item, where encoding/json's would validate and allocate every one.
+func splitItems(body []byte) ([][]byte, bool) {
+	var (
+		out             [][]byte
+		depth           int
+		inString, esc   bool
+		keyStart, start = -1, -1
+		lastString      []byte
+		inItems         bool
+	)
+	for i, c := range body {
+		if inString {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inString = false
+				if depth == 1 {
+					lastString = body[keyStart+1 : i]
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString, keyStart = true, i
+		case '{', '[':
+			depth++
+			switch {
+			case c == '[' && depth == 2 && string(lastString) == "items":
+				inItems = true
+			case c == '{' && inItems && depth == 3:
+				start = i
+			}
+		case '}', ']':
+			switch {
+			case c == '}' && inItems && depth == 3 && start >= 0:
+				out = append(out, body[start:i+1])
+				start = -1
+			case c == ']' && inItems && depth == 2:
+				inItems = false
+			}
+			depth--
+			if depth < 0 {
+				return nil, false
+			}
+		}
+	}
+	return out, depth == 0 && !inString
+}
+
+// keep keeps the facts among events that the Store wants. The check of the
+// group/resource comes first: an event nobody watches costs one map lookup.
+func (s *Server) keep(events []event) {
 	var stored, unwatched, other, invalid int
 	for i := range events {
 		e := &events[i]

@@ -189,11 +189,12 @@ func TestServerAuthentication(t *testing.T) {
 	}
 }
 
-// TestServerBadBody: an authenticated client's body that is no EventList,
-// or is too large, is refused and keeps nothing.
+// TestServerBadBody: an authenticated client's body that mentions a
+// watched resource but is no EventList is refused and keeps nothing. (One
+// that mentions none is not parsed: it can hold no fact.)
 func TestServerBadBody(t *testing.T) {
 	e := startEndpoint(t)
-	if got := e.post(t, http.MethodPost, nil, "Bearer "+testToken, []byte(`{"items": [`)); got != http.StatusBadRequest {
+	if got := e.post(t, http.MethodPost, nil, "Bearer "+testToken, []byte(`{"items": [{"objectRef": {"resource": "configmaps"`)); got != http.StatusBadRequest {
 		t.Errorf("truncated JSON: want 400, got %d", got)
 	}
 	if e.store.Len() != 0 {

@@ -17,8 +17,10 @@ limitations under the License.
 package audit
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +59,10 @@ type Store struct {
 	// wanted is the set of group/resources someone watches, replaced
 	// whole on change so an event is checked against it without a lock.
 	wanted atomic.Pointer[map[GroupResource]struct{}]
+	// names are the wanted resources' names as JSON strings ("configmaps"),
+	// with the same lifecycle: a body that holds none of them holds no
+	// wanted event (see Server.ingest).
+	names atomic.Pointer[[][]byte]
 
 	wmu   sync.Mutex // guards wants and owners
 	wants map[GroupResource]map[string]struct{}
@@ -105,6 +111,7 @@ func NewStore(o ...StoreOption) *Store {
 	}
 	empty := map[GroupResource]struct{}{}
 	s.wanted.Store(&empty)
+	s.names.Store(&[][]byte{})
 	return s
 }
 
@@ -143,6 +150,14 @@ func (s *Store) Want(owner string, grs ...GroupResource) {
 		set[gr] = struct{}{}
 	}
 	s.wanted.Store(&set)
+	var names [][]byte
+	for gr := range set {
+		n := []byte(strconv.Quote(gr.Resource))
+		if !slices.ContainsFunc(names, func(b []byte) bool { return bytes.Equal(b, n) }) {
+			names = append(names, n)
+		}
+	}
+	s.names.Store(&names)
 }
 
 // Wants reports whether someone watches gr. It takes no lock and
@@ -150,6 +165,18 @@ func (s *Store) Want(owner string, grs ...GroupResource) {
 func (s *Store) Wants(gr GroupResource) bool {
 	_, ok := (*s.wanted.Load())[gr]
 	return ok
+}
+
+// mentioned reports whether b holds the name of a wanted resource as a JSON
+// string. The API server's encoder never escapes the ASCII letters of a
+// resource name, so a body without any holds no wanted event.
+func (s *Store) mentioned(b []byte) bool {
+	for _, n := range *s.names.Load() {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Notify calls fn, outside the Store's lock, with the key of every fact

@@ -162,6 +162,15 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			d.guarded = append(d.guarded, objectName(o))
 			continue
 		}
+		if e.keep[o.Path] {
+			// Held as Git has it (attribution waits for its audit event,
+			// or ignored users alone changed it): owned if it was.
+			if f.owned[o.Path] {
+				want[o.Path] = true
+				owned = append(owned, o.Path)
+			}
+			continue
+		}
 		want[o.Path] = true
 		owned = append(owned, o.Path)
 		put, changed, err := e.file(mg, head, f, full, o)
@@ -187,7 +196,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		}
 		// prune Never keeps the files of objects that no longer exist; a
 		// guarded Secret exists, and must not be in Git at all.
-		if p.Prune == v1alpha1.MirrorPruneNever && !e.guarded[rel] {
+		if e.keep[rel] || (p.Prune == v1alpha1.MirrorPruneNever && !e.guarded[rel]) {
 			owned = append(owned, rel)
 			continue
 		}
