@@ -53,22 +53,22 @@ type Files struct {
 
 // FromFiles reads the endpoint's credentials from files.
 func FromFiles(f Files) (Credentials, error) {
-	cert, err := os.ReadFile(f.Cert) //nolint:gosec // A path the operator names in a flag.
+	cert, err := os.ReadFile(f.Cert)
 	if err != nil {
 		return Credentials{}, errors.Wrapf(err, errReadFmt, f.Cert)
 	}
-	key, err := os.ReadFile(f.Key) //nolint:gosec // A path the operator names in a flag.
+	key, err := os.ReadFile(f.Key)
 	if err != nil {
 		return Credentials{}, errors.Wrapf(err, errReadFmt, f.Key)
 	}
 	var ca, token []byte
 	if f.CA != "" {
-		if ca, err = os.ReadFile(f.CA); err != nil { //nolint:gosec // A path the operator names in a flag.
+		if ca, err = os.ReadFile(f.CA); err != nil {
 			return Credentials{}, errors.Wrapf(err, errReadFmt, f.CA)
 		}
 	}
 	if f.Token != "" {
-		if token, err = os.ReadFile(f.Token); err != nil { //nolint:gosec // A path the operator names in a flag.
+		if token, err = os.ReadFile(f.Token); err != nil {
 			return Credentials{}, errors.Wrapf(err, errReadFmt, f.Token)
 		}
 	}

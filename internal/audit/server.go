@@ -143,9 +143,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	go func() {
 		defer close(done)
 		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		// ctx is done: the shutdown needs a deadline of its own.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 		defer cancel()
-		_ = hs.Shutdown(sctx) //nolint:contextcheck // ctx is done: the shutdown needs its own deadline.
+		_ = hs.Shutdown(sctx)
 	}()
 	err := hs.ServeTLS(l, "", "")
 	<-done

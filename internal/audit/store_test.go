@@ -178,9 +178,9 @@ func TestFactSizeAccounted(t *testing.T) {
 	for i := range n {
 		strs += sizeOf(keys[i], facts[i]) - factOverhead
 	}
-	real := grown + strs
-	if est := s.Bytes(); est*3 < real*2 {
-		t.Errorf("Bytes(): estimated %d for %d facts, but they hold about %d on the heap", est, n, real)
+	onHeap := grown + strs
+	if est := s.Bytes(); est*3 < onHeap*2 {
+		t.Errorf("Bytes(): estimated %d for %d facts, but they hold about %d on the heap", est, n, onHeap)
 	}
 	runtime.KeepAlive(keys)
 	runtime.KeepAlive(facts)

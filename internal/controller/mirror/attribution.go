@@ -250,6 +250,37 @@ func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff,
 		l = newLedger()
 		a.ledgers[keyOf(mg)] = l
 	}
+	changed := changedFiles(p.Path, d)
+	l.settle(snap, changed)
+	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}}
+	for rel, sha := range changed {
+		a.decideOne(&out, l, nameOf(mg), rel, sha, now, ignore, who)
+	}
+	return out
+}
+
+// changedFiles are the files d writes (their blob SHA) or deletes (""),
+// relative to folder, the marker aside.
+func changedFiles(folder string, d diff) map[string]string {
+	changed := map[string]string{}
+	for full, f := range d.puts {
+		if rel, ok := relOf(folder, full); ok && rel != MarkerFile {
+			changed[rel] = git.BlobSHA(f.Content)
+		}
+	}
+	for _, full := range d.deletes {
+		if rel, ok := relOf(folder, full); ok {
+			changed[rel] = ""
+		}
+	}
+	return changed
+}
+
+// settle records the key of every object of snap and forgets what no
+// longer differs: a path back as Git has it, or whose write landed, starts
+// a new change when it differs again; a path gone whose deletion landed
+// has nothing more to join.
+func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 	live := make(map[string]bool, len(snap.Objects))
 	for _, o := range snap.Objects {
 		live[o.Path] = true
@@ -257,28 +288,14 @@ func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff,
 			l.keys[o.Path] = audit.Key{GroupResource: audit.GroupResource{Group: o.GVK.Group, Resource: o.Resource}, Namespace: o.Namespace, Name: o.Name}
 		}
 	}
-	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}}
-	changed := map[string]string{} // rel → blob SHA of the put ("" for a delete)
-	for full, f := range d.puts {
-		if rel, ok := relOf(p.Path, full); ok && rel != MarkerFile {
-			changed[rel] = git.BlobSHA(f.Content)
-		}
-	}
-	for _, full := range d.deletes {
-		if rel, ok := relOf(p.Path, full); ok {
-			changed[rel] = ""
-		}
-	}
 	for rel := range l.keys {
 		if _, ok := changed[rel]; !ok && !live[rel] {
-			// Gone, and its deletion landed: nothing more to join.
 			delete(l.keys, rel)
 			delete(l.after, rel)
 		}
 	}
 	for rel := range l.noticed {
 		if _, ok := changed[rel]; !ok {
-			// Back as Git has it, or landed: a later change is new.
 			delete(l.noticed, rel)
 		}
 	}
@@ -287,55 +304,57 @@ func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff,
 			delete(l.ignored, rel)
 		}
 	}
-	for rel, sha := range changed {
-		if sha != "" && l.ignored[rel] == sha {
-			out.keep[rel] = true
-			continue
-		}
-		noticed, ok := l.noticed[rel]
-		if !ok {
-			noticed = now
-			l.noticed[rel] = now
-		}
-		k, known := l.keys[rel]
-		var fs []audit.Fact
-		if known {
-			since := noticed.Add(-a.wait)
-			if t := l.after[rel]; t.After(since) {
-				since = t
-			}
-			fs = a.store.Since(k, since)
-		}
-		waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
-		if !waits {
-			a.stopWaitingLocked(k, nameOf(mg))
-		}
-		switch {
-		case len(fs) > 0 && sha != "" && allIgnored(fs, ignore):
-			l.ignored[rel] = sha
-			l.after[rel] = fs[len(fs)-1].Arrived.Add(time.Nanosecond)
-			delete(l.noticed, rel)
-			out.keep[rel] = true
-			a.metrics.Attributed("ignored", 1)
-		case len(fs) > 0:
-			out.byPath[rel] = joined(fs, ignore, who)
-		case waits:
-			out.keep[rel] = true
-			out.deferred++
-			if w := noticed.Add(a.wait).Sub(now); out.wait == 0 || w < out.wait {
-				out.wait = w
-			}
-			if a.waiting[k] == nil {
-				a.waiting[k] = map[types.NamespacedName]bool{}
-			}
-			a.waiting[k][nameOf(mg)] = true
-		default:
-			// No facts, and none can come (the wait is over, or the
-			// object was never seen: deleted while the provider was down).
-			out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: noticed.Add(a.wait), spent: now}
-		}
+}
+
+// decideOne joins the change at rel (blob SHA sha; "" for a deletion) of
+// the Mirror nn to its facts, into out. Call with mu held.
+func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.NamespacedName, rel, sha string, now time.Time, ignore []string, who *authors) {
+	if sha != "" && l.ignored[rel] == sha {
+		out.keep[rel] = true
+		return
 	}
-	return out
+	noticed, ok := l.noticed[rel]
+	if !ok {
+		noticed = now
+		l.noticed[rel] = now
+	}
+	k, known := l.keys[rel]
+	var fs []audit.Fact
+	if known {
+		since := noticed.Add(-a.wait)
+		if t := l.after[rel]; t.After(since) {
+			since = t
+		}
+		fs = a.store.Since(k, since)
+	}
+	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
+	if !waits {
+		a.stopWaitingLocked(k, nn)
+	}
+	switch {
+	case len(fs) > 0 && sha != "" && allIgnored(fs, ignore):
+		l.ignored[rel] = sha
+		l.after[rel] = fs[len(fs)-1].Arrived.Add(time.Nanosecond)
+		delete(l.noticed, rel)
+		out.keep[rel] = true
+		a.metrics.Attributed("ignored", 1)
+	case len(fs) > 0:
+		out.byPath[rel] = joined(fs, ignore, who)
+	case waits:
+		out.keep[rel] = true
+		out.deferred++
+		if w := noticed.Add(a.wait).Sub(now); out.wait == 0 || w < out.wait {
+			out.wait = w
+		}
+		if a.waiting[k] == nil {
+			a.waiting[k] = map[types.NamespacedName]bool{}
+		}
+		a.waiting[k][nn] = true
+	default:
+		// No facts, and none can come (the wait is over, or the object
+		// was never seen: deleted while the provider was down).
+		out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: noticed.Add(a.wait), spent: now}
+	}
 }
 
 // stopWaitingLocked: nn no longer waits for a fact of k.
@@ -444,116 +463,121 @@ func (a *Attributions) failed(key string) {
 
 // parts splits d into one commit per author, ordered by when each author's
 // first change came; the marker goes with the last, so that it lists the
-// files once they are all there. A path without attribution (the marker)
-// goes with the last part.
+// files once they are all there. An expectation of a path nothing writes
+// (the marker's, when it stays) goes with the first: it is what the plan
+// read.
 func parts(folder string, d diff, at attributed, msg func(n int) (string, error)) ([]git.Part, error) {
-	type group struct {
-		author    git.Signature
-		coauthors []git.Signature
-		when      time.Time
-		part      git.Part
-	}
-	groups := map[git.Signature]*group{}
-	var rest git.Part
-	add := func(full string, put *git.File) {
-		rel, _ := relOf(folder, full)
-		v, ok := at.byPath[rel]
-		tgt := &rest
-		if ok {
-			g := groups[v.author]
-			if g == nil {
-				g = &group{author: v.author, when: v.when}
-				groups[v.author] = g
-			}
-			if v.when.Before(g.when) {
-				g.when = v.when
-			}
-			for _, c := range v.coauthors {
-				if !slices.Contains(g.coauthors, c) && c != g.author {
-					g.coauthors = append(g.coauthors, c)
-				}
-			}
-			tgt = &g.part
-		}
-		if put != nil {
-			if tgt.Puts == nil {
-				tgt.Puts = map[string]git.File{}
-			}
-			tgt.Puts[full] = *put
-		} else {
-			tgt.Deletes = append(tgt.Deletes, full)
-		}
-		if sha, ok := d.expect[full]; ok {
-			if tgt.Expect == nil {
-				tgt.Expect = map[string]string{}
-			}
-			tgt.Expect[full] = sha
-		}
-	}
+	g := grouping{byAuthor: map[git.Signature]*group{}}
 	for full, f := range d.puts {
-		add(full, &f)
+		g.add(folder, full, &f, d, at)
 	}
 	for _, full := range d.deletes {
-		add(full, nil)
+		g.add(folder, full, nil, d, at)
 	}
-	// An expectation of a path nothing writes (the marker's, when it
-	// stays) goes with the first commit: it is what the plan read.
-	var leftover map[string]string
+	out, err := g.commits(msg)
+	if err != nil {
+		return nil, err
+	}
 	for full, sha := range d.expect {
 		if _, put := d.puts[full]; put || slices.Contains(d.deletes, full) {
 			continue
 		}
-		if leftover == nil {
-			leftover = map[string]string{}
-		}
-		leftover[full] = sha
+		expectIn(&out[0], full, sha)
 	}
-	ordered := make([]*group, 0, len(groups))
-	for _, g := range groups {
-		ordered = append(ordered, g)
+	return out, nil
+}
+
+// group is one author's commit.
+type group struct {
+	author    git.Signature
+	coauthors []git.Signature
+	when      time.Time
+	part      git.Part
+}
+
+// grouping sorts a diff's files into their authors' commits; rest holds
+// the files no attribution names (the marker).
+type grouping struct {
+	byAuthor map[git.Signature]*group
+	rest     git.Part
+}
+
+func (g *grouping) add(folder, full string, put *git.File, d diff, at attributed) {
+	rel, _ := relOf(folder, full)
+	tgt := &g.rest
+	if v, ok := at.byPath[rel]; ok {
+		gr := g.byAuthor[v.author]
+		if gr == nil {
+			gr = &group{author: v.author, when: v.when}
+			g.byAuthor[v.author] = gr
+		}
+		if v.when.Before(gr.when) {
+			gr.when = v.when
+		}
+		for _, c := range v.coauthors {
+			if c != gr.author && !slices.Contains(gr.coauthors, c) {
+				gr.coauthors = append(gr.coauthors, c)
+			}
+		}
+		tgt = &gr.part
+	}
+	if put != nil {
+		if tgt.Puts == nil {
+			tgt.Puts = map[string]git.File{}
+		}
+		tgt.Puts[full] = *put
+	} else {
+		tgt.Deletes = append(tgt.Deletes, full)
+	}
+	if sha, ok := d.expect[full]; ok {
+		expectIn(tgt, full, sha)
+	}
+}
+
+// commits are the groups in order, each with its message, the rest with
+// the last.
+func (g *grouping) commits(msg func(n int) (string, error)) ([]git.Part, error) {
+	ordered := make([]*group, 0, len(g.byAuthor))
+	for _, gr := range g.byAuthor {
+		ordered = append(ordered, gr)
 	}
 	slices.SortFunc(ordered, func(x, y *group) int {
 		return cmp.Or(x.when.Compare(y.when), strings.Compare(x.author.Name, y.author.Name), strings.Compare(x.author.Email, y.author.Email))
 	})
 	out := make([]git.Part, 0, len(ordered)+1)
-	for _, g := range ordered {
-		slices.Sort(g.part.Deletes)
-		m, err := msg(len(g.part.Puts) + len(g.part.Deletes))
+	for _, gr := range ordered {
+		slices.Sort(gr.part.Deletes)
+		m, err := msg(len(gr.part.Puts) + len(gr.part.Deletes))
 		if err != nil {
 			return nil, err
 		}
-		g.part.Message = withCoauthors(m, g.coauthors)
-		g.part.Author = g.author
-		out = append(out, g.part)
+		gr.part.Message = withCoauthors(m, gr.coauthors)
+		gr.part.Author = gr.author
+		out = append(out, gr.part)
 	}
-	if len(rest.Puts)+len(rest.Deletes) > 0 {
-		if len(out) == 0 {
-			out = append(out, git.Part{})
-		}
-		last := &out[len(out)-1]
-		for full, f := range rest.Puts {
-			if last.Puts == nil {
-				last.Puts = map[string]git.File{}
-			}
-			last.Puts[full] = f
-		}
-		last.Deletes = append(last.Deletes, rest.Deletes...)
-		for full, sha := range rest.Expect {
-			if last.Expect == nil {
-				last.Expect = map[string]string{}
-			}
-			last.Expect[full] = sha
-		}
+	if len(out) == 0 {
+		out = append(out, git.Part{})
 	}
-	if len(leftover) > 0 {
-		for full, sha := range leftover {
-			if out[0].Expect == nil {
-				out[0].Expect = map[string]string{}
-			}
-			out[0].Expect[full] = sha
+	last := &out[len(out)-1]
+	for full, f := range g.rest.Puts {
+		if last.Puts == nil {
+			last.Puts = map[string]git.File{}
 		}
+		last.Puts[full] = f
+	}
+	last.Deletes = append(last.Deletes, g.rest.Deletes...)
+	for full, sha := range g.rest.Expect {
+		expectIn(last, full, sha)
 	}
 	return out, nil
+}
+
+// expectIn adds the expectation that full holds sha to p.
+func expectIn(p *git.Part, full, sha string) {
+	if p.Expect == nil {
+		p.Expect = map[string]string{}
+	}
+	p.Expect[full] = sha
 }
 
 // withCoauthors adds a Co-authored-by trailer per co-author.
