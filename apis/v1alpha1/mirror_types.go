@@ -53,6 +53,39 @@ const (
 	MirrorCommitPerChange MirrorCommit = "PerChange"
 )
 
+// MirrorAttribution says who a Mirror names as the author of its commits.
+// +kubebuilder:validation:Enum=None;Audit
+type MirrorAttribution string
+
+// Attribution modes.
+const (
+	// MirrorAttributionNone authors every commit as the configuration's
+	// identity.
+	MirrorAttributionNone MirrorAttribution = "None"
+	// MirrorAttributionAudit authors each change as the user who made it,
+	// as the API server's audit events name them: one commit per author
+	// per window, committed by the configuration's identity.
+	MirrorAttributionAudit MirrorAttribution = "Audit"
+)
+
+// MirrorAuthor are the templates of an attributed commit's author.
+type MirrorAuthor struct {
+	// Name is a Go template of the author's name. It may use .Username,
+	// .UID, .Groups and .Impersonator (the authenticated user who
+	// impersonated .Username, or empty). Default: {{ .Username }}.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[<>\\x00-\\x1f\\x7f]')",message="name must not contain '<', '>' or control characters"
+	Name string `json:"name,omitempty"`
+
+	// Email is a Go template of the author's e-mail, with the same data as
+	// Name. Default: {{ .Username }}@users.noreply.example.org.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[<>\\x00-\\x1f\\x7f]')",message="email must not contain '<', '>' or control characters"
+	Email string `json:"email,omitempty"`
+}
+
 // MirrorResource names one kind of object to mirror: apiVersion and kind, or
 // group and resource (resolved to the API server's preferred version).
 // +kubebuilder:validation:XValidation:rule="has(self.resource) ? !has(self.apiVersion) && !has(self.kind) : has(self.apiVersion) && has(self.kind) && !has(self.group)",message="set apiVersion and kind, or group and resource (group empty for the core group)"
@@ -104,10 +137,9 @@ type MirrorIgnore struct {
 
 	// Users are the users (as the API server authenticates them, e.g.
 	// system:serviceaccount:flux-system:kustomize-controller) whose changes
-	// are not committed. Telling who made a change needs attribution by
-	// audit events, which this provider does not offer yet: a Mirror that
-	// sets users is refused (Stalled InvalidSpec) rather than commit what it
-	// was told to leave out.
+	// are not committed: a change whose audit events all name one of them
+	// keeps the object's file as it was. It needs attribution: Audit, which
+	// tells who made a change.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=32
@@ -117,6 +149,8 @@ type MirrorIgnore struct {
 }
 
 // MirrorParameters are the desired state of a Mirror.
+// +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution == 'Audit')",message="ignore.users needs attribution: Audit (who made a change is known only from audit events)"
+// +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution == 'Audit')",message="author needs attribution: Audit"
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
 	// must be empty.
@@ -200,6 +234,22 @@ type MirrorParameters struct {
 	// +optional
 	// +kubebuilder:default=Batched
 	Commit MirrorCommit `json:"commit,omitempty"`
+	// Attribution says who is the author of the Mirror's commits: None (the
+	// configuration's identity) or Audit (the user who made each change, as
+	// the API server's audit events sent to the provider name them; see the
+	// Mirror guide). With Audit, the changes of one commit window are one
+	// commit per author, still one push; the committer and the signature
+	// stay the configuration's; a change no audit event names within the
+	// provider's --audit-attribution-wait is authored
+	// "unknown (attribution unresolved)".
+	// +optional
+	// +kubebuilder:default=None
+	Attribution MirrorAttribution `json:"attribution,omitempty"`
+
+	// Author are the templates of an attributed commit's author (with
+	// attribution: Audit).
+	// +optional
+	Author *MirrorAuthor `json:"author,omitempty"`
 
 	// CommitMessage is a Go template for the message of commits that write
 	// the folder. It may use .Path, .Branch, .Name, .Namespace and .Changed

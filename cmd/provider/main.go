@@ -22,6 +22,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -35,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -45,6 +47,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-git/apis"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -81,6 +84,16 @@ func run(ctx context.Context, args []string) error {
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
+
+		auditAddr     = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
+		auditSecret   = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
+		auditCert     = app.Flag("audit-webhook-cert-file", "The audit endpoint's serving certificate (PEM), instead of --audit-webhook-secret.").Default("").String()
+		auditKey      = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
+		auditCA       = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
+		auditToken    = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
+		auditWait     = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
+		auditMaxBytes = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()
+		auditMaxAge   = app.Flag("audit-store-max-age", "How long an audit fact is kept at most.").Default("5m").Duration()
 	)
 	if _, err := app.Parse(args); err != nil {
 		return err
@@ -160,6 +173,26 @@ func run(ctx context.Context, args []string) error {
 	defer cache.Close()
 	cacheOpened(cache)
 
+	auditMetrics := audit.NewMetrics()
+	if err := auditMetrics.Register(metrics.Registry); err != nil {
+		return errors.Wrap(err, "cannot register the audit metrics")
+	}
+	store := audit.NewStore(audit.WithMaxBytes(*auditMaxBytes), audit.WithMaxAge(*auditMaxAge), audit.WithMetrics(auditMetrics))
+	if *auditAddr != "" {
+		creds, err := auditCredentials(ctx, mgr.GetAPIReader(), *auditSecret, audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken})
+		if err != nil {
+			return err
+		}
+		srv, err := audit.NewServer(*auditAddr, store, creds, audit.WithServerMetrics(auditMetrics), audit.WithLogger(log.WithValues("component", "audit-webhook")))
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(srv); err != nil {
+			return errors.Wrap(err, "cannot add the audit endpoint to the manager")
+		}
+		log.Info("Serving the audit webhook endpoint", "address", *auditAddr, "attribution-wait", auditWait.String())
+	}
+
 	o := options.Options{
 		Options: controller.Options{
 			Logger:                  log,
@@ -173,6 +206,9 @@ func run(ctx context.Context, args []string) error {
 		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
 		ConditionMetrics:     conditions,
 		Forges:               forges(),
+		Audit:                store,
+		AuditMetrics:         auditMetrics,
+		AttributionWait:      *auditWait,
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource
@@ -185,6 +221,24 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	return errors.Wrap(errors.Wrap(mgr.Start(ctx), "manager stopped"), "cannot run the controller manager")
+}
+
+// auditCredentials reads the audit endpoint's credentials from the Secret
+// secret names (namespace/name), or else from files.
+func auditCredentials(ctx context.Context, c client.Reader, secret string, f audit.Files) (audit.Credentials, error) {
+	if secret == "" {
+		if f.Cert == "" || f.Key == "" {
+			return audit.Credentials{}, errors.New("--audit-webhook-bind-address needs --audit-webhook-secret, or --audit-webhook-cert-file and --audit-webhook-key-file")
+		}
+		return audit.FromFiles(f)
+	}
+	ns, name, ok := strings.Cut(secret, "/")
+	if !ok || ns == "" || name == "" {
+		return audit.Credentials{}, errors.New("--audit-webhook-secret must be namespace/name")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return audit.FromSecret(ctx, c, types.NamespacedName{Namespace: ns, Name: name})
 }
 
 // forges are the forge API clients this binary carries, by type: the

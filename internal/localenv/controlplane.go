@@ -61,6 +61,10 @@ type ControlPlaneOptions struct {
 
 	// Scheme for the client. Nil means client-go's scheme plus provider-git's APIs.
 	Scheme *kruntime.Scheme
+
+	// APIServerArgs are set on the kube-apiserver's command line (an
+	// audit policy and webhook, say), replacing envtest's of the same name.
+	APIServerArgs map[string][]string
 }
 
 // ControlPlane is a running kube-apiserver + etcd.
@@ -111,6 +115,9 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 		// Two shared cores running a cold test build can be slow to start etcd.
 		ControlPlaneStartTimeout: 90 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	for k, v := range o.APIServerArgs {
+		env.ControlPlane.APIServer.Configure().Set(k, v...)
 	}
 	cfg, err := env.Start()
 	if err != nil {

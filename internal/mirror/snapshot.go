@@ -179,7 +179,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (
 					continue
 				}
 				snap.Objects = append(snap.Objects, Object{
-					Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk,
+					Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk, Resource: w.key.gvr.Resource,
 					Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv,
 				})
 				counts[w.key.gvr]++

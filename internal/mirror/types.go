@@ -91,8 +91,11 @@ type Object struct {
 	Content []byte
 	// Secret marks a core Secret (only with Request.SecretNamespaces): Content is
 	// plaintext and Path ends in SecretExtension.
-	Secret    bool
-	GVK       schema.GroupVersionKind
+	Secret bool
+	GVK    schema.GroupVersionKind
+	// Resource is the kind's plural resource name (configmaps), as audit
+	// events name it.
+	Resource  string
 	Namespace string
 	Name      string
 	// ResourceVersion is the object's as cached: a Mirror that commits each

@@ -51,6 +51,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -75,6 +76,12 @@ type BenchFlags struct {
 	// Forges are the forge clients PullRequests use, as cmd/provider's
 	// forges(); nil: none.
 	Forges map[forge.Type]forge.Opener
+	// Audit, when set, is the audit store Mirrors with attribution join
+	// to, waiting up to AttributionWait (0: the default), counting on
+	// AuditMetrics.
+	Audit           *audit.Store
+	AuditMetrics    *audit.Metrics
+	AttributionWait time.Duration
 }
 
 // apiCounter counts the provider's API requests, watches aside, in all and
@@ -174,6 +181,7 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 		},
 		Cache: bp.Cache, AllowInsecureRemotes: true, PollJitter: f.Poll / 10,
 		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges,
+		Audit: f.Audit, AuditMetrics: f.AuditMetrics, AttributionWait: f.AttributionWait,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		b.Fatal(err)

@@ -46,6 +46,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-git/apis"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
@@ -93,7 +94,16 @@ var (
 // server, runs the package's tests and returns their exit code. Every test
 // of such a package runs the controllers against both: -short (make unit)
 // runs none of them.
-func Main(m *testing.M) int {
+func Main(m *testing.M) int { return MainWith(m, MainOptions{}) }
+
+// MainOptions vary the control plane Main starts.
+type MainOptions struct {
+	// APIServerArgs are set on the kube-apiserver's command line.
+	APIServerArgs map[string][]string
+}
+
+// MainWith is Main with a control plane started with o.
+func MainWith(m *testing.M, o MainOptions) int {
 	flag.Parse()
 	if testing.Short() {
 		fmt.Println("every test of this package needs a control plane and a Git server; skipped by -short")
@@ -123,7 +133,7 @@ func Main(m *testing.M) int {
 			return 1
 		}
 	}
-	if CP, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme}); err != nil {
+	if CP, err = testenv.StartControlPlane(testenv.ControlPlaneOptions{Scheme: scheme, APIServerArgs: o.APIServerArgs}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -165,6 +175,8 @@ type providerOptions struct {
 	clock      clock.WithDelayedExecution
 	gitClock   clock.Clock
 	forges     map[forge.Type]forge.Opener
+	audit      *audit.Store
+	auditWait  time.Duration
 }
 
 // A ProviderOption varies how StartProvider runs the controllers.
@@ -227,6 +239,12 @@ func WithMirrorIdentity(cfg *rest.Config) ProviderOption {
 // WithForges opens the forge API clients of PullRequests with forges.
 func WithForges(forges map[forge.Type]forge.Opener) ProviderOption {
 	return func(o *providerOptions) { o.forges = forges }
+}
+
+// WithAudit joins Mirrors' changes to the audit facts of store, waiting
+// up to wait for them.
+func WithAudit(store *audit.Store, wait time.Duration) ProviderOption {
+	return func(o *providerOptions) { o.audit, o.auditWait = store, wait }
 }
 
 // WithIdleTimeout closes clones unused for d (the engine's default is far
@@ -315,6 +333,8 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		ConditionMetrics:     po.conditions,
 		Clock:                po.clock,
 		Forges:               po.forges,
+		Audit:                po.audit,
+		AttributionWait:      po.auditWait,
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)

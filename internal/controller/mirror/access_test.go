@@ -156,12 +156,70 @@ func TestRequestIgnore(t *testing.T) {
 			},
 			want: want{managers: []string{"kustomize-controller", "helm"}, skipGenerated: true},
 		},
-		"Users": {
-			reason: "users need attribution, which does not exist yet: refused, not pretended",
+		"UsersWithoutAttribution": {
+			reason: "the CRD's rule again: users need attribution: Audit, refused rather than pretended",
 			mutate: func(m *v1alpha1.Mirror) {
 				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
 			},
-			want: want{invalid: "needs attribution by audit events"},
+			want: want{invalid: "needs spec.forProvider.attribution: Audit"},
+		},
+		"UsersWithAttribution": {
+			reason: "with attribution: Audit, users are accepted (the join applies them)",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
+			},
+			want: want{skipGenerated: true},
+		},
+		"LongUser": {
+			reason: "the CRD's rule again: a user of at most 256 characters",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{strings.Repeat("x", 257)}}
+			},
+			want: want{invalid: "ignore.users[0]"},
+		},
+		"UnknownAttribution": {
+			reason: "the CRD's enum again",
+			mutate: func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = "Guess" },
+			want:   want{invalid: "must be None or Audit"},
+		},
+		"AuthorWithoutAttribution": {
+			reason: "the CRD's rule again: author templates need attribution: Audit",
+			mutate: func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Author = &v1alpha1.MirrorAuthor{Name: "{{ .Username }}"} },
+			want:   want{invalid: "author needs"},
+		},
+		"AuthorDoesNotParse": {
+			reason: "an author template that does not parse is refused when the Mirror is read, not at its next change",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Author = &v1alpha1.MirrorAuthor{Name: "{{ .Username"}
+			},
+			want: want{invalid: "cannot parse spec.forProvider.author.name"},
+		},
+		"AuthorUnknownField": {
+			reason: "a template naming a field authors do not have does not render",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Author = &v1alpha1.MirrorAuthor{Email: "{{ .Mail }}"}
+			},
+			want: want{invalid: "cannot render spec.forProvider.author.email"},
+		},
+		"AuthorAngleBrackets": {
+			reason: "a rendering that would break the commit's author line is refused",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Author = &v1alpha1.MirrorAuthor{Email: `{{ "<" }}{{ .Username }}`}
+			},
+			want: want{invalid: "spec.forProvider.author.email renders"},
+		},
+		"AuthorRange": {
+			reason: "nothing in an author needs a loop",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Author = &v1alpha1.MirrorAuthor{Name: "{{ range .Groups }}{{ . }}{{ end }}"}
+			},
+			want: want{invalid: "must not use range"},
 		},
 		"EmptyManager": {
 			reason: "the CRD's rule again: an empty field manager",

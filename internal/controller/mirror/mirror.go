@@ -121,12 +121,17 @@ const (
 	// progressing, not stalled: a CRD installed later resolves it without
 	// anyone touching the Mirror.
 	ReasonResourceNotFound xpv2.ConditionReason = "ResourceNotFound"
+	// ReasonAttributing: with attribution Audit, changes wait for the
+	// audit events that name who made them (at most the provider's
+	// --audit-attribution-wait); the rest of the folder is up to date.
+	ReasonAttributing xpv2.ConditionReason = "Attributing"
 )
 
 const (
 	msgSyncingFmt    = "Waiting for the watches of %d kind(s) to list their objects"
 	msgCommittingFmt = "Committing %d file change(s) to %q on branch %q; waiting for the push that carries them"
 	msgRemovingFmt   = "Removing %d file(s) from %q on branch %q; waiting for the push that carries them"
+	msgAttributeFmt  = "Waiting up to %s for the audit events that name who changed %d object(s)"
 
 	errRefresh      = "cannot fetch from the repository"
 	errHead         = "cannot read the branch head"
@@ -211,6 +216,14 @@ type external struct {
 	// for, kept while that wait goes on (see hold); nil when it published
 	// none, or a push landed since.
 	waited *waited
+
+	// attr joins changes to audit facts, shared by every reconcile
+	// (attribution.go); nil: no attribution in this process.
+	attr *Attributions
+	// att is what this Observe's join decided (attribution: Audit).
+	att *attributed
+	// keep are the paths this Observe's plan leaves as Git has them.
+	keep map[string]bool
 }
 
 // Observe compares the folder with the Mirror's snapshot. See the package
@@ -283,8 +296,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
+	if d, err = e.attribute(mg, head, f, snap, d); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
 	e.memo.keepSecrets(keyOf(mg), e.sealed)
 	observed(mg, snap, d)
+	if d.empty() && e.att != nil && e.att.deferred > 0 {
+		// Nothing else to write: come back when a fact arrives (the
+		// store wakes the Mirror) or the wait ends.
+		return xpmanaged.ExternalObservation{}, managed.WaitingFor(ReasonAttributing, fmt.Sprintf(msgAttributeFmt, e.attr.wait, e.att.deferred), e.att.wait)
+	}
 	if d.empty() {
 		e.note = noteOf(snap, d.skipped)
 		if n := len(d.guarded); n > 0 {

@@ -162,6 +162,12 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			d.guarded = append(d.guarded, objectName(o))
 			continue
 		}
+		if e.keep[o.Path] {
+			// Held as Git has it (attribution waits for its audit event,
+			// or ignored users alone changed it): owned if it was.
+			owned = heldAsIs(o.Path, f, want, owned)
+			continue
+		}
 		want[o.Path] = true
 		owned = append(owned, o.Path)
 		put, changed, err := e.file(mg, head, f, full, o)
@@ -186,9 +192,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		if _, present := f.files[full]; !present {
 			continue
 		}
-		// prune Never keeps the files of objects that no longer exist; a
-		// guarded Secret exists, and must not be in Git at all.
-		if p.Prune == v1alpha1.MirrorPruneNever && !e.guarded[rel] {
+		if e.keepsFile(p.Prune, rel) {
 			owned = append(owned, rel)
 			continue
 		}
@@ -202,6 +206,24 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		d.puts[mp] = git.File{Content: mc}
 	}
 	return d, nil
+}
+
+// heldAsIs records the file at rel as kept as Git has it: still owned (and
+// not pruned) if the Mirror owned it.
+func heldAsIs(rel string, f folder, want map[string]bool, owned []string) []string {
+	if !f.owned[rel] {
+		return owned
+	}
+	want[rel] = true
+	return append(owned, rel)
+}
+
+// keepsFile reports whether the owned file at rel of an object gone stays:
+// held by the join (its deletion waits for its audit event), or prune
+// Never, which keeps the files of objects that no longer exist (a guarded
+// Secret exists, and must not be in Git at all).
+func (e *external) keepsFile(prune v1alpha1.MirrorPrune, rel string) bool {
+	return e.keep[rel] || (prune == v1alpha1.MirrorPruneNever && !e.guarded[rel])
 }
 
 // file returns what o's file at full must hold, and whether the folder at

@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -30,12 +31,14 @@ import (
 	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	kcache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
@@ -64,7 +67,19 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		return errors.New(errNoSources)
 	}
 	memo := newSealedFiles()
-	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo}); err != nil {
+	store := o.Audit
+	if store == nil {
+		// Nothing feeds it: a Mirror with attribution: Audit finds no
+		// facts, and its changes are authored unresolved after the wait.
+		store = audit.NewStore()
+	}
+	var clk clock.PassiveClock = clock.RealClock{}
+	if o.Clock != nil {
+		clk = o.Clock
+	}
+	attr := NewAttributions(store, clk, cmp.Or(o.AttributionWait, DefaultAttributionWait), o.AuditMetrics)
+	attr.SetWaker(o.Watcher.Source(v1alpha1.MirrorKind).Wake)
+	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, attr: attr}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
 	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
@@ -87,6 +102,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			maxAge: o.PollInterval,
 			sealer: encrypt.NewSealer(0),
 			memo:   memo,
+			attr:   attr,
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			m, _ := mg.(*v1alpha1.Mirror)
@@ -157,6 +173,8 @@ type connector struct {
 	sealer *encrypt.Sealer
 	// memo outlives reconciles: what the folder's blobs hold (sealed.go).
 	memo *sealedFiles
+	// attr outlives reconciles: the join of changes to audit facts.
+	attr *Attributions
 }
 
 // Connect opens the shared clone of the Mirror's repository; it does not
@@ -167,7 +185,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 		return nil, err
 	}
 	return &external{creds: conn.Credentials, kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
-		keys: conn.Keys, sealer: c.sealer, memo: c.memo}, nil
+		keys: conn.Keys, sealer: c.sealer, memo: c.memo, attr: c.attr}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however
@@ -177,6 +195,7 @@ type releaser struct {
 	cache cache.Informers
 	src   sources
 	memo  *sealedFiles
+	attr  *Attributions
 }
 
 // Start watches Mirror deletions until ctx ends.
@@ -199,5 +218,6 @@ func (r *releaser) deleted(obj any) {
 	if m, ok := obj.(*v1alpha1.Mirror); ok {
 		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
 		r.memo.forget(keyOf(m))
+		r.attr.forget(keyOf(m))
 	}
 }

@@ -37,6 +37,7 @@ const (
 	maxMessageTemplate  = 4096
 	maxIgnored          = 32
 	maxFieldManager     = 128
+	maxUser             = 256
 )
 
 const (
@@ -50,7 +51,11 @@ const (
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
-	errIgnoreUsers    = "spec.forProvider.ignore.users needs attribution by audit events, which this provider does not offer yet: remove it, or name the controller's field manager in ignore.fieldManagers"
+	errIgnoreUsers    = "spec.forProvider.ignore.users needs spec.forProvider.attribution: Audit (who made a change is known only from audit events): set it, or name the controller's field manager in ignore.fieldManagers"
+	errUsersCount     = "spec.forProvider.ignore.users must list at most 32 users"
+	errUserFmt        = "spec.forProvider.ignore.users[%d] must be between 1 and 256 characters"
+	errAttribution    = "spec.forProvider.attribution must be None or Audit"
+	errAuthorNeeds    = "spec.forProvider.author needs spec.forProvider.attribution: Audit"
 )
 
 // Request is what mg asks the shared watches for. It checks the spec with
@@ -84,12 +89,10 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 		SkipControlled: ptr.Deref(p.SkipControlled, true),
 		SkipGenerated:  ptr.Deref(p.SkipClusterGenerated, true),
 	}
+	if err := checkAttribution(p); err != nil {
+		return mirror.Request{}, err
+	}
 	if ig := p.Ignore; ig != nil {
-		if len(ig.Users) > 0 {
-			// Refused rather than ignored: a Mirror that commits what it
-			// was told to leave out would pretend to do what it cannot.
-			return mirror.Request{}, spec.Invalid(errors.New(errIgnoreUsers))
-		}
 		if len(ig.FieldManagers) > maxIgnored {
 			return mirror.Request{}, spec.Invalid(errors.New(errManagersCount))
 		}
@@ -133,6 +136,43 @@ func validModes(p v1alpha1.MirrorParameters) error {
 	}
 	if p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched && p.Commit != v1alpha1.MirrorCommitPerChange {
 		return errors.New(errCommit)
+	}
+	return nil
+}
+
+// checkAttribution checks attribution, author and ignore.users with the
+// CRD's rules.
+func checkAttribution(p v1alpha1.MirrorParameters) error {
+	switch p.Attribution {
+	case "", v1alpha1.MirrorAttributionNone, v1alpha1.MirrorAttributionAudit:
+	default:
+		return spec.Invalid(errors.New(errAttribution))
+	}
+	audit := p.Attribution == v1alpha1.MirrorAttributionAudit
+	if p.Author != nil && !audit {
+		return spec.Invalid(errors.New(errAuthorNeeds))
+	}
+	if audit {
+		if _, err := newAuthors(p.Author); err != nil {
+			return err
+		}
+	}
+	ig := p.Ignore
+	if ig == nil || len(ig.Users) == 0 {
+		return nil
+	}
+	if !audit {
+		// Refused rather than ignored: a Mirror that commits what it
+		// was told to leave out would pretend to do what it cannot.
+		return spec.Invalid(errors.New(errIgnoreUsers))
+	}
+	if len(ig.Users) > maxIgnored {
+		return spec.Invalid(errors.New(errUsersCount))
+	}
+	for i, u := range ig.Users {
+		if u == "" || len(u) > maxUser {
+			return spec.Invalid(errors.Errorf(errUserFmt, i))
+		}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -35,6 +36,11 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		return nil
 	}
 	p := mg.Spec.ForProvider
+	if res.Err != nil {
+		e.attr.failed(keyOf(mg))
+	} else {
+		e.attr.landed(keyOf(mg))
+	}
 	var changed *git.PreconditionError
 	if errors.As(res.Err, &changed) {
 		// Nothing landed: the folder changed after the read (a file pushed
@@ -82,6 +88,15 @@ func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
 	}
 	c := *e.change
 	n := len(c.Puts) + len(c.Deletes)
+	if len(c.Parts) > 0 {
+		n = 0
+		for _, p := range c.Parts {
+			n += len(p.Puts) + len(p.Deletes)
+		}
+	}
+	if e.att != nil {
+		e.attr.spend(mg, *e.att)
+	}
 	mg.Status.AtProvider.Pending = n
 	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
 	return e.hold(mg, msgFmt, n)
@@ -101,10 +116,29 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		Message: msg, Author: e.author, Window: e.window,
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
 	}
+	attributed := e.att != nil && !meta.WasDeleted(mg)
 	if perChange(mg) && d.claimed && len(d.changes) > 0 {
-		c.Parts, err = partsOf(mg, d)
-		return c, err
+		if c.Parts, err = partsOf(mg, d); err != nil {
+			return git.Change{}, err
+		}
+		if attributed {
+			// Each object's commit authored by who changed it,
+			// committed (and signed) by the configuration's identity.
+			authorParts(mg.Spec.ForProvider.Path, c.Parts, *e.att)
+			c.Committer = e.author
+		}
+		return c, nil
 	}
 	c.Puts, c.Deletes, c.Expect = d.puts, d.deletes, d.expect
+	if !attributed {
+		return c, nil
+	}
+	// One commit per author, committed (and signed) by the
+	// configuration's identity.
+	ps, err := parts(mg.Spec.ForProvider.Path, d, *e.att, func(n int) (string, error) { return Message(mg, n) })
+	if err != nil {
+		return git.Change{}, err
+	}
+	c.Puts, c.Deletes, c.Expect, c.Parts, c.Committer = nil, nil, nil, ps, e.author
 	return c, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"k8s.io/utils/clock"
 
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
@@ -72,4 +73,14 @@ type Options struct {
 	// type; cmd/provider names the ones the binary carries, so the
 	// controller imports none. A type without one is Stalled ForgeUnknown.
 	Forges map[forge.Type]forge.Opener
+
+	// Audit holds the audit facts Mirrors with attribution: Audit join
+	// their changes to (package audit); nil: no attribution, and such a
+	// Mirror's changes are all authored unresolved after the wait.
+	Audit *audit.Store
+	// AuditMetrics counts the attributions (nil: none).
+	AuditMetrics *audit.Metrics
+	// AttributionWait is how long a change waits for the audit event that
+	// names who made it; 0 takes the Mirror controller's default.
+	AttributionWait time.Duration
 }

@@ -1,0 +1,245 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package audit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+const testToken = "s3cr3t-t0ken"
+
+// endpoint is a Server on loopback with a client CA and a token.
+type endpoint struct {
+	url                         string
+	store                       *Store
+	serverCA, clientCA, otherCA *testCA
+	metrics                     *Metrics
+}
+
+func startEndpoint(t *testing.T) *endpoint {
+	t.Helper()
+	e := &endpoint{serverCA: newTestCA(t, "server CA"), clientCA: newTestCA(t, "client CA"), otherCA: newTestCA(t, "other CA"), metrics: NewMetrics()}
+	serving, _, _ := e.serverCA.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	e.store = NewStore()
+	e.store.Want("m", configMaps)
+	s, err := NewServer("127.0.0.1:0", e.store, Credentials{Certificate: serving, ClientCAs: e.clientCA.pool(), Token: []byte(testToken)}, WithServerMetrics(e.metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve(): %v", err)
+		}
+	})
+	e.url = "https://" + l.Addr().String() + "/audit"
+	return e
+}
+
+// post sends body as the API server would, with cert (if any) and header
+// (if any).
+func (e *endpoint) post(t *testing.T, method string, cert *tls.Certificate, auth string, body []byte) int {
+	t.Helper()
+	tc := &tls.Config{RootCAs: e.serverCA.pool(), MinVersion: tls.VersionTLS12}
+	if cert != nil {
+		tc.Certificates = []tls.Certificate{*cert}
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: 30 * time.Second}
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, e.url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, e.url, err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServerAuthentication: only the API server's client certificate or
+// token is let in; anything else is 401 and keeps no fact.
+func TestServerAuthentication(t *testing.T) {
+	e := startEndpoint(t)
+	client, _, _ := e.clientCA.issue(t, "kube-apiserver", x509.ExtKeyUsageClientAuth)
+	stranger, _, _ := e.otherCA.issue(t, "kube-apiserver", x509.ExtKeyUsageClientAuth)
+	serverOnly, _, _ := e.clientCA.issue(t, "kube-apiserver", x509.ExtKeyUsageServerAuth)
+	body := list(update())
+
+	type args struct {
+		method string
+		cert   *tls.Certificate
+		auth   string
+	}
+	type want struct {
+		code  int
+		facts int
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"Anonymous": {
+			reason: "No certificate and no token: refused.",
+			args:   args{method: http.MethodPost},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"WrongToken": {
+			reason: "A token that is not the configured one: refused.",
+			args:   args{method: http.MethodPost, auth: "Bearer " + testToken + "x"},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"TokenPrefix": {
+			reason: "A prefix of the token is not the token.",
+			args:   args{method: http.MethodPost, auth: "Bearer " + testToken[:4]},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"BasicAuth": {
+			reason: "The token in another scheme is not a bearer token.",
+			args:   args{method: http.MethodPost, auth: "Basic " + testToken},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"StrangerCertificate": {
+			reason: "A client certificate another CA signed: refused.",
+			args:   args{method: http.MethodPost, cert: &stranger},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"ServerCertificate": {
+			reason: "A certificate of the client CA that is not for client authentication: refused.",
+			args:   args{method: http.MethodPost, cert: &serverOnly},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"UnauthenticatedGet": {
+			reason: "Whatever the method, the unauthenticated are refused first.",
+			args:   args{method: http.MethodGet},
+			want:   want{code: http.StatusUnauthorized},
+		},
+		"ClientCertificate": {
+			reason: "The API server's client certificate is let in.",
+			args:   args{method: http.MethodPost, cert: &client},
+			want:   want{code: http.StatusOK, facts: 1},
+		},
+		"Token": {
+			reason: "The bearer token is let in.",
+			args:   args{method: http.MethodPost, auth: "Bearer " + testToken},
+			want:   want{code: http.StatusOK, facts: 1},
+		},
+		"AuthenticatedGet": {
+			reason: "An authenticated client may only POST.",
+			args:   args{method: http.MethodGet, auth: "Bearer " + testToken},
+			want:   want{code: http.StatusMethodNotAllowed},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := e.store.Len()
+			got := e.post(t, tc.args.method, tc.args.cert, tc.args.auth, body)
+			if diff := cmp.Diff(tc.want.code, got); diff != "" {
+				t.Errorf("%s\nstatus: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.facts, e.store.Len()-before); diff != "" {
+				t.Errorf("%s\nfacts kept: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	if got := testutil.ToFloat64(e.metrics.requests.WithLabelValues("401")); got != 7 {
+		t.Errorf("provider_git_audit_requests_total{code=401}: want 7, got %v", got)
+	}
+}
+
+// TestServerBadBody: an authenticated client's body that mentions a
+// watched resource but is no EventList is refused and keeps nothing. (One
+// that mentions none is not parsed: it can hold no fact.)
+func TestServerBadBody(t *testing.T) {
+	e := startEndpoint(t)
+	if got := e.post(t, http.MethodPost, nil, "Bearer "+testToken, []byte(`{"items": [{"objectRef": {"resource": "configmaps"`)); got != http.StatusBadRequest {
+		t.Errorf("truncated JSON: want 400, got %d", got)
+	}
+	if e.store.Len() != 0 {
+		t.Errorf("truncated JSON kept %d facts", e.store.Len())
+	}
+}
+
+// TestNewServerNeedsClientAuth: an endpoint that would accept anybody is
+// not made.
+func TestNewServerNeedsClientAuth(t *testing.T) {
+	ca := newTestCA(t, "ca")
+	serving, _, _ := ca.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	if _, err := NewServer("127.0.0.1:0", NewStore(), Credentials{Certificate: serving}); err == nil {
+		t.Error("NewServer() without a client CA or token: want an error")
+	}
+}
+
+// TestFromFiles: credentials read from files; a token's final newline is
+// not part of it; a CA file with no certificate is an error.
+func TestFromFiles(t *testing.T) {
+	ca := newTestCA(t, "ca")
+	_, certPEM, keyPEM := ca.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f := Files{Cert: write("tls.crt", certPEM), Key: write("tls.key", keyPEM), Token: write("token", []byte(testToken+"\n"))}
+	c, err := FromFiles(f)
+	if err != nil {
+		t.Fatalf("FromFiles(): %v", err)
+	}
+	if diff := cmp.Diff(testToken, string(c.Token)); diff != "" {
+		t.Errorf("Token: -want, +got:\n%s", diff)
+	}
+	f.CA = write("ca.crt", []byte("not PEM"))
+	if _, err := FromFiles(f); err == nil {
+		t.Error("FromFiles() with a CA file that holds no certificate: want an error")
+	}
+	if _, err := FromFiles(Files{Cert: f.Cert, Key: f.Key}); err == nil {
+		t.Error("FromFiles() with neither CA nor token: want an error")
+	}
+}
+
+func sha(s string) [32]byte { return sha256.Sum256([]byte(s)) }

@@ -1,0 +1,611 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
+	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+// DefaultAttributionWait is how long a change waits for the audit event
+// that names who made it: above the API server's webhook batch wait of the
+// documented set-up (1s) plus its delivery.
+const DefaultAttributionWait = 3 * time.Second
+
+// facts is what a Mirror needs of the audit store.
+type facts interface {
+	Want(owner string, grs ...audit.GroupResource)
+	Since(k audit.Key, t time.Time) []audit.Fact
+}
+
+// Attributions join the changes Mirrors commit to the audit facts that name
+// who made them. One is shared by every reconcile of every Mirror of the
+// process; it keeps, per Mirror, a ledger of what it has spent.
+//
+// The join, at the Metadata level (see package audit): a change of an
+// object is what the Mirror's plan finds differing between the live object
+// and its file. The plan that first finds it notes when (noticed). Its
+// facts are the object's facts (by group, resource, namespace and name)
+// that arrived from noticed minus the wait on, and after the facts the
+// Mirror's last landed commit of that object spent. A change with facts is
+// authored by the user of the last of them (the last writer, whose content
+// the file holds); the other users of its facts are Co-authored-by
+// trailers. A change without facts waits, out of the write, until noticed
+// plus the wait, then is authored unresolved. A change whose facts all name
+// users the Mirror ignores keeps the object's file as it was (a put; a
+// deletion is always committed, as with ignored field managers).
+type Attributions struct {
+	store   facts
+	clock   clock.PassiveClock
+	wait    time.Duration
+	metrics *audit.Metrics
+
+	mu      sync.Mutex
+	ledgers map[string]*ledger
+	// waiting are the objects whose facts a deferred change waits for, and
+	// which Mirrors to wake when one arrives.
+	waiting map[audit.Key]map[types.NamespacedName]bool
+	wake    func(types.NamespacedName)
+}
+
+// ledger is one Mirror's join state, by the relative path of each file.
+type ledger struct {
+	// keys name the object at each path, as last seen in a snapshot, so
+	// that a deletion is joined to the object that was there.
+	keys map[string]audit.Key
+	// noticed is when a plan first found a change at the path that has not
+	// landed yet.
+	noticed map[string]time.Time
+	// after: facts that arrived before it were spent by a landed commit.
+	after map[string]time.Time
+	// ignored is the blob SHA of a content ignored users alone wrote, held
+	// back while the object still has it.
+	ignored map[string]string
+	// spending is what the write in flight spends once it lands, and how
+	// many of its changes were resolved and unresolved.
+	spending             map[string]time.Time
+	resolved, unresolved int
+}
+
+func newLedger() *ledger {
+	return &ledger{keys: map[string]audit.Key{}, noticed: map[string]time.Time{}, after: map[string]time.Time{}, ignored: map[string]string{}}
+}
+
+// NewAttributions returns the join state over store, waiting up to wait
+// for a change's facts, by clk; wake is called with a Mirror whose deferred
+// change just got a fact. m counts the outcomes (nil: none).
+func NewAttributions(store *audit.Store, clk clock.PassiveClock, wait time.Duration, m *audit.Metrics) *Attributions {
+	a := newAttributions(store, clk, wait, m)
+	store.Notify(a.arrived)
+	return a
+}
+
+func newAttributions(store facts, clk clock.PassiveClock, wait time.Duration, m *audit.Metrics) *Attributions {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &Attributions{
+		store: store, clock: clk, wait: wait, metrics: m,
+		ledgers: map[string]*ledger{}, waiting: map[audit.Key]map[types.NamespacedName]bool{},
+		wake: func(types.NamespacedName) {},
+	}
+}
+
+// SetWaker sets whom a fact for a deferred change wakes.
+func (a *Attributions) SetWaker(wake func(types.NamespacedName)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.wake = wake
+}
+
+// arrived wakes the Mirrors waiting for a fact of k.
+func (a *Attributions) arrived(k audit.Key) {
+	a.mu.Lock()
+	owners := a.waiting[k]
+	delete(a.waiting, k)
+	wake := a.wake
+	a.mu.Unlock()
+	for nn := range owners {
+		wake(nn)
+	}
+}
+
+// want records the group/resources mg's snapshot covers as the facts it
+// needs; nil resources withdraw it.
+func (a *Attributions) want(mg *v1alpha1.Mirror, res []mirror.ResourceCount) {
+	a.mu.Lock()
+	if a.ledgers[keyOf(mg)] == nil {
+		a.ledgers[keyOf(mg)] = newLedger()
+	}
+	a.mu.Unlock()
+	grs := make([]audit.GroupResource, 0, len(res))
+	for _, r := range res {
+		grs = append(grs, audit.GroupResource{Group: r.GVR.Group, Resource: r.GVR.Resource})
+	}
+	a.store.Want(keyOf(mg), grs...)
+}
+
+// attribute joins d's changes (mg's first plan of snap) to audit facts
+// when mg has attribution Audit, and plans again without the changes that
+// wait for their facts or that ignored users alone made.
+func (e *external) attribute(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot, d diff) (diff, error) {
+	e.att, e.keep = nil, nil
+	if e.attr == nil {
+		return d, nil
+	}
+	if mg.Spec.ForProvider.Attribution != v1alpha1.MirrorAttributionAudit {
+		e.attr.forget(keyOf(mg))
+		return d, nil
+	}
+	who, err := newAuthors(mg.Spec.ForProvider.Author)
+	if err != nil {
+		return diff{}, err
+	}
+	e.attr.want(mg, snap.Resources)
+	at := e.attr.decide(mg, snap, d, who)
+	e.att = &at
+	if len(at.keep) == 0 {
+		return d, nil
+	}
+	e.keep, e.sealed = at.keep, nil
+	return e.plan(mg, head, f, snap)
+}
+
+// forget drops the Mirror key's ledger and interest: it attributes
+// nothing more.
+func (a *Attributions) forget(key string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.ledgers[key]; !ok {
+		return
+	}
+	a.store.Want(key)
+	delete(a.ledgers, key)
+	for k, w := range a.waiting {
+		for nn := range w {
+			if refKey(nn) == key {
+				delete(w, nn)
+			}
+		}
+		if len(w) == 0 {
+			delete(a.waiting, k)
+		}
+	}
+}
+
+// verdict is what the join decided for one path.
+type verdict int
+
+// The verdicts of a change in the write; a change that waits, or that
+// ignored users alone made, is held out of it (attributed.keep).
+const (
+	resolved verdict = iota
+	unattributed
+)
+
+// attribution is one path's verdict.
+type attribution struct {
+	verdict verdict
+	// author and coauthors (resolved).
+	author    git.Signature
+	coauthors []git.Signature
+	// when orders the commits: the first fact's arrival, or the end of the
+	// wait of an unresolved change.
+	when time.Time
+	// spent is where the path's facts are spent to once the write lands.
+	spent time.Time
+}
+
+// attributed is what the join decided for one plan of one Mirror.
+type attributed struct {
+	byPath map[string]attribution
+	// keep are the paths held as Git has them (deferred or ignored).
+	keep map[string]bool
+	// wait is how long until the first deferred change's wait ends.
+	wait     time.Duration
+	deferred int
+}
+
+// decide joins the changes of d (mg's first plan of snap) to facts.
+func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff, who *authors) attributed {
+	p := mg.Spec.ForProvider
+	var ignore []string
+	if p.Ignore != nil {
+		ignore = p.Ignore.Users
+	}
+	now := a.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l := a.ledgers[keyOf(mg)]
+	if l == nil {
+		l = newLedger()
+		a.ledgers[keyOf(mg)] = l
+	}
+	changed := changedFiles(p.Path, d)
+	l.settle(snap, changed)
+	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}}
+	for rel, sha := range changed {
+		a.decideOne(&out, l, nameOf(mg), rel, sha, now, ignore, who)
+	}
+	return out
+}
+
+// changedFiles are the files d writes (their blob SHA) or deletes (""),
+// relative to folder, the marker aside.
+func changedFiles(folder string, d diff) map[string]string {
+	changed := map[string]string{}
+	for full, f := range d.puts {
+		if rel, ok := relOf(folder, full); ok && rel != MarkerFile {
+			changed[rel] = git.BlobSHA(f.Content)
+		}
+	}
+	for _, full := range d.deletes {
+		if rel, ok := relOf(folder, full); ok {
+			changed[rel] = ""
+		}
+	}
+	return changed
+}
+
+// settle records the key of every object of snap and forgets what no
+// longer differs: a path back as Git has it, or whose write landed, starts
+// a new change when it differs again; a path gone whose deletion landed
+// has nothing more to join.
+func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
+	live := make(map[string]bool, len(snap.Objects))
+	for _, o := range snap.Objects {
+		live[o.Path] = true
+		if _, ok := l.keys[o.Path]; !ok {
+			l.keys[o.Path] = audit.Key{GroupResource: audit.GroupResource{Group: o.GVK.Group, Resource: o.Resource}, Namespace: o.Namespace, Name: o.Name}
+		}
+	}
+	for rel := range l.keys {
+		if _, ok := changed[rel]; !ok && !live[rel] {
+			delete(l.keys, rel)
+			delete(l.after, rel)
+		}
+	}
+	for rel := range l.noticed {
+		if _, ok := changed[rel]; !ok {
+			delete(l.noticed, rel)
+		}
+	}
+	for rel := range l.ignored {
+		if _, ok := changed[rel]; !ok {
+			delete(l.ignored, rel)
+		}
+	}
+}
+
+// decideOne joins the change at rel (blob SHA sha; "" for a deletion) of
+// the Mirror nn to its facts, into out. Call with mu held.
+func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.NamespacedName, rel, sha string, now time.Time, ignore []string, who *authors) {
+	if sha != "" && l.ignored[rel] == sha {
+		out.keep[rel] = true
+		return
+	}
+	noticed, ok := l.noticed[rel]
+	if !ok {
+		noticed = now
+		l.noticed[rel] = now
+	}
+	k, known := l.keys[rel]
+	var fs []audit.Fact
+	if known {
+		since := noticed.Add(-a.wait)
+		if t := l.after[rel]; t.After(since) {
+			since = t
+		}
+		fs = a.store.Since(k, since)
+	}
+	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
+	if !waits {
+		a.stopWaitingLocked(k, nn)
+	}
+	switch {
+	case len(fs) > 0 && sha != "" && allIgnored(fs, ignore):
+		l.ignored[rel] = sha
+		l.after[rel] = fs[len(fs)-1].Arrived.Add(time.Nanosecond)
+		delete(l.noticed, rel)
+		out.keep[rel] = true
+		a.metrics.Attributed("ignored", 1)
+	case len(fs) > 0:
+		out.byPath[rel] = joined(fs, ignore, who)
+	case waits:
+		out.keep[rel] = true
+		out.deferred++
+		if w := noticed.Add(a.wait).Sub(now); out.wait == 0 || w < out.wait {
+			out.wait = w
+		}
+		if a.waiting[k] == nil {
+			a.waiting[k] = map[types.NamespacedName]bool{}
+		}
+		a.waiting[k][nn] = true
+	default:
+		// No facts, and none can come (the wait is over, or the object
+		// was never seen: deleted while the provider was down).
+		out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: noticed.Add(a.wait), spent: now}
+	}
+}
+
+// stopWaitingLocked: nn no longer waits for a fact of k.
+func (a *Attributions) stopWaitingLocked(k audit.Key, nn types.NamespacedName) {
+	if w := a.waiting[k]; w != nil {
+		delete(w, nn)
+		if len(w) == 0 {
+			delete(a.waiting, k)
+		}
+	}
+}
+
+// joined attributes a change to its facts: the last writer who is not
+// ignored is the author; the others are co-authors.
+func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
+	at := attribution{verdict: resolved, when: fs[0].Arrived, spent: fs[len(fs)-1].Arrived.Add(time.Nanosecond)}
+	// A deletion by ignored users alone is committed, and names them.
+	last := len(fs) - 1
+	for i := len(fs) - 1; i >= 0; i-- {
+		if !slices.Contains(ignore, fs[i].User.Username) {
+			last = i
+			break
+		}
+	}
+	at.author = who.of(fs[last])
+	seen := map[git.Signature]bool{at.author: true}
+	for i, f := range fs {
+		if i == last || slices.Contains(ignore, f.User.Username) {
+			continue
+		}
+		s := who.of(f)
+		if !seen[s] {
+			seen[s] = true
+			at.coauthors = append(at.coauthors, s)
+		}
+	}
+	return at
+}
+
+// allIgnored reports whether every fact names an ignored user.
+func allIgnored(fs []audit.Fact, ignore []string) bool {
+	if len(ignore) == 0 {
+		return false
+	}
+	for _, f := range fs {
+		if !slices.Contains(ignore, f.User.Username) {
+			return false
+		}
+	}
+	return true
+}
+
+// spend records what the write of at spends once it lands (landed), and
+// counts nothing until then.
+func (a *Attributions) spend(mg *v1alpha1.Mirror, at attributed) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l := a.ledgers[keyOf(mg)]
+	if l == nil {
+		return
+	}
+	l.spending = map[string]time.Time{}
+	l.resolved, l.unresolved = 0, 0
+	for rel, v := range at.byPath {
+		l.spending[rel] = v.spent
+		if v.verdict == unattributed {
+			l.unresolved++
+		} else {
+			l.resolved++
+		}
+	}
+}
+
+// landed spends what the landed write of the Mirror key attributed, and
+// counts it.
+func (a *Attributions) landed(key string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l := a.ledgers[key]
+	if l == nil || l.spending == nil {
+		return
+	}
+	for rel, t := range l.spending {
+		l.after[rel] = t
+		delete(l.noticed, rel)
+	}
+	l.spending = nil
+	a.metrics.Attributed("resolved", l.resolved)
+	a.metrics.Attributed("unresolved", l.unresolved)
+}
+
+// failed forgets what a write that did not land would have spent.
+func (a *Attributions) failed(key string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if l := a.ledgers[key]; l != nil {
+		l.spending = nil
+	}
+}
+
+// parts splits d into one commit per author, ordered by when each author's
+// first change came; the marker goes with the last, so that it lists the
+// files once they are all there. An expectation of a path nothing writes
+// (the marker's, when it stays) goes with the first: it is what the plan
+// read.
+func parts(folder string, d diff, at attributed, msg func(n int) (string, error)) ([]git.Part, error) {
+	g := grouping{byAuthor: map[git.Signature]*group{}}
+	for full, f := range d.puts {
+		g.add(folder, full, &f, d, at)
+	}
+	for _, full := range d.deletes {
+		g.add(folder, full, nil, d, at)
+	}
+	out, err := g.commits(msg)
+	if err != nil {
+		return nil, err
+	}
+	for full, sha := range d.expect {
+		if _, put := d.puts[full]; put || slices.Contains(d.deletes, full) {
+			continue
+		}
+		expectIn(&out[0], full, sha)
+	}
+	return out, nil
+}
+
+// group is one author's commit.
+type group struct {
+	author    git.Signature
+	coauthors []git.Signature
+	when      time.Time
+	part      git.Part
+}
+
+// grouping sorts a diff's files into their authors' commits; rest holds
+// the files no attribution names (the marker).
+type grouping struct {
+	byAuthor map[git.Signature]*group
+	rest     git.Part
+}
+
+func (g *grouping) add(folder, full string, put *git.File, d diff, at attributed) {
+	rel, _ := relOf(folder, full)
+	tgt := &g.rest
+	if v, ok := at.byPath[rel]; ok {
+		gr := g.byAuthor[v.author]
+		if gr == nil {
+			gr = &group{author: v.author, when: v.when}
+			g.byAuthor[v.author] = gr
+		}
+		if v.when.Before(gr.when) {
+			gr.when = v.when
+		}
+		for _, c := range v.coauthors {
+			if c != gr.author && !slices.Contains(gr.coauthors, c) {
+				gr.coauthors = append(gr.coauthors, c)
+			}
+		}
+		tgt = &gr.part
+	}
+	if put != nil {
+		if tgt.Puts == nil {
+			tgt.Puts = map[string]git.File{}
+		}
+		tgt.Puts[full] = *put
+	} else {
+		tgt.Deletes = append(tgt.Deletes, full)
+	}
+	if sha, ok := d.expect[full]; ok {
+		expectIn(tgt, full, sha)
+	}
+}
+
+// commits are the groups in order, each with its message, the rest with
+// the last.
+func (g *grouping) commits(msg func(n int) (string, error)) ([]git.Part, error) {
+	ordered := make([]*group, 0, len(g.byAuthor))
+	for _, gr := range g.byAuthor {
+		ordered = append(ordered, gr)
+	}
+	slices.SortFunc(ordered, func(x, y *group) int {
+		return cmp.Or(x.when.Compare(y.when), strings.Compare(x.author.Name, y.author.Name), strings.Compare(x.author.Email, y.author.Email))
+	})
+	out := make([]git.Part, 0, len(ordered)+1)
+	for _, gr := range ordered {
+		slices.Sort(gr.part.Deletes)
+		m, err := msg(len(gr.part.Puts) + len(gr.part.Deletes))
+		if err != nil {
+			return nil, err
+		}
+		gr.part.Message = withCoauthors(m, gr.coauthors)
+		gr.part.Author = gr.author
+		out = append(out, gr.part)
+	}
+	if len(out) == 0 {
+		out = append(out, git.Part{})
+	}
+	last := &out[len(out)-1]
+	for full, f := range g.rest.Puts {
+		if last.Puts == nil {
+			last.Puts = map[string]git.File{}
+		}
+		last.Puts[full] = f
+	}
+	last.Deletes = append(last.Deletes, g.rest.Deletes...)
+	for full, sha := range g.rest.Expect {
+		expectIn(last, full, sha)
+	}
+	return out, nil
+}
+
+// expectIn adds the expectation that full holds sha to p.
+func expectIn(p *git.Part, full, sha string) {
+	if p.Expect == nil {
+		p.Expect = map[string]string{}
+	}
+	p.Expect[full] = sha
+}
+
+// withCoauthors adds a Co-authored-by trailer per co-author.
+func withCoauthors(msg string, co []git.Signature) string {
+	if len(co) == 0 {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	b.WriteString("\n\n")
+	for i, c := range co {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("Co-authored-by: " + c.Name + " <" + c.Email + ">")
+	}
+	return b.String()
+}
+
+// refKey is keyOf of the Mirror nn.
+func refKey(nn types.NamespacedName) string {
+	return watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: nn}.Key()
+}
+
+// relOf is full relative to folder.
+func relOf(folder, full string) (string, bool) {
+	if folder == "." {
+		return full, true
+	}
+	return strings.CutPrefix(full, folder+"/")
+}
