@@ -139,21 +139,31 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		if r.pushedAt[b].After(start) {
 			continue
 		}
-		was, _ := r.headLocked(b) // zero when the clone lacks the branch
-		h := remote[b]
-		if !h.IsZero() {
-			err = r.st.SetReference(plumbing.NewHashReference(branchRef(b), h))
-		} else {
-			err = r.st.RemoveReference(branchRef(b))
-		}
+		m, moved, err := r.setHeadLocked(b, remote[b])
 		if err != nil {
-			return errors.Wrap(err, errSetRef)
+			return err
 		}
-		if was != h {
-			moves = append(moves, r.headMove(b, was, h))
+		if moved {
+			moves = append(moves, m)
 		}
 	}
 	return r.compactLocked()
+}
+
+// setHeadLocked points the clone's branch at h (removes it for a zero h)
+// and reports the move, if it was elsewhere.
+func (r *Repository) setHeadLocked(b string, h plumbing.Hash) (HeadMove, bool, error) {
+	was, _ := r.headLocked(b) // zero when the clone lacks the branch
+	var err error
+	if !h.IsZero() {
+		err = r.st.SetReference(plumbing.NewHashReference(branchRef(b), h))
+	} else {
+		err = r.st.RemoveReference(branchRef(b))
+	}
+	if err != nil {
+		return HeadMove{}, false, errors.Wrap(err, errSetRef)
+	}
+	return r.headMove(b, was, h), was != h, nil
 }
 
 // download spools the pack to a file outside the storage lock, so reads are
