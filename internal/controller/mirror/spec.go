@@ -46,6 +46,7 @@ const (
 	errSourceFmt      = "spec.forProvider.sourceNamespaces[%d] %q"
 	errSelector       = "spec.forProvider.labelSelector is invalid"
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
+	errLayout         = "spec.forProvider.layout must be Folder or InPlace"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
@@ -72,6 +73,9 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 	}
 	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
 		return mirror.Request{}, spec.Invalid(errors.New(errPrune))
+	}
+	if p.Layout != "" && p.Layout != v1alpha1.MirrorLayoutFolder && p.Layout != v1alpha1.MirrorLayoutInPlace {
+		return mirror.Request{}, spec.Invalid(errors.New(errLayout))
 	}
 	if len(p.CommitMessage) > maxMessageTemplate {
 		return mirror.Request{}, spec.Invalid(errors.New(errTemplateLong))
@@ -122,6 +126,11 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 		r.Selector = sel
 	}
 	return r, nil
+}
+
+// inPlace reports whether mg writes objects where their YAML lives.
+func inPlace(mg *v1alpha1.Mirror) bool {
+	return mg.Spec.ForProvider.Layout == v1alpha1.MirrorLayoutInPlace
 }
 
 // written reports whether the provider can have written p's folder: a
