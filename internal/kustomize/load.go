@@ -233,8 +233,14 @@ func fields(n *yaml.Node, allowed []string) (map[string]string, error) {
 		if !slices.Contains(allowed, k) {
 			return nil, notModelled("an entry with " + k)
 		}
-		if v.Kind != yaml.ScalarNode {
-			return nil, notModelled("an entry whose " + k + " is not a scalar")
+		// kustomize reads entries into typed fields: a tag of 1.27 is a
+		// number, and refused there as here.
+		want := "!!str"
+		if k == "count" {
+			want = "!!int"
+		}
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != want {
+			return nil, notModelled("an entry whose " + k + " is not a " + strings.TrimPrefix(want, "!!"))
 		}
 		out[k] = v.Value
 	}

@@ -113,7 +113,34 @@ type loc struct {
 }
 
 func (l loc) String() string {
+	if l.root != "" {
+		return fmt.Sprintf("%s (document %d, line %d, rendered by %s)", l.file, l.doc+1, l.line, l.root)
+	}
 	return fmt.Sprintf("%s (document %d, line %d)", l.file, l.doc+1, l.line)
+}
+
+// kustomizations is the folder's layout, rendered again only when a file
+// changed; nil when the folder has no kustomization.
+func (x *Index) kustomizations() (*kustomize.Layout, error) {
+	if !x.stale {
+		return x.layout, nil
+	}
+	fs := kustomize.Files{}
+	for rel, f := range x.files {
+		if f.err == nil {
+			fs[rel] = f.file
+		}
+	}
+	l, err := kustomize.Build(fs)
+	var u *kustomize.UnsupportedError
+	if errors.As(err, &u) {
+		return nil, &UnsupportedLayoutError{Feature: u.Feature, File: u.File}
+	}
+	if err != nil {
+		return nil, err
+	}
+	x.layout, x.stale = l, false
+	return l, nil
 }
 
 // lookup is every object document of the index by identity, documents

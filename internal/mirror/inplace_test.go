@@ -289,7 +289,7 @@ func TestPlanInPlaceOverlays(t *testing.T) {
 			reason: "A new object of staging's namespace is a new file of staging, in its resources.",
 			extra:  []Object{live(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: shop-staging\ndata:\n  k: v\n", "", nil)},
 			want: want{puts: map[string]string{
-				stgK:                            strings.Replace(raw[stgK], "- ../base\n", "- ../base\n- configmap-extra.yaml\n", 1),
+				stgK:                           strings.Replace(raw[stgK], "- ../base\n", "- ../base\n- configmap-extra.yaml\n", 1),
 				"staging/configmap-extra.yaml": "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: shop-staging\n",
 			}, created: []string{"staging/configmap-extra.yaml"}},
 		},
