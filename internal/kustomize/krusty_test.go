@@ -108,31 +108,7 @@ func sameAsKustomize(t *testing.T, raw map[string]string, root string) {
 	}
 }
 
-// normalize makes numbers comparable: kustomize's maps hold int64 or
-// float64 where the YAML library's hold int.
-func normalize(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, c := range v {
-			out[k] = normalize(c)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, c := range v {
-			out[i] = normalize(c)
-		}
-		return out
-	case int:
-		return int64(v)
-	case float64:
-		if v == float64(int64(v)) {
-			return int64(v)
-		}
-	}
-	return v
-}
+func normalize(v any) any { return Normalize(v) }
 
 func show(raw map[string]string) string {
 	var b strings.Builder
@@ -264,4 +240,23 @@ func FuzzRenderMatchesKustomize(f *testing.F) {
 			sameAsKustomize(t, raw, root)
 		}
 	})
+}
+
+// TestVerify: the golden layout verifies against kustomize; a layout whose
+// model renders one value differently does not.
+func TestVerify(t *testing.T) {
+	fs, _ := readDir(t, golden)
+	l, err := Build(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Verify(); err != nil {
+		t.Fatalf("Verify: the golden layout renders as kustomize renders it, got %v", err)
+	}
+	root := l.Roots[0]
+	child(child(l.Rendered[root][0].Value, "metadata"), "name").Value = "renamed"
+	want := &UnsupportedError{Feature: "a layout kustomize renders differently from this provider's model of it", File: root}
+	if diff := cmp.Diff(want.Error(), errString(l.Verify())); diff != "" {
+		t.Errorf("Verify: a model that renders differently must fail, -want +got:\n%s", diff)
+	}
 }

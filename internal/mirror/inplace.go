@@ -285,6 +285,13 @@ func (pl *planner) keep(edits kustomize.Edits, after *kustomize.Layout) {
 
 func (pl *planner) finish() (InPlacePlan, error) {
 	p := pl.out
+	if len(pl.kedits) > 0 {
+		// What was verified with this package's renderer must be what
+		// kustomize itself builds from the edited folder.
+		if err := pl.lay.Verify(); err != nil {
+			return InPlacePlan{}, layoutError(err)
+		}
+	}
 	for file, es := range pl.edits {
 		out, gone, err := apply(pl.x.files[file].file, es)
 		if err != nil {
