@@ -59,15 +59,6 @@ func readDir(t testing.TB, dir string) (Files, map[string]string) {
 	return files, raw
 }
 
-func value(t testing.TB, s string) *yaml.Node {
-	t.Helper()
-	n, err := yamledit.ParseValue([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestBuild(t *testing.T) {
 	fs, _ := readDir(t, golden)
 	l, err := Build(fs)

@@ -69,38 +69,11 @@ func render(fs Files, file string, seen map[string]bool, own bool) ([]Object, er
 	}
 	var out []Object
 	for _, r := range k.Resources {
-		p := join(k.Dir, r)
-		if p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(r) {
-			return nil, &UnsupportedError{Feature: "the resource " + r + " outside the Mirror's folder", File: file}
+		objs, err := resource(fs, k, r, seen)
+		if err != nil {
+			return nil, err
 		}
-		if kf, ok := fs.find(p); ok {
-			sub, err := render(fs, kf, seen, true)
-			if err != nil {
-				return nil, err
-			}
-			for _, o := range sub {
-				o.Via = append([]string{file}, o.Via...)
-				out = append(out, o)
-			}
-			continue
-		}
-		f, ok := fs[p]
-		if !ok {
-			feature := "the resource " + r + ", which is not a YAML file of the folder"
-			if fs.isDir(p) {
-				feature = "the directory " + r + ", which has no kustomization"
-			}
-			return nil, &UnsupportedError{Feature: feature, File: file}
-		}
-		for i, d := range f.Docs {
-			if d.Root == nil {
-				continue
-			}
-			if !d.Object || d.Err != nil {
-				return nil, &UnsupportedError{Feature: "a document that is not an object, or uses YAML anchors", File: p}
-			}
-			out = append(out, Object{ID: d.ID, Value: Copy(d.Root), File: p, Doc: i, Via: []string{file}})
-		}
+		out = append(out, objs...)
 	}
 	if own {
 		if err := transform(k, out); err != nil {
@@ -113,6 +86,45 @@ func render(fs Files, file string, seen map[string]bool, own bool) ([]Object, er
 			return nil, errors.Errorf(errTwiceFmt, file, o.ID, out[j].File, o.File)
 		}
 		byID[o.ID] = i
+	}
+	return out, nil
+}
+
+// resource renders resource entry r of k: a kustomization's directory,
+// or a file's documents.
+func resource(fs Files, k *Kustomization, r string, seen map[string]bool) ([]Object, error) {
+	file := k.File
+	p := join(k.Dir, r)
+	if p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(r) {
+		return nil, &UnsupportedError{Feature: "the resource " + r + " outside the Mirror's folder", File: file}
+	}
+	if kf, ok := fs.find(p); ok {
+		sub, err := render(fs, kf, seen, true)
+		if err != nil {
+			return nil, err
+		}
+		for i := range sub {
+			sub[i].Via = append([]string{file}, sub[i].Via...)
+		}
+		return sub, nil
+	}
+	f, ok := fs[p]
+	if !ok {
+		feature := "the resource " + r + ", which is not a YAML file of the folder"
+		if fs.isDir(p) {
+			feature = "the directory " + r + ", which has no kustomization"
+		}
+		return nil, &UnsupportedError{Feature: feature, File: file}
+	}
+	var out []Object
+	for i, d := range f.Docs {
+		if d.Root == nil {
+			continue
+		}
+		if !d.Object || d.Err != nil {
+			return nil, &UnsupportedError{Feature: "a document that is not an object, or uses YAML anchors", File: p}
+		}
+		out = append(out, Object{ID: d.ID, Value: Copy(d.Root), File: p, Doc: i, Via: []string{file}})
 	}
 	return out, nil
 }

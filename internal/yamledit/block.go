@@ -31,12 +31,8 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 		return errRerender
 	}
 	col := have.Content[0].Column
-	for i := 0; i+1 < len(have.Content); i += 2 {
-		// Every key on a line of its own, at one column; the first may
-		// follow the "- " of a sequence item.
-		if k := have.Content[i]; k.Column != col || !(p.atLineStart(k) || i == 0 && p.afterDash(k)) {
-			return errRerender
-		}
+	if !p.blockKeys(have, col) {
+		return errRerender
 	}
 	w := pairs(want)
 	seen := map[string]bool{}
@@ -94,6 +90,21 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 	}
 	p.replace(at, at, text)
 	return nil
+}
+
+// blockKeys reports whether every key of mapping m is on a line of its
+// own at column col; the first may follow the "- " of a sequence item.
+func (p *patcher) blockKeys(m *yaml.Node, col int) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if k.Column != col {
+			return false
+		}
+		if !p.atLineStart(k) && (i != 0 || !p.afterDash(k)) {
+			return false
+		}
+	}
+	return true
 }
 
 // rerender replaces the lines of entry k: v by k: merged, rendered at k's

@@ -148,41 +148,11 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 	objs := snap.Objects
 	var ip mirror.InPlacePlan
 	if inPlace(mg) {
-		// Objects found in the folder's documents are edited there; the
-		// rest (and Secrets) are laid out below as in Folder.
 		var err error
 		if ip, err = e.inPlace(mg, head, f, snap); err != nil {
 			return diff{}, err
 		}
-		objs = ip.New
-		for _, o := range snap.Objects {
-			if o.Secret {
-				objs = append(objs, o)
-			}
-		}
-		for rel, c := range ip.Puts {
-			full := join(p.Path, rel)
-			// The edit was computed from this very blob.
-			d.puts[full] = git.File{Content: c}
-			d.expect[full] = f.files[full]
-		}
-		for _, rel := range ip.Deletes {
-			full := join(p.Path, rel)
-			d.deletes = append(d.deletes, full)
-			d.expect[full] = f.files[full]
-		}
-		// Files it created in a kustomization, and owned files that hold
-		// a document it found, stay owned.
-		for _, rel := range ip.Created {
-			want[rel] = true
-			owned = append(owned, rel)
-		}
-		for _, r := range ip.Docs {
-			if f.owned[r.File] && !want[r.File] {
-				want[r.File] = true
-				owned = append(owned, r.File)
-			}
-		}
+		objs = placed(p.Path, f, snap, ip, &d, want, &owned)
 	}
 	for _, o := range objs {
 		full := join(p.Path, o.Path)
@@ -296,4 +266,40 @@ func objectName(o mirror.Object) string {
 		return o.Name
 	}
 	return o.Namespace + "/" + o.Name
+}
+
+// placed adds the in-place plan ip to d: the files it edits or removes,
+// each expected to be the blob it was computed from, and the files that
+// stay owned. It returns the objects left to lay out (those found nowhere,
+// and Secrets), which the Folder layout writes.
+func placed(folder string, f folder, snap mirror.Snapshot, ip mirror.InPlacePlan, d *diff, want map[string]bool, owned *[]string) []mirror.Object {
+	objs := ip.New
+	for _, o := range snap.Objects {
+		if o.Secret {
+			objs = append(objs, o)
+		}
+	}
+	for rel, c := range ip.Puts {
+		full := join(folder, rel)
+		d.puts[full] = git.File{Content: c}
+		d.expect[full] = f.files[full]
+	}
+	for _, rel := range ip.Deletes {
+		full := join(folder, rel)
+		d.deletes = append(d.deletes, full)
+		d.expect[full] = f.files[full]
+	}
+	// Files it created in a kustomization, and owned files that hold a
+	// document it found, stay owned.
+	for _, rel := range ip.Created {
+		want[rel] = true
+		*owned = append(*owned, rel)
+	}
+	for _, r := range ip.Docs {
+		if f.owned[r.File] && !want[r.File] {
+			want[r.File] = true
+			*owned = append(*owned, r.File)
+		}
+	}
+	return objs
 }

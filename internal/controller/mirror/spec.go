@@ -71,11 +71,8 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 	if len(p.SourceNamespaces) > maxSourceNamespaces {
 		return mirror.Request{}, spec.Invalid(errors.New(errSourcesCount))
 	}
-	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
-		return mirror.Request{}, spec.Invalid(errors.New(errPrune))
-	}
-	if p.Layout != "" && p.Layout != v1alpha1.MirrorLayoutFolder && p.Layout != v1alpha1.MirrorLayoutInPlace {
-		return mirror.Request{}, spec.Invalid(errors.New(errLayout))
+	if err := enums(p); err != nil {
+		return mirror.Request{}, spec.Invalid(err)
 	}
 	if len(p.CommitMessage) > maxMessageTemplate {
 		return mirror.Request{}, spec.Invalid(errors.New(errTemplateLong))
@@ -126,6 +123,17 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 		r.Selector = sel
 	}
 	return r, nil
+}
+
+// enums checks the enumerated fields as the CRD does.
+func enums(p v1alpha1.MirrorParameters) error {
+	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
+		return errors.New(errPrune)
+	}
+	if p.Layout != "" && p.Layout != v1alpha1.MirrorLayoutFolder && p.Layout != v1alpha1.MirrorLayoutInPlace {
+		return errors.New(errLayout)
+	}
+	return nil
 }
 
 // inPlace reports whether mg writes objects where their YAML lives.

@@ -148,7 +148,7 @@ func TestMirrorInPlaceMultiDoc(t *testing.T) {
 		if err := e2e.CP.Client.Delete(ctx, sa); err != nil {
 			t.Fatal(err)
 		}
-		files[tools] = files[tools][:strings.Index(files[tools], "---\n")]
+		files[tools], _, _ = strings.Cut(files[tools], "---\n")
 		waitFile(t, f, tools, files[tools])
 		if got := f.Files(t, "main")[shop]; got != files[shop] {
 			t.Errorf("another file moved: %s", cmp.Diff(files[shop], got))
@@ -163,8 +163,8 @@ func TestMirrorInPlaceMultiDoc(t *testing.T) {
 
 	t.Run("FoundTwiceStalls", func(t *testing.T) {
 		dup := e2e.MirrorFolder + "/copy.yaml"
-		doc := files[shop][strings.Index(files[shop], "apiVersion: apps/v1"):]
-		doc = doc[:strings.Index(doc, "---\n")]
+		_, rest, _ := strings.Cut(files[shop], "---\n")
+		doc, _, _ := strings.Cut(rest, "---\n")
 		if _, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "a copy", Files: map[string]string{dup: doc}}); err != nil {
 			t.Fatal(err)
 		}
