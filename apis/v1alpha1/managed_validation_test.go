@@ -215,6 +215,14 @@ func TestMirrorValidation(t *testing.T) {
 		"BadBranch":        {reason: "Same branch rules as File.", mutate: func(p *v1alpha1.MirrorParameters) { p.Branch = "a..b" }, want: "branch must be a valid Git branch name"},
 		"BadSource":        {reason: "Namespaces are DNS labels.", mutate: func(p *v1alpha1.MirrorParameters) { p.SourceNamespaces = []string{"Team_A"} }, want: "spec.forProvider.sourceNamespaces[0]"},
 		"BadPrune":         {reason: "Only the two policies.", mutate: func(p *v1alpha1.MirrorParameters) { p.Prune = "Sometimes" }, want: "Unsupported value"},
+		"InPlace":          {reason: "A Mirror may write where the YAML lives.", mutate: func(p *v1alpha1.MirrorParameters) { p.Layout = v1alpha1.MirrorLayoutInPlace }},
+		"BadLayout":        {reason: "Only the two layouts.", mutate: func(p *v1alpha1.MirrorParameters) { p.Layout = "Flat" }, want: "Unsupported value"},
+		"InPlacePerChange": {reason: "An in-place edit is not one object's commit yet.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Layout, p.Commit = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorCommitPerChange
+		}, want: "layout InPlace is written in Batched commits without attribution"},
+		"InPlaceAttributed": {reason: "Audit facts name objects, an in-place edit a document.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Layout, p.Attribution = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAudit
+		}, want: "layout InPlace is written in Batched commits without attribution"},
 	}
 	ns := namespace(t)
 	i := 0

@@ -86,6 +86,23 @@ type MirrorAuthor struct {
 	Email string `json:"email,omitempty"`
 }
 
+// MirrorLayout says where a Mirror writes an object.
+// +kubebuilder:validation:Enum=Folder;InPlace
+type MirrorLayout string
+
+// Layouts.
+const (
+	// MirrorLayoutFolder lays every object out in a folder of the Mirror's
+	// own: {namespace}/{group}/{kind}/{name}.yaml, one object per file.
+	MirrorLayoutFolder MirrorLayout = "Folder"
+	// MirrorLayoutInPlace writes an object where its YAML already lives in
+	// the folder: the document a person wrote in a multi-document file, or
+	// the images and replicas entries of the kustomization that governs
+	// it. An object found nowhere is written at the Folder layout's path
+	// (inside a kustomize folder, as a new file of its kustomization).
+	MirrorLayoutInPlace MirrorLayout = "InPlace"
+)
+
 // MirrorResource names one kind of object to mirror: apiVersion and kind, or
 // group and resource (resolved to the API server's preferred version).
 // +kubebuilder:validation:XValidation:rule="has(self.resource) ? !has(self.apiVersion) && !has(self.kind) : has(self.apiVersion) && has(self.kind) && !has(self.group)",message="set apiVersion and kind, or group and resource (group empty for the core group)"
@@ -151,6 +168,7 @@ type MirrorIgnore struct {
 // MirrorParameters are the desired state of a Mirror.
 // +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution == 'Audit')",message="ignore.users needs attribution: Audit (who made a change is known only from audit events)"
 // +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution == 'Audit')",message="author needs attribution: Audit"
+// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
 	// must be empty.
@@ -194,6 +212,15 @@ type MirrorParameters struct {
 	// the ClusterProviderConfig the Mirror uses.
 	// +optional
 	ClusterScoped bool `json:"clusterScoped,omitempty"`
+
+	// Layout says where an object is written: Folder lays the folder out
+	// itself, one file per object; InPlace edits the document or the
+	// kustomization that already holds the object, keeping comments and
+	// the rest of the file. Immutable: a Mirror does not move its files.
+	// +optional
+	// +kubebuilder:default=Folder
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="layout is immutable; create a new Mirror instead"
+	Layout MirrorLayout `json:"layout,omitempty"`
 
 	// Prune says when the file of an object that no longer exists is removed.
 	// +optional

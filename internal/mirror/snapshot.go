@@ -163,27 +163,7 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (
 			snap.Synced = false
 		}
 		if w.feed != nil {
-			for _, e := range w.feed.items {
-				if !v.sees(e) {
-					continue
-				}
-				if h != nil {
-					seen[e.path] = true
-					if e = h.take(e); e == nil {
-						// Only ignored managers ever wrote it.
-						continue
-					}
-				}
-				if e.problem != "" {
-					problems[e.problem] = append(problems[e.problem], qualified(e))
-					continue
-				}
-				snap.Objects = append(snap.Objects, Object{
-					Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk, Resource: w.key.gvr.Resource,
-					Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv,
-				})
-				counts[w.key.gvr]++
-			}
+			counts[w.key.gvr] += collect(&snap, w, v, h, seen, problems)
 		}
 		w.mu.RUnlock()
 	}
@@ -200,6 +180,36 @@ func snapshot(res []resolved, ws []*watch, v view, skipped []string, h *holds) (
 		}
 	}
 	return snap, versions, nil
+}
+
+// collect appends to snap the objects of w (read-locked by the caller)
+// that v sees and the ignore rule h leaves, noting in seen what h was asked
+// about and in problems what cannot be mirrored; it returns how many it
+// appended.
+func collect(snap *Snapshot, w *watch, v view, h *holds, seen map[string]bool, problems map[string][]string) int {
+	n := 0
+	for _, e := range w.feed.items {
+		if !v.sees(e) {
+			continue
+		}
+		if h != nil {
+			seen[e.path] = true
+			if e = h.take(e); e == nil {
+				// Only ignored managers ever wrote it.
+				continue
+			}
+		}
+		if e.problem != "" {
+			problems[e.problem] = append(problems[e.problem], qualified(e))
+			continue
+		}
+		snap.Objects = append(snap.Objects, Object{
+			Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk, Resource: w.key.gvr.Resource,
+			Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv,
+		})
+		n++
+	}
+	return n
 }
 
 // note is "what (n skipped): a, b, c, …".

@@ -39,11 +39,21 @@ const markerHeader = "# Written by provider-git. The Mirror named below owns the
 	"# (relative to this folder) and removes only those; anything else in the\n" +
 	"# folder is left alone. Edits to this file are put back.\n"
 
+// markerDocsHeader follows markerHeader in the marker of a Mirror that
+// edits documents in place.
+const markerDocsHeader = "# The documents listed are edited in place: each is removed from its file\n" +
+	"# when its object is deleted; the rest of the file is never touched.\n"
+
 // marker is what MarkerFile records: who owns the folder, and which of its
 // files.
 type marker struct {
 	Mirror markerOwner `json:"mirror"`
 	Files  []string    `json:"files"`
+	// Documents are the documents of files the Mirror did not create that
+	// it edits in place (layout InPlace): it adopted them because each
+	// holds an object it mirrors, and removes only them, never the rest
+	// of their files.
+	Documents []mirror.DocRef `json:"documents,omitempty"`
 }
 
 type markerOwner struct {
@@ -63,12 +73,18 @@ func (m marker) render() []byte {
 	if files == nil {
 		files = []string{}
 	}
-	b, err := yaml.Marshal(marker{Mirror: m.Mirror, Files: files})
+	docs := slices.Clone(m.Documents)
+	mirror.SortDocs(docs)
+	b, err := yaml.Marshal(marker{Mirror: m.Mirror, Files: files, Documents: docs})
 	if err != nil {
 		// A struct of strings always marshals.
 		panic(err)
 	}
-	return append([]byte(markerHeader), b...)
+	head := markerHeader
+	if len(docs) > 0 {
+		head += markerDocsHeader
+	}
+	return append([]byte(head), b...)
 }
 
 // parseMarker reads a marker. ok is false when content is not one: someone

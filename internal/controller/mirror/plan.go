@@ -49,6 +49,8 @@ type folder struct {
 	owned map[string]bool
 	// claimed is set when the marker names this Mirror.
 	claimed bool
+	// docs are the documents the marker says this Mirror edits in place.
+	docs []mirror.DocRef
 }
 
 // read lists mg's folder at head ("" for an empty repository) and checks
@@ -95,6 +97,7 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 		return f, nil
 	}
 	f.claimed = true
+	f.docs = m.Documents
 	for _, rel := range m.Files {
 		f.owned[rel] = true
 	}
@@ -142,7 +145,16 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 	d := diff{puts: map[string]git.File{}, expect: map[string]string{mp: f.files[mp]}, claimed: f.claimed}
 	var owned []string
 	want := map[string]bool{}
-	for _, o := range snap.Objects {
+	objs := snap.Objects
+	var ip mirror.InPlacePlan
+	if inPlace(mg) {
+		var err error
+		if ip, err = e.inPlace(mg, head, f, snap); err != nil {
+			return diff{}, err
+		}
+		objs = placed(p.Path, f, snap, ip, &d, want, &owned)
+	}
+	for _, o := range objs {
 		full := join(p.Path, o.Path)
 		if validate.Path(full) != nil {
 			// A name some kind allows that Git refuses (or that would
@@ -189,7 +201,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		if want[rel] || rel == MarkerFile {
 			continue
 		}
-		if _, present := f.files[full]; !present {
+		if _, present := f.files[full]; !present || slices.Contains(d.deletes, full) {
 			continue
 		}
 		if e.keepsFile(p.Prune, rel) {
@@ -200,7 +212,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		d.changes = append(d.changes, deleteChange(full, rel, snap, mg))
 	}
 	slices.Sort(d.deletes)
-	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned}
+	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned, Documents: ip.Docs}
 	mc := m.render()
 	if f.files[mp] != git.BlobSHA(mc) {
 		d.puts[mp] = git.File{Content: mc}
@@ -278,4 +290,40 @@ func objectName(o mirror.Object) string {
 		return o.Name
 	}
 	return o.Namespace + "/" + o.Name
+}
+
+// placed adds the in-place plan ip to d: the files it edits or removes,
+// each expected to be the blob it was computed from, and the files that
+// stay owned. It returns the objects left to lay out (those found nowhere,
+// and Secrets), which the Folder layout writes.
+func placed(folder string, f folder, snap mirror.Snapshot, ip mirror.InPlacePlan, d *diff, want map[string]bool, owned *[]string) []mirror.Object {
+	objs := ip.New
+	for _, o := range snap.Objects {
+		if o.Secret {
+			objs = append(objs, o)
+		}
+	}
+	for rel, c := range ip.Puts {
+		full := join(folder, rel)
+		d.puts[full] = git.File{Content: c}
+		d.expect[full] = f.files[full]
+	}
+	for _, rel := range ip.Deletes {
+		full := join(folder, rel)
+		d.deletes = append(d.deletes, full)
+		d.expect[full] = f.files[full]
+	}
+	// Files it created in a kustomization, and owned files that hold a
+	// document it found, stay owned.
+	for _, rel := range ip.Created {
+		want[rel] = true
+		*owned = append(*owned, rel)
+	}
+	for _, r := range ip.Docs {
+		if f.owned[r.File] && !want[r.File] {
+			want[r.File] = true
+			*owned = append(*owned, r.File)
+		}
+	}
+	return objs
 }

@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
+	mirrorpkg "github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
 // sealedFiles remembers, for each Mirror, what the blobs of its folder were
@@ -50,6 +51,8 @@ type mirrorFiles struct {
 	markerSHA string
 	marker    marker
 	markerOK  bool
+	// index is the folder's YAML documents (layout InPlace).
+	index *mirrorpkg.Index
 }
 
 // sealedFile is a blob known to hold a plaintext for a key set.
@@ -126,6 +129,21 @@ func (s *sealedFiles) keepMarker(mirror, sha string, m marker, ok bool) {
 	defer s.mu.Unlock()
 	f := s.of(mirror)
 	f.markerSHA, f.marker, f.markerOK = sha, m, ok
+}
+
+// index returns mirror's document index, made if missing. One reconcile
+// of a Mirror runs at a time, so the index itself needs no lock.
+func (s *sealedFiles) index(mirror string) *mirrorpkg.Index {
+	if s == nil {
+		return mirrorpkg.NewIndex()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.of(mirror)
+	if f.index == nil {
+		f.index = mirrorpkg.NewIndex()
+	}
+	return f.index
 }
 
 // forget drops everything known of mirror's folder.

@@ -48,6 +48,8 @@ const (
 	errSelector       = "spec.forProvider.labelSelector is invalid"
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
 	errCommit         = "spec.forProvider.commit must be Batched or PerChange"
+	errLayout         = "spec.forProvider.layout must be Folder or InPlace"
+	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
@@ -128,14 +130,23 @@ func Request(mg *v1alpha1.Mirror) (mirror.Request, error) {
 	return r, nil
 }
 
-// validModes checks the enums the CRD checks: prune and commit ("" is the
-// default of a Mirror stored before the field existed).
+// validModes checks the enums the CRD checks: prune, commit and layout (""
+// is the default of a Mirror stored before the field existed).
 func validModes(p v1alpha1.MirrorParameters) error {
 	if p.Prune != "" && p.Prune != v1alpha1.MirrorPruneOnDelete && p.Prune != v1alpha1.MirrorPruneNever {
 		return errors.New(errPrune)
 	}
 	if p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched && p.Commit != v1alpha1.MirrorCommitPerChange {
 		return errors.New(errCommit)
+	}
+	if p.Layout != "" && p.Layout != v1alpha1.MirrorLayoutFolder && p.Layout != v1alpha1.MirrorLayoutInPlace {
+		return errors.New(errLayout)
+	}
+	// An in-place edit is not yet one object's commit, nor joined to the
+	// audit facts (they name objects, the edit a document of a file).
+	inPlace := p.Layout == v1alpha1.MirrorLayoutInPlace
+	if inPlace && ((p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched) || (p.Attribution != "" && p.Attribution != v1alpha1.MirrorAttributionNone)) {
+		return errors.New(errLayoutModes)
 	}
 	return nil
 }
@@ -175,6 +186,11 @@ func checkAttribution(p v1alpha1.MirrorParameters) error {
 		}
 	}
 	return nil
+}
+
+// inPlace reports whether mg writes objects where their YAML lives.
+func inPlace(mg *v1alpha1.Mirror) bool {
+	return mg.Spec.ForProvider.Layout == v1alpha1.MirrorLayoutInPlace
 }
 
 // written reports whether the provider can have written p's folder: a
