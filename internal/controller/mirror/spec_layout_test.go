@@ -32,16 +32,24 @@ func TestRequestLayout(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		layout v1alpha1.MirrorLayout
+		commit v1alpha1.MirrorCommit
+		att    v1alpha1.MirrorAttribution
 		want   string
 	}{
-		"Default": {reason: "No layout is the Folder layout.", layout: ""},
-		"Folder":  {reason: "Folder is today's layout.", layout: v1alpha1.MirrorLayoutFolder},
-		"InPlace": {reason: "InPlace edits where the YAML lives.", layout: v1alpha1.MirrorLayoutInPlace},
-		"Other":   {reason: "Anything else is refused.", layout: "Flat", want: errLayout},
+		"Default":          {reason: "No layout is the Folder layout.", layout: ""},
+		"Folder":           {reason: "Folder is today's layout.", layout: v1alpha1.MirrorLayoutFolder},
+		"InPlace":          {reason: "InPlace edits where the YAML lives.", layout: v1alpha1.MirrorLayoutInPlace},
+		"Other":            {reason: "Anything else is refused.", layout: "Flat", want: errLayout},
+		"InPlaceBatched":   {reason: "InPlace in Batched commits, as the CRD allows.", layout: v1alpha1.MirrorLayoutInPlace, commit: v1alpha1.MirrorCommitBatched, att: v1alpha1.MirrorAttributionNone},
+		"InPlacePerChange": {reason: "The CRD refuses InPlace with PerChange; so does code.", layout: v1alpha1.MirrorLayoutInPlace, commit: v1alpha1.MirrorCommitPerChange, want: errLayoutModes},
+		"InPlaceAudit":     {reason: "The CRD refuses InPlace with attribution; so does code.", layout: v1alpha1.MirrorLayoutInPlace, att: v1alpha1.MirrorAttributionAudit, want: errLayoutModes},
+		"FolderPerChange":  {reason: "PerChange with the Folder layout is fine.", layout: v1alpha1.MirrorLayoutFolder, commit: v1alpha1.MirrorCommitPerChange},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mg := newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Layout = tc.layout })
+			mg := newMirror(func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Layout, m.Spec.ForProvider.Commit, m.Spec.ForProvider.Attribution = tc.layout, tc.commit, tc.att
+			})
 			_, err := Request(mg)
 			got := ""
 			if err != nil {
