@@ -34,6 +34,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -47,6 +48,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
@@ -81,12 +83,24 @@ func run(ctx context.Context, args []string) error {
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
+		watchSelector  = app.Flag("watch-label-selector", "Reconcile only the managed resources and (Cluster)ProviderConfigs whose labels match this selector (e.g. shard=a): a static shard. Empty: all of them.").Default("").String()
+		shareRepos     = app.Flag("share-repositories", "Share the repositories with the other replicas running with this flag: each replica holds a Lease, every repository is written by one live replica (rendezvous hashing), and a replica that dies is replaced within a lease. Not with --leader-election.").Default("false").Bool()
+		shareLease     = app.Flag("share-lease-duration", "How long a replica that stopped renewing its Lease still holds its repositories (--share-repositories). It renews every third of it.").Default("15s").Duration()
+		shareNamespace = app.Flag("share-namespace", "Namespace of the replicas' Leases (--share-repositories).").Envar("POD_NAMESPACE").Default("crossplane-system").String()
+		replicaName    = app.Flag("replica-name", "This replica's name, unique among the replicas: its Lease's, and in the User-Agent of its Git requests. Default: the pod's name (POD_NAME), else the host name.").Envar("POD_NAME").Default(hostname()).String()
 	)
 	if _, err := app.Parse(args); err != nil {
 		return err
 	}
 	if *pollJitter > 100 {
 		return errors.New("--poll-jitter-percentage must be between 0 and 100")
+	}
+	selector, err := labels.Parse(*watchSelector)
+	if err != nil {
+		return errors.Wrap(err, "--watch-label-selector is not a label selector")
+	}
+	if *shareRepos && *leaderElection {
+		return errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
 	}
 
 	level := zapcore.InfoLevel
@@ -102,7 +116,8 @@ func run(ctx context.Context, args []string) error {
 	}
 	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
 		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
-		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure)
+		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure,
+		"watch-label-selector", selector.String(), "share-repositories", *shareRepos, "replica-name", *replicaName)
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -111,7 +126,8 @@ func run(ctx context.Context, args []string) error {
 
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
 		// Nothing reads managedFields; they are most of a cached File.
-		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
+		// A static shard's cache holds its own resources only.
+		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields(), ByObject: gitcontroller.ShardCache(selector)},
 		// A Secret is never read through the manager's cache: its first read
 		// would list and watch every Secret of the cluster. Configurations'
 		// Secrets are watched by name (package secrets); any other read,
@@ -153,7 +169,15 @@ func run(ctx context.Context, args []string) error {
 	if err := metrics.Registry.Register(conditions); err != nil {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
-	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle))
+	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
+	var member *share.Membership
+	if *shareRepos {
+		if member, err = joinShare(mgr, *shareNamespace, *replicaName, *shareLease, log); err != nil {
+			return err
+		}
+		gitOpts = append(gitOpts, git.WithFence(member))
+	}
+	cache, err := git.NewCache(*cacheDir, gitOpts...)
 	if err != nil {
 		return errors.Wrap(err, "cannot open the Git cache")
 	}
@@ -173,6 +197,9 @@ func run(ctx context.Context, args []string) error {
 		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
 		ConditionMetrics:     conditions,
 		Forges:               forges(),
+	}
+	if member != nil {
+		o.Share = member
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource

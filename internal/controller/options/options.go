@@ -25,6 +25,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -72,4 +73,9 @@ type Options struct {
 	// type; cmd/provider names the ones the binary carries, so the
 	// controller imports none. A type without one is Stalled ForgeUnknown.
 	Forges map[forge.Type]forge.Opener
+	// Share, when set, is this replica's share of the repositories: its
+	// controllers reconcile only the objects of the repositories it holds
+	// (package share). nil: this replica reconciles everything its cache
+	// holds.
+	Share share.Share
 }
