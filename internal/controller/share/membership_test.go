@@ -264,7 +264,7 @@ func TestMembershipDeletesStaleLeases(t *testing.T) {
 	for range 3 {
 		c.step(5*time.Second, all, a, b)
 	}
-	for range 31 { // b killed: 155s without a renewal, over 10 × 15s
+	for range 33 { // b killed: 165s, a seeing it renewed last 160s ago, over 10 × 15s
 		c.step(5*time.Second, all, a)
 	}
 	c.leases.mu.Lock()
