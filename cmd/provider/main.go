@@ -35,6 +35,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -124,7 +125,16 @@ func run(ctx context.Context, args []string) error {
 		return errors.Wrap(err, "cannot get a Kubernetes API server config")
 	}
 
+	// The scheme is whole before the manager is made: a static shard's
+	// cache options name provider-git's kinds.
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return errors.Wrap(err, "cannot build the scheme")
+		}
+	}
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
+		Scheme: scheme,
 		// Nothing reads managedFields; they are most of a cached File.
 		// A static shard's cache holds its own resources only.
 		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields(), ByObject: gitcontroller.ShardCache(selector)},
@@ -144,15 +154,6 @@ func run(ctx context.Context, args []string) error {
 	})
 	if err != nil {
 		return errors.Wrap(err, "cannot create the controller manager")
-	}
-	if err := clientgoscheme.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add client-go APIs to the scheme")
-	}
-	if err := apiextensionsv1.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add CRD APIs to the scheme")
-	}
-	if err := apis.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add provider-git APIs to the scheme")
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return errors.Wrap(err, "cannot add the health check")
