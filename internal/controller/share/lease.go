@@ -62,6 +62,19 @@ func (m *Membership) renewLease(ctx context.Context, own *coordinationv1.Lease, 
 	l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds, l.Spec.RenewTime = ptr.To(m.o.Identity), &secs, &t
 	m.o.Metrics.request()
 	updated, err := m.leases.Update(ctx, l, metav1.UpdateOptions{})
+	if kerrors.IsConflict(err) {
+		// Our own last renewal landed after its request timed out (a
+		// loaded API server): read the Lease again and renew once more in
+		// this tick, rather than lapse and rejoin.
+		m.o.Metrics.request()
+		cur, gerr := m.leases.Get(ctx, m.leaseName(), metav1.GetOptions{})
+		if gerr != nil {
+			return nil, err
+		}
+		l.ResourceVersion = cur.ResourceVersion
+		m.o.Metrics.request()
+		updated, err = m.leases.Update(ctx, l, metav1.UpdateOptions{})
+	}
 	return updated, err
 }
 

@@ -173,7 +173,7 @@ func BenchmarkShareBalance(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			c, err := r.Metric("controller_runtime_reconcile_total", `controller="managed/file.`)
+			c, err := r.Metric("controller_runtime_reconcile_total", `controller="managed/file"`)
 			if err != nil {
 				return err
 			}

@@ -127,7 +127,7 @@ func TestShareThree(t *testing.T) {
 			if int(h) != held[r.Name] {
 				return fmt.Errorf("%s says it holds %v repositories, it pushed to %d", r, h, held[r.Name])
 			}
-			rec, err := r.Metric("controller_runtime_reconcile_total", `controller="managed/file.`)
+			rec, err := r.Metric("controller_runtime_reconcile_total", `controller="managed/file"`)
 			if err != nil {
 				return err
 			}
