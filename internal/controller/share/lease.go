@@ -18,6 +18,7 @@ package share
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"time"
 
@@ -31,7 +32,7 @@ import (
 // renewLease creates this replica's Lease or moves its renewTime to now.
 func (m *Membership) renewLease(ctx context.Context, own *coordinationv1.Lease, now time.Time, held int) (*coordinationv1.Lease, error) {
 	t := metav1.NewMicroTime(now)
-	secs := int32(m.o.LeaseDuration / time.Second)
+	secs := int32(min(m.o.LeaseDuration/time.Second, math.MaxInt32)) //nolint:gosec // clamped to int32 on the line itself
 	if own == nil {
 		m.o.Metrics.request()
 		l, err := m.leases.Get(ctx, m.leaseName(), metav1.GetOptions{})
@@ -83,14 +84,14 @@ func (m *Membership) leaseName() string { return m.o.Group + "-" + m.o.Identity 
 
 // leave stops holding anything, then deletes the Lease so the others take
 // this replica's repositories at their next read instead of a lease later.
-func (m *Membership) leave() {
+func (m *Membership) leave(ctx context.Context) {
 	m.mu.Lock()
 	m.renewed = time.Time{}
 	m.view.Active = false
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), m.renew)
+	ctx, cancel := context.WithTimeout(ctx, m.renew)
 	defer cancel()
 	if err := m.leases.Delete(ctx, m.leaseName(), metav1.DeleteOptions{}); err != nil && !kerrors.IsNotFound(err) {
 		m.o.Log.Info(errRelease, "error", err)

@@ -169,7 +169,7 @@ func New(leases coordinationv1client.LeaseInterface, o Options) (*Membership, er
 // Identity is this replica's name.
 func (m *Membership) Identity() string { return m.o.Identity }
 
-// NeedLeaderElection: every replica is a member; sharing is what replaces
+// NeedLeaderElection is false: every replica is a member; sharing is what replaces
 // leader election.
 func (m *Membership) NeedLeaderElection() bool { return false }
 
@@ -181,7 +181,8 @@ func (m *Membership) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			m.leave()
+			// Leaving outlives the manager's context, bounded by its own.
+			m.leave(context.WithoutCancel(ctx))
 			return nil
 		case <-t.C():
 			m.Tick(ctx)

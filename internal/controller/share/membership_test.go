@@ -207,7 +207,7 @@ func TestMembershipLeave(t *testing.T) {
 	for range 3 {
 		c.step(5*time.Second, all, a, b)
 	}
-	b.leave()
+	b.leave(context.Background())
 	c.exclusive(all)
 	c.step(0, all, a)
 	if held, none := c.held(all); none != 0 || held["a"] != len(c.keys) {

@@ -130,7 +130,8 @@ func BenchmarkShareFailover(b *testing.B) {
 		first, slowest = append(first, per[0]), append(slowest, per[len(per)-1])
 		// A replacement, as the Deployment would start one.
 		rest := slices.DeleteFunc(slices.Clone(live), func(r *e2e.Replica) bool { return r == victim })
-		live = append(rest, startMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", 3+k), d))
+		rest = append(rest, startMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", 3+k), d))
+		live = rest
 		settled(b, live, 3)
 	}
 	b.StopTimer()
