@@ -253,7 +253,18 @@ type ProviderConfigStatus struct {
 	// spec.encryption is set and its keys are readable.
 	// +optional
 	Encryption *EncryptionStatus `json:"encryption,omitempty"`
+
+	// Writer is the replica that writes this repository when replicas
+	// share the repositories (--share-repositories): it alone reconciles
+	// the resources that use this configuration and pushes to the
+	// repository. Empty when one replica writes everything.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Writer string `json:"writer,omitempty"`
 }
+
+// SetWriter records the replica that writes the repository.
+func (s *ProviderConfigStatus) SetWriter(w string) { s.Writer = w }
 
 // SigningStatus publishes the signing key for users to register on their
 // forge and in their allowed-signers file.
@@ -270,6 +281,7 @@ type SigningStatus struct {
 // +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="REASON",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
+// +kubebuilder:printcolumn:name="WRITER",type="string",JSONPath=".status.writer"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,git}
 type ProviderConfig struct {
@@ -380,6 +392,7 @@ type MirrorPolicy struct {
 // +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="REASON",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
+// +kubebuilder:printcolumn:name="WRITER",type="string",JSONPath=".status.writer"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,git}
 type ClusterProviderConfig struct {

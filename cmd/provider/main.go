@@ -35,6 +35,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -50,6 +52,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
@@ -85,21 +88,33 @@ func run(ctx context.Context, args []string) error {
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 
-		auditAddr     = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
-		auditSecret   = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
-		auditCert     = app.Flag("audit-webhook-cert-file", "The audit endpoint's serving certificate (PEM), instead of --audit-webhook-secret.").Default("").String()
-		auditKey      = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
-		auditCA       = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
-		auditToken    = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
-		auditWait     = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
-		auditMaxBytes = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()
-		auditMaxAge   = app.Flag("audit-store-max-age", "How long an audit fact is kept at most.").Default("5m").Duration()
+		auditAddr      = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
+		auditSecret    = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
+		auditCert      = app.Flag("audit-webhook-cert-file", "The audit endpoint's serving certificate (PEM), instead of --audit-webhook-secret.").Default("").String()
+		auditKey       = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
+		auditCA        = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
+		auditToken     = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
+		auditWait      = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
+		auditMaxBytes  = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()
+		auditMaxAge    = app.Flag("audit-store-max-age", "How long an audit fact is kept at most.").Default("5m").Duration()
+		watchSelector  = app.Flag("watch-label-selector", "Reconcile only the managed resources and (Cluster)ProviderConfigs whose labels match this selector (e.g. shard=a): a static shard. Empty: all of them.").Default("").String()
+		shareRepos     = app.Flag("share-repositories", "Share the repositories with the other replicas running with this flag: each replica holds a Lease, every repository is written by one live replica (rendezvous hashing), and a replica that dies is replaced within a lease. Not with --leader-election.").Default("false").Bool()
+		shareLease     = app.Flag("share-lease-duration", "How long a replica that stopped renewing its Lease still holds its repositories (--share-repositories). It renews every third of it.").Default("15s").Duration()
+		shareNamespace = app.Flag("share-namespace", "Namespace of the replicas' Leases (--share-repositories).").Envar("POD_NAMESPACE").Default("crossplane-system").String()
+		replicaName    = app.Flag("replica-name", "This replica's name, unique among the replicas: its Lease's, and in the User-Agent of its Git requests. Default: the pod's name (POD_NAME), else the host name.").Envar("POD_NAME").Default(hostname()).String()
 	)
 	if _, err := app.Parse(args); err != nil {
 		return err
 	}
 	if *pollJitter > 100 {
 		return errors.New("--poll-jitter-percentage must be between 0 and 100")
+	}
+	selector, err := labels.Parse(*watchSelector)
+	if err != nil {
+		return errors.Wrap(err, "--watch-label-selector is not a label selector")
+	}
+	if *shareRepos && *leaderElection {
+		return errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
 	}
 
 	level := zapcore.InfoLevel
@@ -115,16 +130,27 @@ func run(ctx context.Context, args []string) error {
 	}
 	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
 		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
-		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure)
+		"clone-idle-timeout", cloneIdle.String(), "allow-insecure-remotes", *allowInsecure,
+		"watch-label-selector", selector.String(), "share-repositories", *shareRepos, "replica-name", *replicaName)
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return errors.Wrap(err, "cannot get a Kubernetes API server config")
 	}
 
+	// The scheme is whole before the manager is made: a static shard's
+	// cache options name provider-git's kinds.
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return errors.Wrap(err, "cannot build the scheme")
+		}
+	}
 	mgr, err := ctrl.NewManager(options.LimitRESTConfig(cfg, *maxReconcile), ctrl.Options{
+		Scheme: scheme,
 		// Nothing reads managedFields; they are most of a cached File.
-		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields()},
+		// A static shard's cache holds its own resources only.
+		Cache: cache.Options{SyncPeriod: syncInterval, DefaultTransform: cache.TransformStripManagedFields(), ByObject: gitcontroller.ShardCache(selector)},
 		// A Secret is never read through the manager's cache: its first read
 		// would list and watch every Secret of the cluster. Configurations'
 		// Secrets are watched by name (package secrets); any other read,
@@ -142,15 +168,6 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Wrap(err, "cannot create the controller manager")
 	}
-	if err := clientgoscheme.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add client-go APIs to the scheme")
-	}
-	if err := apiextensionsv1.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add CRD APIs to the scheme")
-	}
-	if err := apis.AddToScheme(mgr.GetScheme()); err != nil {
-		return errors.Wrap(err, "cannot add provider-git APIs to the scheme")
-	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return errors.Wrap(err, "cannot add the health check")
 	}
@@ -166,7 +183,15 @@ func run(ctx context.Context, args []string) error {
 	if err := metrics.Registry.Register(conditions); err != nil {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
-	cache, err := git.NewCache(*cacheDir, git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle))
+	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
+	var member *share.Membership
+	if *shareRepos {
+		if member, err = joinShare(mgr, *shareNamespace, *replicaName, *shareLease, log); err != nil {
+			return err
+		}
+		gitOpts = append(gitOpts, git.WithFence(member))
+	}
+	cache, err := git.NewCache(*cacheDir, gitOpts...)
 	if err != nil {
 		return errors.Wrap(err, "cannot open the Git cache")
 	}
@@ -209,6 +234,9 @@ func run(ctx context.Context, args []string) error {
 		Audit:                store,
 		AuditMetrics:         auditMetrics,
 		AttributionWait:      *auditWait,
+	}
+	if member != nil {
+		o.Share = member
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource

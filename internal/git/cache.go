@@ -94,6 +94,11 @@ type Options struct {
 	// clock. Tests step a fake one to make timing exact.
 	Clock clock.Clock
 
+	// Fence, when set, is asked before every push (fence.go).
+	Fence Fence
+	// UserAgent, when set, is every HTTP(S) request's User-Agent.
+	UserAgent string
+
 	// sleep waits between push attempts; tests replace it to observe the
 	// backoff without waiting for it.
 	sleep func(ctx context.Context, d time.Duration) error

@@ -71,7 +71,7 @@ func newTransport(conn *connection, r Remote, opts Options) (transport.Transport
 	if t == nil {
 		return client.NewClient(ep)
 	}
-	hc := &http.Client{Transport: t}
+	hc := &http.Client{Transport: withUserAgent(t, opts.UserAgent)}
 	if conn.app != nil {
 		conn.app.use(hc, opts.Clock.Now)
 	}

@@ -34,6 +34,7 @@ type Metrics struct {
 	batchSize      *prometheus.HistogramVec
 	fetchSeconds   *prometheus.HistogramVec
 	pushSeconds    *prometheus.HistogramVec
+	pushesWithheld *prometheus.CounterVec
 }
 
 // NewMetrics returns unregistered metrics; the caller registers them on its
@@ -69,11 +70,14 @@ func NewMetrics() *Metrics {
 			Name: "provider_git_push_duration_seconds", Help: "Latency of pushes.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 10),
 		}, host),
+		pushesWithheld: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_pushes_withheld_total", Help: "Pushes the fence withheld: this replica no longer held the repository (or its Lease was not current) when the push was ready to go.",
+		}, host),
 	}
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld}
 }
 
 // Register registers every metric on r.
@@ -124,6 +128,12 @@ func (m *Metrics) retried(host string) {
 func (m *Metrics) rejected(host string) {
 	if m != nil {
 		m.pushRejections.WithLabelValues(host).Inc()
+	}
+}
+
+func (m *Metrics) withheld(host string) {
+	if m != nil {
+		m.pushesWithheld.WithLabelValues(host).Inc()
 	}
 }
 

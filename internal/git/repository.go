@@ -76,6 +76,8 @@ type Repository struct {
 	tr    transport.Transport
 	dir   string
 	id    string
+	// key is RepositoryKey of the URL: what a Fence is asked about.
+	key string
 	// signer signs every commit this clone makes; nil: unsigned.
 	signer Signer
 
@@ -188,6 +190,9 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
 		announced: map[string]plumbing.Hash{},
 	}
+	// The URL was parsed by connect already; a key it cannot make is
+	// the empty one, which a Fence holds like any other.
+	repo.key, _ = RepositoryKey(r.URL)
 	repo.window.Store(-1)
 	repo.fullFetch.Store(requiresMultiACK(conn.host))
 	return repo, nil

@@ -298,6 +298,9 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 	} else {
 		req.Packfile = io.NopCloser(bytes.NewReader(pack))
 	}
+	if err := r.fenced(); err != nil {
+		return err
+	}
 	rs, err := sess.ReceivePack(ctx, req)
 	// go-git returns the report's error as err too; the report tells a lost
 	// race from a refusal, so it goes first.

@@ -73,6 +73,9 @@ type HTTPServer struct {
 	failWith int
 
 	uploadAdverts, receivePosts atomic.Int64
+
+	// pushes logs every authorised receive-pack POST (pushlog.go).
+	pushes pushLog
 }
 
 // StartHTTPServer serves root on a free loopback port. Requests must carry
@@ -190,6 +193,14 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 			"GIT_CONFIG_GLOBAL=/dev/null",
 		},
 	}
+	if isReceivePack(r) {
+		start := time.Now()
+		rw := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(rw, r)
+		s.pushes.add(Push{Repo: strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), "/git-receive-pack"),
+			UserAgent: r.Header.Get("User-Agent"), Start: start, End: time.Now(), Status: rw.status()})
+		return
+	}
 	h.ServeHTTP(w, r)
 }
 
@@ -198,7 +209,7 @@ func (s *HTTPServer) count(r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") && r.URL.Query().Get("service") == "git-upload-pack":
 		s.uploadAdverts.Add(1)
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
+	case isReceivePack(r):
 		s.receivePosts.Add(1)
 	}
 }

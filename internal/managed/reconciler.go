@@ -45,6 +45,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -130,6 +131,11 @@ type Reconciler struct {
 	// (eventDriven).
 	sources     []source.Source
 	eventDriven bool
+	// filters are the predicates of the kind's events besides
+	// DesiredStateChanged (WithEventFilter); admit, when set, is what a
+	// resource read must pass to be reconciled here (WithAdmission).
+	filters []predicate.Predicate
+	admit   func(ctx context.Context, o client.Object) bool
 
 	// gone drop what was kept for a resource that is gone (WithGone).
 	gone []Forgetter
@@ -214,6 +220,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, errors.Wrap(err, errGetManaged)
 	}
 
+	if r.admit != nil && !r.admit(ctx, mg) {
+		// Another replica holds its repository now.
+		log.Debug("Not held by this replica; forgetting it")
+		r.backoff.Forget(req)
+		r.superseded.Forget(req.NamespacedName)
+		if r.metrics != nil {
+			// Its holder publishes it now.
+			r.metrics.Forget(r.kind, req.Namespace, req.Name)
+		}
+		r.forget(req.NamespacedName)
+		return reconcile.Result{}, nil
+	}
 	if r.superseded.Stale(req.NamespacedName, mg.GetResourceVersion()) {
 		// The cache has not seen this reconciler's own last write yet:
 		// what we read is what that write replaced. Whatever a reconcile

@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
@@ -49,7 +50,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o controller.Options, gl
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(r.newManaged(), builder.WithPredicates(DesiredStateChanged())).
+		For(r.newManaged(), builder.WithPredicates(append([]predicate.Predicate{DesiredStateChanged()}, r.filters...)...)).
 		WithOptions(o)
 	for _, src := range r.sources {
 		b = b.WatchesRawSource(src)

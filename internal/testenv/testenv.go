@@ -72,6 +72,13 @@ func AuthURL(url, username, password string) string {
 // HTTPServer is a smart-HTTP Git server on loopback with basic auth.
 type HTTPServer = localenv.HTTPServer
 
+// Push is one receive-pack POST an HTTPServer answered (HTTPServer.Pushes).
+type Push = localenv.Push
+
+// Overlaps returns the pairs of pushes to one repository by two different
+// User-Agents at overlapping times.
+func Overlaps(pushes []Push) [][2]Push { return localenv.Overlaps(pushes) }
+
 // NewHTTPServer serves the bare repositories under root on a free loopback
 // port until the test ends. Requests must carry basic auth with username and
 // password (a token works the same way).

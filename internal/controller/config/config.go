@@ -33,10 +33,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
@@ -77,11 +79,23 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		log:      o.Logger.WithValues("controller", name),
 		recorder: mgr.GetEventRecorderFor(name), //nolint:staticcheck // the session takes a record.EventRecorder.
 		metrics:  o.ConditionMetrics,
+		share:    o.Share,
+		keys:     share.NewKeys(mgr.GetClient()),
 	}
-	return builder.ControllerManagedBy(mgr).
+	preds := []predicate.Predicate{managed.DesiredStateChanged()}
+	if o.Share != nil {
+		preds = append(preds, share.Filter(o.Share, r.keys))
+	}
+	b := builder.ControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged())).
+		For(k.new(), builder.WithPredicates(preds...))
+	if o.Share != nil {
+		// A configuration whose repository moved here is checked, and
+		// says who writes it, at once.
+		b = b.WatchesRawSource(share.NewHandover(o.Share, r.keys, options.Lister(mgr, k.gvk)))
+	}
+	return b.
 		Watches(&v1alpha1.ProviderConfigUsage{}, newDebounced(&resource.EnqueueRequestForProviderConfig{Kind: k.gvk.Kind}, UsageDebounce, o.Clock)).
 		// Only the Secrets configurations name are watched, each by name
 		// (package secrets): a watch of corev1.Secret would cache every

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
@@ -80,6 +81,11 @@ type Reconciler struct {
 	recorder record.EventRecorder
 	metrics  *session.ConditionMetrics
 	checks   checks
+	// share, when set, is this replica's share of the repositories: a
+	// configuration of a repository it does not hold is another
+	// replica's to check; keys map configurations to repositories.
+	share share.Share
+	keys  share.Keys
 }
 
 // Reconcile checks one configuration.
@@ -95,6 +101,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGet)
 	}
+	if r.share != nil && !r.share.View().Holds(r.keys.Of(ctx, pc)) {
+		// Queued before its repository moved to another replica, which
+		// checks it, watches its Secrets and publishes its conditions.
+		r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
+		r.checks.forget(req.NamespacedName)
+		r.secrets.Retain(r.owner(req.NamespacedName), nil)
+		return reconcile.Result{}, nil
+	}
 	// Watched before they are read: a Secret created or fixed from now on
 	// wakes this configuration.
 	r.secrets.Retain(r.owner(req.NamespacedName), secretsOf(pc))
@@ -108,10 +122,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		rd = session.NewReadiness(session.ReasonSucceeded, readyMessage(pc, true), kind+" is not stalled")
 	}
 	s.ApplyReadiness(rd)
+	r.setWriter(pc)
 	if err := s.Commit(ctx); err != nil {
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: s.RequeueAfter(cadence)}, nil
+}
+
+// setWriter publishes which replica writes the configuration's repository:
+// this one, which reconciles it only while it holds the repository. Without
+// sharing nobody is named.
+func (r *Reconciler) setWriter(pc configObject) {
+	w := ""
+	if r.share != nil {
+		w = r.share.View().Self
+	}
+	switch c := pc.(type) {
+	case *v1alpha1.ProviderConfig:
+		c.Status.SetWriter(w)
+	case *v1alpha1.ClusterProviderConfig:
+		c.Status.SetWriter(w)
+	}
 }
 
 // secretWatches is what the reconciler needs of package secrets' Cache: to

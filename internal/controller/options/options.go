@@ -26,6 +26,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
+	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -83,4 +84,10 @@ type Options struct {
 	// AttributionWait is how long a change waits for the audit event that
 	// names who made it; 0 takes the Mirror controller's default.
 	AttributionWait time.Duration
+
+	// Share, when set, is this replica's share of the repositories: its
+	// controllers reconcile only the objects of the repositories it holds
+	// (package share). nil: this replica reconciles everything its cache
+	// holds.
+	Share share.Share
 }

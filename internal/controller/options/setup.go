@@ -59,6 +59,7 @@ func (o Options) SetupManaged(mgr ctrl.Manager, gvk schema.GroupVersionKind, opt
 		managed.WithConditionMetrics(o.ConditionMetrics),
 		managed.WithGone(o.forgetter(gvk.Kind)),
 	}, opts...)
+	all = append(all, o.shared(mgr, gvk)...)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), all...)
 	return r.SetupWithManager(mgr, o.ForControllerRuntime(), o.GlobalRateLimiter)
 }
