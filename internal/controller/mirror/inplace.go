@@ -17,7 +17,6 @@ limitations under the License.
 package mirror
 
 import (
-
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -72,4 +71,3 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirr
 	}
 	return ip, err
 }
-
