@@ -297,6 +297,10 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonHeadBranchMissing,
 			fmt.Sprintf(msgHeadMissingFmt, want.Head)+": "+err.Error(), min(headRetry, e.maxAge))
 	case err != nil:
+		// The forge may have opened it all the same (an answer lost to a
+		// timeout): the next reconcile lists again rather than trust the
+		// listing this create was decided on, and adopts what it finds.
+		e.listing.Invalidate()
 		return xpmanaged.ExternalCreation{}, e.forgeError(err, errCreate)
 	default:
 		e.listing.Record(pr)

@@ -41,6 +41,9 @@ type fakeForge struct {
 	fail  map[string]error
 	// autoMerge false answers AutoMerge with ErrUnsupported.
 	autoMerge bool
+	// lostCreate opens the next Create's pull request but answers it with
+	// an error, as a create whose answer timed out.
+	lostCreate error
 }
 
 func newFake(prs ...forge.PullRequest) *fakeForge {
@@ -105,6 +108,10 @@ func (f *fakeForge) Create(_ context.Context, s forge.Spec) (forge.PullRequest, 
 		HeadSHA: "abc", Title: s.Title, Body: s.Body, Draft: s.Draft, Labels: s.Labels, Reviewers: s.Reviewers, Assignees: s.Assignees}
 	f.prs[f.next] = pr
 	f.next++
+	if err := f.lostCreate; err != nil {
+		f.lostCreate = nil
+		return forge.PullRequest{}, err
+	}
 	return *pr, nil
 }
 
