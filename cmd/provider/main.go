@@ -106,15 +106,9 @@ func run(ctx context.Context, args []string) error {
 	if _, err := app.Parse(args); err != nil {
 		return err
 	}
-	if *pollJitter > 100 {
-		return errors.New("--poll-jitter-percentage must be between 0 and 100")
-	}
-	selector, err := labels.Parse(*watchSelector)
+	selector, jitter, err := checkFlags(*pollInterval, *pollJitter, *watchSelector, *shareRepos, *leaderElection)
 	if err != nil {
-		return errors.Wrap(err, "--watch-label-selector is not a label selector")
-	}
-	if *shareRepos && *leaderElection {
-		return errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
+		return err
 	}
 
 	level := zapcore.InfoLevel
@@ -228,7 +222,7 @@ func run(ctx context.Context, args []string) error {
 		},
 		Cache:                cache,
 		AllowInsecureRemotes: *allowInsecure,
-		PollJitter:           *pollInterval * time.Duration(*pollJitter) / 100,
+		PollJitter:           jitter,
 		ConditionMetrics:     conditions,
 		Forges:               forges(),
 		Audit:                store,
@@ -279,4 +273,20 @@ func forges() map[forge.Type]forge.Opener {
 		forge.Gitea:   gitea.New,
 		forge.Forgejo: gitea.New,
 	}
+}
+
+// checkFlags refuses flags that contradict themselves or each other, before
+// anything starts; it returns the watch label selector and the poll jitter.
+func checkFlags(poll time.Duration, pollJitter uint, watchSelector string, shareRepos, leaderElection bool) (labels.Selector, time.Duration, error) {
+	if pollJitter > 100 {
+		return nil, 0, errors.New("--poll-jitter-percentage must be between 0 and 100")
+	}
+	selector, err := labels.Parse(watchSelector)
+	if err != nil {
+		return nil, 0, errors.Wrap(err, "--watch-label-selector is not a label selector")
+	}
+	if shareRepos && leaderElection {
+		return nil, 0, errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
+	}
+	return selector, poll * time.Duration(pollJitter) / 100, nil
 }

@@ -83,7 +83,7 @@ func (r *Replica) Metric(name string, labels ...string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close() //nolint:errcheck // read to the end below
+	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return 0, err

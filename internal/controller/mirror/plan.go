@@ -196,6 +196,19 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 			}
 		}
 	}
+	owned = e.removals(mg, f, snap, want, &d, owned)
+	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned, Documents: ip.Docs}
+	mc := m.render()
+	if f.files[mp] != git.BlobSHA(mc) {
+		d.puts[mp] = git.File{Content: mc}
+	}
+	return d, nil
+}
+
+// removals adds to d the owned files of objects no longer wanted (or that
+// prune keeps, to owned), and returns owned.
+func (e *external) removals(mg *v1alpha1.Mirror, f folder, snap mirror.Snapshot, want map[string]bool, d *diff, owned []string) []string {
+	p := mg.Spec.ForProvider
 	for rel := range f.owned {
 		full := join(p.Path, rel)
 		if want[rel] || rel == MarkerFile {
@@ -212,12 +225,7 @@ func (e *external) plan(mg *v1alpha1.Mirror, head string, f folder, snap mirror.
 		d.changes = append(d.changes, deleteChange(full, rel, snap, mg))
 	}
 	slices.Sort(d.deletes)
-	m := marker{Mirror: markerOwner{Namespace: mg.GetNamespace(), Name: mg.GetName()}, Files: owned, Documents: ip.Docs}
-	mc := m.render()
-	if f.files[mp] != git.BlobSHA(mc) {
-		d.puts[mp] = git.File{Content: mc}
-	}
-	return d, nil
+	return owned
 }
 
 // heldAsIs records the file at rel as kept as Git has it: still owned (and
