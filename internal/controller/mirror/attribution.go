@@ -17,9 +17,7 @@ limitations under the License.
 package mirror
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +26,6 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
-	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
@@ -459,153 +456,4 @@ func (a *Attributions) failed(key string) {
 	if l := a.ledgers[key]; l != nil {
 		l.spending = nil
 	}
-}
-
-// parts splits d into one commit per author, ordered by when each author's
-// first change came; the marker goes with the last, so that it lists the
-// files once they are all there. An expectation of a path nothing writes
-// (the marker's, when it stays) goes with the first: it is what the plan
-// read.
-func parts(folder string, d diff, at attributed, msg func(n int) (string, error)) ([]git.Part, error) {
-	g := grouping{byAuthor: map[git.Signature]*group{}}
-	for full, f := range d.puts {
-		g.add(folder, full, &f, d, at)
-	}
-	for _, full := range d.deletes {
-		g.add(folder, full, nil, d, at)
-	}
-	out, err := g.commits(msg)
-	if err != nil {
-		return nil, err
-	}
-	for full, sha := range d.expect {
-		if _, put := d.puts[full]; put || slices.Contains(d.deletes, full) {
-			continue
-		}
-		expectIn(&out[0], full, sha)
-	}
-	return out, nil
-}
-
-// group is one author's commit.
-type group struct {
-	author    git.Signature
-	coauthors []git.Signature
-	when      time.Time
-	part      git.Part
-}
-
-// grouping sorts a diff's files into their authors' commits; rest holds
-// the files no attribution names (the marker).
-type grouping struct {
-	byAuthor map[git.Signature]*group
-	rest     git.Part
-}
-
-func (g *grouping) add(folder, full string, put *git.File, d diff, at attributed) {
-	rel, _ := relOf(folder, full)
-	tgt := &g.rest
-	if v, ok := at.byPath[rel]; ok {
-		gr := g.byAuthor[v.author]
-		if gr == nil {
-			gr = &group{author: v.author, when: v.when}
-			g.byAuthor[v.author] = gr
-		}
-		if v.when.Before(gr.when) {
-			gr.when = v.when
-		}
-		for _, c := range v.coauthors {
-			if c != gr.author && !slices.Contains(gr.coauthors, c) {
-				gr.coauthors = append(gr.coauthors, c)
-			}
-		}
-		tgt = &gr.part
-	}
-	if put != nil {
-		if tgt.Puts == nil {
-			tgt.Puts = map[string]git.File{}
-		}
-		tgt.Puts[full] = *put
-	} else {
-		tgt.Deletes = append(tgt.Deletes, full)
-	}
-	if sha, ok := d.expect[full]; ok {
-		expectIn(tgt, full, sha)
-	}
-}
-
-// commits are the groups in order, each with its message, the rest with
-// the last.
-func (g *grouping) commits(msg func(n int) (string, error)) ([]git.Part, error) {
-	ordered := make([]*group, 0, len(g.byAuthor))
-	for _, gr := range g.byAuthor {
-		ordered = append(ordered, gr)
-	}
-	slices.SortFunc(ordered, func(x, y *group) int {
-		return cmp.Or(x.when.Compare(y.when), strings.Compare(x.author.Name, y.author.Name), strings.Compare(x.author.Email, y.author.Email))
-	})
-	out := make([]git.Part, 0, len(ordered)+1)
-	for _, gr := range ordered {
-		slices.Sort(gr.part.Deletes)
-		m, err := msg(len(gr.part.Puts) + len(gr.part.Deletes))
-		if err != nil {
-			return nil, err
-		}
-		gr.part.Message = withCoauthors(m, gr.coauthors)
-		gr.part.Author = gr.author
-		out = append(out, gr.part)
-	}
-	if len(out) == 0 {
-		out = append(out, git.Part{})
-	}
-	last := &out[len(out)-1]
-	for full, f := range g.rest.Puts {
-		if last.Puts == nil {
-			last.Puts = map[string]git.File{}
-		}
-		last.Puts[full] = f
-	}
-	last.Deletes = append(last.Deletes, g.rest.Deletes...)
-	for full, sha := range g.rest.Expect {
-		expectIn(last, full, sha)
-	}
-	return out, nil
-}
-
-// expectIn adds the expectation that full holds sha to p.
-func expectIn(p *git.Part, full, sha string) {
-	if p.Expect == nil {
-		p.Expect = map[string]string{}
-	}
-	p.Expect[full] = sha
-}
-
-// withCoauthors adds a Co-authored-by trailer per co-author.
-func withCoauthors(msg string, co []git.Signature) string {
-	if len(co) == 0 {
-		return msg
-	}
-	var b strings.Builder
-	b.WriteString(msg)
-	b.WriteString("\n\n")
-	for i, c := range co {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("Co-authored-by: " + c.Name + " <" + c.Email + ">")
-	}
-	return b.String()
-}
-
-// refKey is keyOf of the Mirror nn.
-func refKey(nn types.NamespacedName) string {
-	return watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: nn}.Key()
-}
-
-// relOf is full relative to folder.
-func relOf(folder, full string) (string, bool) {
-	if folder == "." {
-		return full, true
-	}
-	return strings.CutPrefix(full, folder+"/")
 }

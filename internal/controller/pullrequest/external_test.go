@@ -456,35 +456,3 @@ func TestAutoMergeAskedOncePerHead(t *testing.T) {
 		t.Errorf("auto-merge requests: -want, +got:\n%s", diff)
 	}
 }
-
-// TestCreateAnswerLost: a create whose answer is lost (a timeout; the
-// forge opened it) is found by the next reconcile's list, never opened
-// again: the failed create drops the listing it was decided on.
-func TestCreateAnswerLost(t *testing.T) {
-	f := newFake()
-	f.lostCreate = context.DeadlineExceeded
-	clk := clocktesting.NewFakeClock(t0)
-	board := forge.NewBoard(clk)
-	pacer := forge.NewPacer(clk)
-	acc := &account{client: f}
-	connect := func() *external {
-		return &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{heads: map[string]string{"request/demo": "abc", "main": "def"}}, listing: board.For("k", f, time.Minute),
-			pacer: pacer, clock: clk, maxAge: time.Minute}
-	}
-	mg := pullRequest()
-	obs, err := connect().Observe(context.Background(), mg)
-	if err != nil || obs.ResourceExists {
-		t.Fatalf("first Observe: %+v, %v; want no pull request yet", obs, err)
-	}
-	if _, err := connect().Create(context.Background(), mg); err == nil {
-		t.Fatal("Create: the lost answer must be an error")
-	}
-	// The next reconcile, within the same poll interval.
-	obs, err = connect().Observe(context.Background(), mg)
-	if err != nil || !obs.ResourceExists {
-		t.Errorf("Observe after the lost create: %+v, %v; want the pull request the forge opened (a second create would follow)", obs, err)
-	}
-	if diff := cmp.Diff(map[string]int{"ListOpen": 2, "Create": 1}, f.calls); diff != "" {
-		t.Errorf("forge requests: -want, +got:\n%s", diff)
-	}
-}

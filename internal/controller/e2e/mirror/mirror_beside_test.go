@@ -34,7 +34,6 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 )
 
 // fluxManager is the field manager of Flux's kustomize-controller.
@@ -197,9 +196,9 @@ func TestMirrorSkipsWhatTheClusterMakes(t *testing.T) {
 	}
 }
 
-// TestMirrorIgnoreUsersRefused: ignore.users needs attribution, which the
-// provider does not have yet: the Mirror is Stalled InvalidSpec saying so,
-// and writes nothing.
+// TestMirrorIgnoreUsersRefused: ignore.users needs attribution: Audit (who
+// made a change is known only from audit events); without it the Mirror is
+// refused, saying so, and nothing is written.
 func TestMirrorIgnoreUsersRefused(t *testing.T) {
 	f := e2e.NewFixture(t)
 	e2e.StartProvider(t, "")
@@ -208,10 +207,11 @@ func TestMirrorIgnoreUsersRefused(t *testing.T) {
 		Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}},
 		Ignore:    &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}},
 	}, e2e.PCRef())
-	e2e.Create(t, m)
-	e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, spec.ReasonInvalidSpec))
-	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "attribution") {
-		t.Errorf("InvalidSpec does not say ignore.users needs attribution: %q", msg)
+	// Refused at admission (the CRD's rule; the controller checks the same
+	// rule again, TestRequestIgnore).
+	err := e2e.CP.Client.Create(context.Background(), m)
+	if err == nil || !strings.Contains(err.Error(), "ignore.users needs attribution: Audit") {
+		t.Fatalf("creating a Mirror with ignore.users and no attribution: %v, want the CRD's refusal", err)
 	}
 	e2e.WritesLanded(t)
 	if got := f.Repo.Head(t, "main"); got != head {
