@@ -41,7 +41,11 @@ GOLANGCI_LINT         ?= $(LOCALBIN)/golangci-lint
 STATIC_FLAGS          := -trimpath
 # -race: the e2e suite runs fetches, pushes and checks of one repository
 # concurrently, and the race detector has found a real bug there.
-GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m
+# -p: a test binary holds one of go test's slots while it runs, and the
+# end-to-end packages spend most of theirs waiting on a control plane, Git
+# servers and forges, so more of them run at once than there are cores.
+GO_TEST_PARALLEL      ?= 4
+GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m -p $(GO_TEST_PARALLEL)
 
 .PHONY: all
 all: build
