@@ -274,7 +274,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	}
 	observed := len(heads)
 	hmu.Unlock()
-	figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
+	e2e.Figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
 		fmt.Sprintf(" external-commits=%d heads-observed=%d forced=%d", landed, observed, forced))
 	if landed < nPushers {
 		for _, p := range pushers {
@@ -357,7 +357,7 @@ exit 0
 	if _, ok := f.Files(t, "main")[protected]; ok {
 		t.Errorf("%s reached the branch although the hook refuses it", protected)
 	}
-	figure(t, "push-refused-one-path", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
+	e2e.Figure(t, "push-refused-one-path", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
 }
 
 func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }

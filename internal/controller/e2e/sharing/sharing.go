@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shards_test
+// Package sharing holds what the end-to-end tests of replicas sharing the
+// repositories (--share-repositories) have in common: replicas started as
+// processes, fixtures by the dozen, waits over thousands of Files, and the
+// Git server's push log read for who pushed what. Its tests are two
+// packages (shards, failover), each with a control plane of its own, so
+// that go test runs them beside each other. Test support only: no shipped
+// binary imports it.
+package sharing
 
 import (
 	"context"
@@ -37,14 +44,14 @@ import (
 // Settings of the sharing tests: a short lease (renewed every 2s, a joiner
 // settles in 4s) so failovers fit a test's patience.
 const (
-	lease = 6 * time.Second
-	renew = lease / 3
-	poll  = 2 * time.Second
+	Lease = 6 * time.Second
+	Renew = Lease / 3
+	Poll  = 2 * time.Second
 )
 
-// scale is how many repositories and Files per repository the sharing
+// Scale is how many repositories and Files per repository the sharing
 // tests use; SHARE_REPOS and SHARE_FILES override the defaults.
-func scale(repos, files int) (int, int) {
+func Scale(repos, files int) (int, int) {
 	if v, err := strconv.Atoi(os.Getenv("SHARE_REPOS")); err == nil && v > 0 {
 		repos = v
 	}
@@ -54,8 +61,8 @@ func scale(repos, files int) (int, int) {
 	return repos, files
 }
 
-// namespace creates a namespace for the replicas' Leases.
-func namespace(t testing.TB) string {
+// Namespace creates a namespace for the replicas' Leases.
+func Namespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "leases-"}}
 	if err := e2e.CP.Client.Create(context.Background(), ns); err != nil {
@@ -64,27 +71,27 @@ func namespace(t testing.TB) string {
 	return ns.Name
 }
 
-// startShared starts n replicas sharing the repositories, their Leases in
+// StartShared starts n replicas sharing the repositories, their Leases in
 // ns, and waits until every one sees all n and holds its share.
-func startShared(t testing.TB, kubeconfig, ns string, n int) []*e2e.Replica {
+func StartShared(t testing.TB, kubeconfig, ns string, n int) []*e2e.Replica {
 	t.Helper()
 	rs := make([]*e2e.Replica, n)
 	for i := range rs {
-		rs[i] = startMember(t, kubeconfig, ns, fmt.Sprintf("replica-%d", i), lease)
+		rs[i] = StartMember(t, kubeconfig, ns, fmt.Sprintf("replica-%d", i), Lease)
 	}
-	settled(t, rs, n)
+	Settled(t, rs, n)
 	return rs
 }
 
-// startMember starts one replica sharing the repositories with a lease of
+// StartMember starts one replica sharing the repositories with a lease of
 // d, its Lease in ns.
-func startMember(t testing.TB, kubeconfig, ns, name string, d time.Duration) *e2e.Replica {
+func StartMember(t testing.TB, kubeconfig, ns, name string, d time.Duration) *e2e.Replica {
 	t.Helper()
 	return e2e.StartReplica(t, kubeconfig, name, "--share-repositories", "--share-lease-duration="+d.String(), "--share-namespace="+ns)
 }
 
-// settled waits until every replica of rs sees n members and is active.
-func settled(t testing.TB, rs []*e2e.Replica, n int) {
+// Settled waits until every replica of rs sees n members and is active.
+func Settled(t testing.TB, rs []*e2e.Replica, n int) {
 	t.Helper()
 	testenv.Eventually(t, time.Minute, func() error {
 		for _, r := range rs {
@@ -104,9 +111,9 @@ func settled(t testing.TB, rs []*e2e.Replica, n int) {
 	})
 }
 
-// repos makes n fixtures (a namespace, a ProviderConfig "git", a
+// Repos makes n fixtures (a namespace, a ProviderConfig "git", a
 // repository each) with the tests' commit window.
-func repos(t *testing.T, n int) []*e2e.Fixture {
+func Repos(t *testing.T, n int) []*e2e.Fixture {
 	t.Helper()
 	fx := make([]*e2e.Fixture, n)
 	for i := range fx {
@@ -116,9 +123,9 @@ func repos(t *testing.T, n int) []*e2e.Fixture {
 	return fx
 }
 
-// files creates m Files in each fixture, named prefix-<i>, and returns
+// Files creates m Files in each fixture, named prefix-<i>, and returns
 // them by fixture.
-func files(t *testing.T, fx []*e2e.Fixture, m int, prefix string) map[*e2e.Fixture][]*v1alpha1.File {
+func Files(t *testing.T, fx []*e2e.Fixture, m int, prefix string) map[*e2e.Fixture][]*v1alpha1.File {
 	t.Helper()
 	out := map[*e2e.Fixture][]*v1alpha1.File{}
 	for _, f := range fx {
@@ -131,20 +138,20 @@ func files(t *testing.T, fx []*e2e.Fixture, m int, prefix string) map[*e2e.Fixtu
 	return out
 }
 
-// allReady waits until every File of the fixtures is Ready, listing each
-// namespace once a second (a list of thousands of Files costs the API
+// AllReady waits until every File of the fixtures is Ready, listing each
+// Namespace once a second (a list of thousands of Files costs the API
 // server, and a second is well inside the poll).
-func allReady(t *testing.T, fx []*e2e.Fixture, timeout time.Duration) {
+func AllReady(t *testing.T, fx []*e2e.Fixture, timeout time.Duration) {
 	t.Helper()
 	nss := make([]string, len(fx))
 	for i, f := range fx {
 		nss[i] = f.Namespace
 	}
-	readyIn(t, nss, timeout)
+	ReadyIn(t, nss, timeout)
 }
 
-// readyIn waits until every File of the namespaces is Ready.
-func readyIn(t testing.TB, nss []string, timeout time.Duration) {
+// ReadyIn waits until every File of the namespaces is Ready.
+func ReadyIn(t testing.TB, nss []string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(time.Second)
@@ -173,9 +180,9 @@ func readyIn(t testing.TB, nss []string, timeout time.Duration) {
 	}
 }
 
-// exactlyOnce checks that every File is in its repository, carried by
+// ExactlyOnce checks that every File is in its repository, carried by
 // exactly one commit, and returns how many were lost and duplicated.
-func exactlyOnce(t *testing.T, byRepo map[*e2e.Fixture][]*v1alpha1.File) (lost, dup int) {
+func ExactlyOnce(t *testing.T, byRepo map[*e2e.Fixture][]*v1alpha1.File) (lost, dup int) {
 	t.Helper()
 	for f, fls := range byRepo {
 		tree := f.Files(t, "main")
@@ -194,8 +201,8 @@ func exactlyOnce(t *testing.T, byRepo map[*e2e.Fixture][]*v1alpha1.File) (lost, 
 	return lost, dup
 }
 
-// pushesTo are the pushes the Git server logged for fixture f's repository.
-func pushesTo(f *e2e.Fixture, all []testenv.Push) []testenv.Push {
+// PushesTo are the pushes the Git server logged for fixture f's repository.
+func PushesTo(f *e2e.Fixture, all []testenv.Push) []testenv.Push {
 	var out []testenv.Push
 	for _, p := range all {
 		if p.Repo == f.Repo.Name {
@@ -205,9 +212,9 @@ func pushesTo(f *e2e.Fixture, all []testenv.Push) []testenv.Push {
 	return out
 }
 
-// noOverlaps fails the test when two processes pushed one repository at
+// NoOverlaps fails the test when two processes pushed one repository at
 // overlapping times.
-func noOverlaps(t *testing.T, pushes []testenv.Push) {
+func NoOverlaps(t *testing.T, pushes []testenv.Push) {
 	t.Helper()
 	for _, o := range testenv.Overlaps(pushes) {
 		t.Errorf("%s pushed by %s (%s–%s) and %s (%s–%s) at once", o[0].Repo,
@@ -216,8 +223,8 @@ func noOverlaps(t *testing.T, pushes []testenv.Push) {
 	}
 }
 
-// writerOf reads the replica a fixture's ProviderConfig says writes it.
-func writerOf(t *testing.T, f *e2e.Fixture) string {
+// WriterOf reads the replica a fixture's ProviderConfig says writes it.
+func WriterOf(t *testing.T, f *e2e.Fixture) string {
 	t.Helper()
 	pc := &v1alpha1.ProviderConfig{}
 	if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: f.Namespace, Name: "git"}, pc); err != nil {
@@ -226,5 +233,58 @@ func writerOf(t *testing.T, f *e2e.Fixture) string {
 	return pc.Status.Writer
 }
 
-// clientKey is o's key.
-func clientKey(o client.Object) client.ObjectKey { return client.ObjectKeyFromObject(o) }
+// ClientKey is o's key.
+func ClientKey(o client.Object) client.ObjectKey { return client.ObjectKeyFromObject(o) }
+
+// ReplicaOf is the replica whose User-Agent is ua, or nil.
+func ReplicaOf(rs []*e2e.Replica, ua string) *e2e.Replica {
+	for _, r := range rs {
+		if r.UserAgent() == ua {
+			return r
+		}
+	}
+	return nil
+}
+
+// Holders maps each fixture to the one agent that pushed to it, failing the
+// test for a repository pushed by more than one or by none.
+func Holders(t *testing.T, fx []*e2e.Fixture, all []testenv.Push, after time.Time) map[*e2e.Fixture]string {
+	t.Helper()
+	out := map[*e2e.Fixture]string{}
+	for _, f := range fx {
+		agents := map[string]int{}
+		for _, p := range PushesTo(f, all) {
+			if p.Start.After(after) {
+				agents[p.UserAgent]++
+			}
+		}
+		if len(agents) != 1 {
+			t.Errorf("%s was pushed by %v, want exactly one replica", f.Repo.Name, agents)
+			continue
+		}
+		for ua := range agents {
+			out[f] = ua
+		}
+	}
+	return out
+}
+
+// OfRepos are the pushes to the fixtures' repositories.
+func OfRepos(fx []*e2e.Fixture, all []testenv.Push) []testenv.Push {
+	var out []testenv.Push
+	for _, f := range fx {
+		out = append(out, PushesTo(f, all)...)
+	}
+	return out
+}
+
+// Merge joins Files by fixture.
+func Merge(ms ...map[*e2e.Fixture][]*v1alpha1.File) map[*e2e.Fixture][]*v1alpha1.File {
+	out := map[*e2e.Fixture][]*v1alpha1.File{}
+	for _, m := range ms {
+		for f, fls := range m {
+			out[f] = append(out[f], fls...)
+		}
+	}
+	return out
+}
