@@ -29,6 +29,7 @@ import (
 )
 
 func TestConcurrentChangesLandInFewCommits(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -83,6 +84,7 @@ func TestConcurrentChangesLandInFewCommits(t *testing.T) {
 }
 
 func TestSatisfiedChangeIsUpToDate(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	head := s.repo.Head(t, "main")

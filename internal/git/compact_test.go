@@ -71,6 +71,7 @@ func TestPacksAreCompacted(t *testing.T) {
 // a pack of the whole history per fetch; it keeps at most fullFetchMaxPacks
 // of them, and all history stays readable.
 func TestFullFetchPacksAreCompacted(t *testing.T) {
+	t.Parallel()
 	s, _ := azureServer(t)
 	r, _ := newRepo(t, s.remote)
 	fetches := fullFetchMaxPacks + 4

@@ -148,6 +148,7 @@ func waitQueued(t *testing.T, w *writer, n int) {
 }
 
 func TestReadsAfterRefresh(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -190,6 +191,7 @@ func TestReadsAfterRefresh(t *testing.T) {
 }
 
 func TestRefreshCoalesces(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	s.http.ResetCounts()
@@ -286,6 +288,7 @@ func TestCrashIdempotence(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	m := NewMetrics()
 	reg := prometheus.NewRegistry()

@@ -206,6 +206,7 @@ func TestChangeErrorKinds(t *testing.T) {
 // (Gitea, git-http-backend behind a proxy) whose body is those same words,
 // or nothing, made "authentication required: authentication required".
 func TestAuthMessage(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		status int

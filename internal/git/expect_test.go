@@ -241,6 +241,7 @@ func retriesOf(t *testing.T, reg *prometheus.Registry) float64 {
 // TestPreconditionErrorNamesThePath: the message tells a person which path
 // changed and how, as conditions show it.
 func TestPreconditionErrorNamesThePath(t *testing.T) {
+	t.Parallel()
 	err := error(&Error{Kind: KindPathConflict, Err: &PreconditionError{Path: "live/a.yaml", Have: "abc"}})
 	want := fmt.Sprintf("%q changed on the branch after the change was computed: expected no file, found blob abc", "live/a.yaml")
 	if diff := cmp.Diff(want, err.Error()); diff != "" {

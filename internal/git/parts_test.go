@@ -330,6 +330,7 @@ func TestPartPreconditionFailsItsChange(t *testing.T) {
 // only when it would make the same commits: same files, part by part, by
 // the same people.
 func TestSameContentWithParts(t *testing.T) {
+	t.Parallel()
 	a := Part{Puts: map[string]File{"a": {Content: []byte("1")}}, Message: "Create a", Author: alice}
 	b := Part{Deletes: []string{"b"}, Message: "Delete b", Author: bob}
 	cases := map[string]struct {
@@ -379,6 +380,7 @@ func TestSameContentWithParts(t *testing.T) {
 // (the configuration's identity, which owns the key), so verify-commit
 // passes on each and git log names the person.
 func TestSignedPartsKeepTheirCommitter(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	signer := newSigner(t)
 	remote := s.remote

@@ -33,12 +33,16 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-func TestExternalWriterRace(t *testing.T) { externalWriterRace(t, httpServer(t)) }
+func TestExternalWriterRace(t *testing.T) {
+	t.Parallel()
+	externalWriterRace(t, httpServer(t))
+}
 
 // TestExternalWriterRaceAzure is the same race through a server that
 // answers as Azure DevOps does, where every fetch is one without haves:
 // nothing is lost, nothing forced.
 func TestExternalWriterRaceAzure(t *testing.T) {
+	t.Parallel()
 	s, _ := azureServer(t)
 	externalWriterRace(t, s)
 }

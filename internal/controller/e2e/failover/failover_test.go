@@ -33,24 +33,15 @@ import (
 // renewal and a poll; nothing is lost or committed twice; at no time do
 // two processes push one repository.
 func TestShareKill(t *testing.T) {
-	nRepos, nFiles := sharing.Scale(30, 50)
+	nRepos, nFiles := sharing.Scale(sharing.DefaultRepos, sharing.DefaultFiles)
 	kubeconfig := e2e.KubeconfigFile(t)
 	ns := sharing.Namespace(t)
 	fx := sharing.Repos(t, nRepos)
 	rs := sharing.StartShared(t, kubeconfig, ns, 3)
 	first := sharing.Files(t, fx, nFiles/2, "a")
 	sharing.AllReady(t, fx, 5*time.Minute)
-	victim := rs[0]
 	hs := sharing.Holders(t, fx, sharing.OfRepos(fx, e2e.HTTPGit.Pushes()), time.Time{})
-	var theirs []*e2e.Fixture
-	for f, ua := range hs {
-		if ua == victim.UserAgent() {
-			theirs = append(theirs, f)
-		}
-	}
-	if len(theirs) == 0 {
-		t.Fatalf("%s holds no repository: nothing to fail over", victim)
-	}
+	victim, theirs, survivors := sharing.Busiest(t, rs, hs)
 
 	// The second half arrives interleaved across repositories; the kill
 	// comes halfway through it, so every repository has Files created
@@ -103,7 +94,7 @@ func TestShareKill(t *testing.T) {
 		t.Logf("FIGURE share-kill repos=%d victim-repos=%d files=%d failover-p50=%.1fs failover-max=%.1fs bound=%s lost=%d duplicated=%d",
 			nRepos, len(theirs), nRepos*nFiles, failovers[len(failovers)/2].Seconds(), failovers[len(failovers)-1].Seconds(), bound, lost, dup)
 	}
-	sharing.Settled(t, rs[1:], 2)
+	sharing.Settled(t, survivors, 2)
 }
 
 // TestSharePause: a replica paused (SIGSTOP) with changes queued, past its
@@ -111,7 +102,7 @@ func TestShareKill(t *testing.T) {
 // it pushes nothing before it has rejoined and settled, the others wrote
 // its repositories meanwhile, and nothing is lost or committed twice.
 func TestSharePause(t *testing.T) {
-	nRepos, nFiles := sharing.Scale(30, 50)
+	nRepos, nFiles := sharing.Scale(sharing.DefaultRepos, sharing.DefaultFiles)
 	nRepos = max(3, nRepos/3)
 	kubeconfig := e2e.KubeconfigFile(t)
 	ns := sharing.Namespace(t)
@@ -119,17 +110,8 @@ func TestSharePause(t *testing.T) {
 	rs := sharing.StartShared(t, kubeconfig, ns, 3)
 	first := sharing.Files(t, fx, nFiles/2, "a")
 	sharing.AllReady(t, fx, 5*time.Minute)
-	victim := rs[2]
 	hs := sharing.Holders(t, fx, sharing.OfRepos(fx, e2e.HTTPGit.Pushes()), time.Time{})
-	var theirs []*e2e.Fixture
-	for f, ua := range hs {
-		if ua == victim.UserAgent() {
-			theirs = append(theirs, f)
-		}
-	}
-	if len(theirs) == 0 {
-		t.Fatalf("%s holds no repository", victim)
-	}
+	victim, theirs, others := sharing.Busiest(t, rs, hs)
 	// A window on its repositories longer than the step from queueing to
 	// the pause, and shorter than the time the others need to count it
 	// gone (over two thirds of a lease): what it is given next is still
@@ -158,7 +140,7 @@ func TestSharePause(t *testing.T) {
 	for _, f := range theirs {
 		e2e.SetWindow(t, f, e2e.Window)
 	}
-	sharing.Settled(t, rs[:2], 2)
+	sharing.Settled(t, others, 2)
 	meanwhile := sharing.Files(t, fx, 5, "m")
 	sharing.AllReady(t, fx, 5*time.Minute)
 

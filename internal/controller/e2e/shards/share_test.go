@@ -32,7 +32,7 @@ import (
 // ProviderConfig names as writer; every File lands in one commit; the
 // replicas' counts of repositories held add up to all of them.
 func TestShareThree(t *testing.T) {
-	nRepos, nFiles := sharing.Scale(30, 50)
+	nRepos, nFiles := sharing.Scale(sharing.DefaultRepos, sharing.DefaultFiles)
 	kubeconfig := e2e.KubeconfigFile(t)
 	ns := sharing.Namespace(t)
 	fx := sharing.Repos(t, nRepos)
