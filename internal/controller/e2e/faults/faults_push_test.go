@@ -57,12 +57,23 @@ func newPusher(t *testing.T, f *e2e.Fixture, id int) *pusher {
 	return &pusher{id: id, dir: dir}
 }
 
-// run commits and pushes until stop is closed; each commit adds a file of
-// its own, so any commit lost on the way shows as a missing file.
+// perPusher bounds what one pusher commits: enough to span the burst (a
+// commit every 100ms at best, 40 take 4s; the Files arrive in 2s), and a
+// bound, so the race ends. Unbounded, the pushers (each racing the others
+// as well) could outpace the provider's fetch-rebase-push rounds for as
+// long as a loaded machine kept them faster, and the test would measure
+// who is faster; bounded, every change the provider holds lands once the
+// pushers are done, whatever the load, and the checks below (nothing lost,
+// nothing forced, each resource in one commit) are what is left to fail.
+const perPusher = 40
+
+// run commits and pushes, perPusher commits at most, until stop is closed;
+// each commit adds a file of its own, so any commit lost on the way shows
+// as a missing file.
 func (p *pusher) run(stop <-chan struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for k := 0; ; k++ {
+	for k := 0; k < perPusher; k++ {
 		select {
 		case <-stop:
 			return
