@@ -28,6 +28,7 @@ import (
 // TestPacksAreCompacted: every push adds a pack to the clone; past maxPacks
 // they are merged into one, and every file is still readable.
 func TestPacksAreCompacted(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	r.SetCommitWindow(0)

@@ -238,6 +238,7 @@ func TestRefreshCoalesces(t *testing.T) {
 }
 
 func TestCrashIdempotence(t *testing.T) {
+	t.Parallel()
 	s := sshServer(t)
 	dir := t.TempDir()
 	c1, err := NewCache(dir, WithCommitWindow(time.Millisecond))

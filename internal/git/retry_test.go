@@ -179,6 +179,7 @@ func externalWriterRace(t *testing.T, s *server) {
 // updating the branch); the injected sleep records each wait instead of
 // sleeping, and releases the lock at the second wait.
 func TestPushRetriesBackOff(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	s.repo.CreateBranch(t, "doomed", "main")
 	main := s.repo.Head(t, "main")

@@ -133,6 +133,7 @@ func TestNewSSHSignerRefusesOtherKeys(t *testing.T) {
 // batch rebuilt after a foreign push won the race. A commit whose message
 // was rewritten under the same signature fails.
 func TestEveryCommitIsSigned(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	signer := newSigner(t)
 	remote := s.remote
