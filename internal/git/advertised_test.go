@@ -30,6 +30,7 @@ import (
 )
 
 func TestCheckAndDefaultBranch(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -86,6 +87,7 @@ func TestCheckAndDefaultBranch(t *testing.T) {
 // poll's) while that is younger than maxAge, by the cache's clock; an older
 // one, or a failed one, is asked again.
 func TestCheckWithinReusesTheLatestAdvertisement(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		adverts int64
 		err     bool

@@ -87,6 +87,7 @@ func TestEnqueueHoldsTheClone(t *testing.T) {
 // TestEnqueueOnEvictedClone: a clone evicted while a resource still held it
 // refuses the change, transiently, and says so through done.
 func TestEnqueueOnEvictedClone(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	clk := newFakeClock()
 	r, c := newRepo(t, s.remote, WithIdleTimeout(testIdle), WithClock(clk))

@@ -109,6 +109,7 @@ func TestEnqueueDedupsAndReplaces(t *testing.T) {
 // TestEnqueueFailureIsKept: a change that cannot land calls back and keeps
 // its error for the resource's next Observe.
 func TestEnqueueFailureIsKept(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	done := make(chan Result, 1)
@@ -128,6 +129,7 @@ func TestEnqueueFailureIsKept(t *testing.T) {
 // else pushed is reported with exactly the paths it changed, our own pushes
 // are not, and nothing is fetched while nothing moved.
 func TestPollReportsForeignMovesOnly(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {

@@ -49,6 +49,7 @@ func azureServer(t testing.TB) (*server, *testenv.AzureProxy) {
 // declare multi_ack (transport.UnsupportedCapabilities), which Azure
 // requires of every upload-pack request.
 func TestAzureDevOpsFetch(t *testing.T) {
+	t.Parallel()
 	s, p := azureServer(t)
 	r, _ := newRepo(t, s.remote)
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
@@ -99,6 +100,7 @@ func mustHead(t testing.TB, r *Repository, branch string) string {
 // server: changes land, another writer's commit is rebased onto (one
 // rejected attempt, a fetch, a new push) and nothing is lost.
 func TestAzureDevOpsWrite(t *testing.T) {
+	t.Parallel()
 	s, p := azureServer(t)
 	r, _ := newRepo(t, s.remote)
 	first := r.Submit(ctx(t), "main", Change{Puts: map[string]File{"apps/ours-1.yaml": {Content: []byte("ours: 1\n")}}, Message: "ours 1"})
@@ -169,6 +171,7 @@ func TestAzureDevOpsWrite(t *testing.T) {
 // TestAzureDevOpsCoalesced: concurrent Refresh calls through the Azure-like
 // server still share one fetch, full pack or not.
 func TestAzureDevOpsCoalesced(t *testing.T) {
+	t.Parallel()
 	s, p := azureServer(t)
 	r, _ := newRepo(t, s.remote)
 	var wg sync.WaitGroup
@@ -198,6 +201,7 @@ func TestAzureDevOpsCoalesced(t *testing.T) {
 // DevOps (whose upload-pack advertisement is then a bare flush) takes its
 // first commit, and a second writer's change lands on top of it.
 func TestAzureDevOpsEmptyRepository(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := testenv.NewBareRepo(t, root, "empty.git", nil)
 	h := testenv.NewHTTPServer(t, root, testUser, testToken)
@@ -229,6 +233,7 @@ func TestAzureDevOpsEmptyRepository(t *testing.T) {
 // declares multi_ack_detailed and reads the answer over SSH as well as over
 // HTTP: git's upload-pack negotiates as a multi_ack server then, as Azure's.
 func TestFullFetchEveryTransport(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -258,6 +263,7 @@ func TestFullFetchEveryTransport(t *testing.T) {
 }
 
 func TestRequiresMultiACK(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		host string
 		want bool
@@ -281,6 +287,7 @@ func TestRequiresMultiACK(t *testing.T) {
 }
 
 func TestRefusedForMultiACK(t *testing.T) {
+	t.Parallel()
 	status := func(code int, body string) error {
 		req := &http.Request{URL: &url.URL{Scheme: "https", Host: "dev.azure.com", Path: "/o/p/_git/r/git-upload-pack"}}
 		return plumbing.NewUnexpectedError(&githttp.Err{Response: &http.Response{StatusCode: code, Request: req}, Reason: body})

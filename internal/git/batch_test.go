@@ -29,6 +29,7 @@ import (
 )
 
 func TestConcurrentChangesLandInFewCommits(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -83,6 +84,7 @@ func TestConcurrentChangesLandInFewCommits(t *testing.T) {
 }
 
 func TestSatisfiedChangeIsUpToDate(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	head := s.repo.Head(t, "main")
@@ -108,8 +110,9 @@ func TestSatisfiedChangeIsUpToDate(t *testing.T) {
 }
 
 func TestBatchShapes(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
-	r, _ := newRepo(t, s.remote, WithCommitWindow(2*time.Second))
+	r := newWindowRepo(t, s.remote, 2*time.Second)
 	before := s.repo.Head(t, "main")
 	changes := []Change{
 		{Puts: map[string]File{"a": {Content: []byte("1")}}, Message: "put a", Resource: Resource{Kind: "File", Namespace: "ns", Name: "a", UID: "ua"}},
@@ -152,12 +155,12 @@ func TestBatchShapes(t *testing.T) {
 // other changes of the batch still land and only that one reports the
 // refusal.
 func TestRejectedChangeDoesNotBlockItsBatch(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	s.repo.SetHook(t, "pre-receive", `while read old new ref; do
   if git diff --name-only "$old" "$new" | grep -q '^bad/'; then echo "bad/ is protected" >&2; exit 1; fi
 done`)
-	r, _ := newRepo(t, s.remote)
-	r.SetCommitWindow(500 * time.Millisecond)
+	r := newWindowRepo(t, s.remote, 500*time.Millisecond)
 	paths := []string{"good/1.txt", "bad/x.txt", "good/2.txt"}
 	changes := make([]Change, len(paths))
 	for i, p := range paths {
@@ -188,13 +191,13 @@ done`)
 // split in halves until the culprit stands alone, and every half without it
 // lands in one push.
 func TestRejectedChangeIsFoundByHalving(t *testing.T) {
+	t.Parallel()
 	const n = 16
 	s := httpServer(t)
 	s.repo.SetHook(t, "pre-receive", `while read old new ref; do
   if git diff --name-only "$old" "$new" | grep -q '^bad/'; then echo "bad/ is protected" >&2; exit 1; fi
 done`)
-	r, _ := newRepo(t, s.remote)
-	r.SetCommitWindow(2 * time.Second)
+	r := newWindowRepo(t, s.remote, 2*time.Second)
 	changes := make([]Change, n)
 	for i := range changes {
 		p := fmt.Sprintf("good/%02d.txt", i)
@@ -224,9 +227,9 @@ done`)
 // reports a commit holding its content, even when a later change in the
 // same batch rewrites the same path.
 func TestSatisfiedChangeIsCreditedToACommitThatHoldsIt(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
-	r, _ := newRepo(t, s.remote)
-	r.SetCommitWindow(time.Second)
+	r := newWindowRepo(t, s.remote, time.Second)
 	base := s.repo.Head(t, "main")
 	changes := []Change{
 		// Already on main (the seed): up to date against the base.

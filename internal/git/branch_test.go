@@ -25,6 +25,7 @@ import (
 )
 
 func TestBranchCreateDelete(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	main := s.repo.Head(t, "main")
@@ -59,6 +60,7 @@ func TestBranchCreateDelete(t *testing.T) {
 // clone never downloaded must not leave a local ref at a missing object,
 // which would break every later read and fetch of the repository.
 func TestCreateBranchFromUnfetchedCommit(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {

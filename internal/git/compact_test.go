@@ -28,6 +28,7 @@ import (
 // TestPacksAreCompacted: every push adds a pack to the clone; past maxPacks
 // they are merged into one, and every file is still readable.
 func TestPacksAreCompacted(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	r.SetCommitWindow(0)
@@ -71,6 +72,7 @@ func TestPacksAreCompacted(t *testing.T) {
 // a pack of the whole history per fetch; it keeps at most fullFetchMaxPacks
 // of them, and all history stays readable.
 func TestFullFetchPacksAreCompacted(t *testing.T) {
+	t.Parallel()
 	s, _ := azureServer(t)
 	r, _ := newRepo(t, s.remote)
 	fetches := fullFetchMaxPacks + 4

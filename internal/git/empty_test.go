@@ -62,6 +62,7 @@ func stateOf(t *testing.T, s *server, branch string) serverState {
 }
 
 func TestEmptyRepositoryFirstCommit(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		upToDate bool
 		noCommit bool
@@ -176,6 +177,7 @@ func freshEmpty(t *testing.T, s *server) *server {
 // is a Branch's to say), and a Branch without from starts at the default
 // branch.
 func TestEmptyRepositoryOnlyFirstWriteIsRoot(t *testing.T) {
+	t.Parallel()
 	s := emptyServers(t)[0]
 	r, _ := newRepo(t, s.remote)
 	if err := r.Refresh(ctx(t), 0, "main", "staging"); err != nil {
@@ -223,6 +225,7 @@ func seedOver(t *testing.T, s *server) {
 // configuration authors it, and commits it too when it signs (a forge shows
 // a signature as verified by the committer's e-mail).
 func TestEmptyRepositoryFirstCommitIdentity(t *testing.T) {
+	t.Parallel()
 	bot := Signature{Name: "Platform Bot", Email: "platform-bot@example.org"}
 	cases := map[string]struct {
 		reason string

@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
@@ -113,6 +114,12 @@ func hashObject(t testing.TB, content string) string {
 // resources do, but waits until each is queued before submitting the next,
 // so the writer's queue (and so the batch) order is the slice order. It
 // returns their results once all are done.
+//
+// On a cache whose clock is fake (newWindowRepo), the commit window closes
+// only when submitInOrder steps the clock past it, once every change is
+// queued (and again whenever the writer waits on it once more): the batch is
+// exactly the slice, however loaded the machine, and a window of seconds
+// costs none.
 func submitInOrder(t *testing.T, r *Repository, branch string, changes []Change) []Result {
 	t.Helper()
 	results := make([]Result, len(changes))
@@ -123,8 +130,36 @@ func submitInOrder(t *testing.T, r *Repository, branch string, changes []Change)
 		go func() { defer wg.Done(); results[i] = r.Submit(ctx(t), branch, c) }()
 		waitQueued(t, w, i+1)
 	}
+	if clk, ok := r.cache.opts.Clock.(*testingclock.FakeClock); ok {
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		for {
+			select {
+			case <-done:
+				return results
+			default:
+			}
+			// Only a writer's window waits on the cache's clock.
+			if clk.HasWaiters() {
+				w.mu.Lock()
+				d := w.windowLocked()
+				w.mu.Unlock()
+				clk.Step(d)
+			}
+			time.Sleep(time.Millisecond) // polling interval of a wait on a condition
+		}
+	}
 	wg.Wait()
 	return results
+}
+
+// newWindowRepo is newRepo with a commit window of d on a fake clock, for
+// submitInOrder to close: what one batch collects is then decided by the
+// test, not by how fast the machine queues the changes.
+func newWindowRepo(t *testing.T, remote Remote, d time.Duration, opts ...Option) *Repository {
+	t.Helper()
+	r, _ := newRepo(t, remote, append([]Option{WithCommitWindow(d), WithClock(newFakeClock())}, opts...)...)
+	return r
 }
 
 // waitQueued waits until exactly n operations wait in w's queue. It fails
@@ -148,6 +183,7 @@ func waitQueued(t *testing.T, w *writer, n int) {
 }
 
 func TestReadsAfterRefresh(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -190,6 +226,7 @@ func TestReadsAfterRefresh(t *testing.T) {
 }
 
 func TestRefreshCoalesces(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	s.http.ResetCounts()
@@ -236,6 +273,7 @@ func TestRefreshCoalesces(t *testing.T) {
 }
 
 func TestCrashIdempotence(t *testing.T) {
+	t.Parallel()
 	s := sshServer(t)
 	dir := t.TempDir()
 	c1, err := NewCache(dir, WithCommitWindow(time.Millisecond))
@@ -286,6 +324,7 @@ func TestCrashIdempotence(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	m := NewMetrics()
 	reg := prometheus.NewRegistry()

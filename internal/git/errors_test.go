@@ -29,6 +29,7 @@ import (
 )
 
 func TestTypedErrors(t *testing.T) {
+	t.Parallel()
 	hs := httpServer(t)
 	ss := sshServer(t)
 	otherHost := []byte("[127.0.0.1]:1 " + strings.SplitN(string(ss.ssh.KnownHosts), " ", 2)[1])
@@ -114,6 +115,7 @@ func TestTypedErrors(t *testing.T) {
 // KindInvalidChange), never KindInvalid, which blames the repository's
 // configuration and so would point a human at the wrong object.
 func TestChangeErrorKinds(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote, WithCommitWindow(time.Millisecond))
 	main := s.repo.Head(t, "main")
@@ -206,6 +208,7 @@ func TestChangeErrorKinds(t *testing.T) {
 // (Gitea, git-http-backend behind a proxy) whose body is those same words,
 // or nothing, made "authentication required: authentication required".
 func TestAuthMessage(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		status int

@@ -142,6 +142,7 @@ func TestIdleEviction(t *testing.T) {
 // TestIdleEvictionAfterRotation: a rotated credential is a new identity, so
 // a new clone; the old one turns idle and goes, the new one stays.
 func TestIdleEvictionAfterRotation(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	clk := newFakeClock()
 	c, err := NewCache(t.TempDir(), WithIdleTimeout(testIdle), WithClock(clk))
@@ -178,6 +179,7 @@ func TestIdleEvictionAfterRotation(t *testing.T) {
 // left (its credentials rotated while the provider was down) is removed
 // once nothing opened it for an idle timeout; one opened again stays.
 func TestStaleClonesOfEarlierProcess(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	dir := t.TempDir()
 	first, err := NewCache(dir, WithIdleTimeout(0))

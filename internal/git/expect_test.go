@@ -38,6 +38,7 @@ import (
 // nothing is left to timing, as the clone does not fetch before its first
 // build.
 func TestExpectHoldsWhereTheCommitLands(t *testing.T) {
+	t.Parallel()
 	const hand = "written by a person\n"
 	put := func(name, path, content string, expect map[string]string) Change {
 		return Change{Puts: map[string]File{path: {Content: []byte(content)}}, Expect: expect, Message: name,
@@ -170,13 +171,14 @@ func TestExpectHoldsWhereTheCommitLands(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := httpServer(t)
 			m := NewMetrics()
 			reg := prometheus.NewRegistry()
 			if err := m.Register(reg); err != nil {
 				t.Fatal(err)
 			}
-			r, _ := newRepo(t, s.remote, WithCommitWindow(time.Second), WithMetrics(m), func(o *Options) {
+			r := newWindowRepo(t, s.remote, time.Second, WithMetrics(m), func(o *Options) {
 				// The retry needs no backoff here: nobody else is pushing.
 				o.sleep = func(context.Context, time.Duration) error { return nil }
 			})
@@ -241,6 +243,7 @@ func retriesOf(t *testing.T, reg *prometheus.Registry) float64 {
 // TestPreconditionErrorNamesThePath: the message tells a person which path
 // changed and how, as conditions show it.
 func TestPreconditionErrorNamesThePath(t *testing.T) {
+	t.Parallel()
 	err := error(&Error{Kind: KindPathConflict, Err: &PreconditionError{Path: "live/a.yaml", Have: "abc"}})
 	want := fmt.Sprintf("%q changed on the branch after the change was computed: expected no file, found blob abc", "live/a.yaml")
 	if diff := cmp.Diff(want, err.Error()); diff != "" {

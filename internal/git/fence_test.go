@@ -43,6 +43,7 @@ func (f *fence) MayPush(key string) bool {
 // transiently; once the repository is held again the same change lands.
 // Every request carries the User-Agent the cache was given.
 func TestFence(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	f := &fence{}
 	r, _ := newRepo(t, s.remote, WithFence(f), WithUserAgent("provider-git/replica-a"))

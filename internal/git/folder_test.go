@@ -26,6 +26,7 @@ import (
 )
 
 func TestListFiles(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			r, _ := newRepo(t, s.remote)
@@ -75,6 +76,7 @@ func TestListFiles(t *testing.T) {
 // as one commit, and the listing afterwards holds exactly what it asked,
 // with blob SHAs equal to BlobSHA of the content.
 func TestFolderChangeOfManyPutsAndDeletes(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
 	if err := r.Refresh(ctx(t), time.Minute, "main"); err != nil {
@@ -115,6 +117,7 @@ func TestFolderChangeOfManyPutsAndDeletes(t *testing.T) {
 }
 
 func TestBlobSHA(t *testing.T) {
+	t.Parallel()
 	for _, content := range []string{"", "hello\n", strings.Repeat("x", 70000)} {
 		if got, want := BlobSHA([]byte(content)), hashObject(t, content); got != want {
 			t.Errorf("BlobSHA(%d bytes) = %s, git hash-object says %s", len(content), got, want)

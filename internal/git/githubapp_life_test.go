@@ -41,6 +41,7 @@ func appSources(c *Cache) int {
 // through each one's own TLS settings; a source goes with the last clone
 // that uses it.
 func TestGitHubAppSourcePerConnection(t *testing.T) {
+	t.Parallel()
 	key, keyPEM := rsaKeyPEM(t)
 	clock := testingclock.NewFakeClock(time.Now())
 	gh := &fakeGitHub{pub: &key.PublicKey, clock: clock}
@@ -90,6 +91,7 @@ func TestGitHubAppSourcePerConnection(t *testing.T) {
 // TestGitHubAppSourceRotation: after the App's key rotates, the old key's
 // source (and its RSA key) goes when its clone does, and the new one stays.
 func TestGitHubAppSourceRotation(t *testing.T) {
+	t.Parallel()
 	_, oldPEM := rsaKeyPEM(t)
 	_, newPEM := rsaKeyPEM(t)
 	clock := testingclock.NewFakeClock(time.Now())

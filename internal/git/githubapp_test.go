@@ -131,6 +131,7 @@ func rsaKeyPEM(t *testing.T) (*rsa.PrivateKey, []byte) {
 // and reuses it for every fetch and push until five minutes before it
 // expires, then mints the next; concurrent sessions share one request.
 func TestGitHubAppTokens(t *testing.T) {
+	t.Parallel()
 	key, keyPEM := rsaKeyPEM(t)
 	clock := testingclock.NewFakeClock(time.Now())
 	gh := newFakeGitHub(t, &key.PublicKey, clock)
@@ -202,6 +203,7 @@ func TestGitHubAppTokens(t *testing.T) {
 }
 
 func TestGitHubAppRefused(t *testing.T) {
+	t.Parallel()
 	key, keyPEM := rsaKeyPEM(t)
 	_, otherPEM := rsaKeyPEM(t)
 	clock := testingclock.NewFakeClock(time.Now())

@@ -51,6 +51,7 @@ func (l *moveLog) take() []HeadMove {
 // branch created, a branch deleted), and a commit someone else pushed once
 // a fetch brings it; a fetch that moves nothing tells nothing.
 func TestHeadMoves(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	r, c := newRepo(t, s.remote)
 	log := &moveLog{}

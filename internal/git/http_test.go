@@ -41,6 +41,7 @@ func httpsServer(t *testing.T) (*server, []byte) {
 }
 
 func TestCABundle(t *testing.T) {
+	t.Parallel()
 	s, ca := httpsServer(t)
 	_, otherCA := httpsServer(t)
 	cases := map[string]struct {
@@ -88,6 +89,7 @@ func TestCABundle(t *testing.T) {
 }
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	cases := map[string]struct {
 		reason string
@@ -182,6 +184,7 @@ func (p *connectProxy) seen() []string {
 // chosen from the environment, so the proxy choice is injected here and
 // the environment's reading is tested on its own below.
 func TestProxy(t *testing.T) {
+	t.Parallel()
 	s, ca := httpsServer(t)
 	p := startConnectProxy(t)
 	remote := s.remote
@@ -209,6 +212,7 @@ func TestProxy(t *testing.T) {
 }
 
 func TestProxyFromEnvironment(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		env    map[string]string

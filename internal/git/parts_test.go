@@ -74,6 +74,7 @@ func commitsSince(t *testing.T, s *server, before, ref string) []logLine {
 // and resource, between the commits of the changes queued around it; the
 // whole batch is still one push.
 func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	const provider = "provider-git <provider-git@crossplane.io>"
 	plain := func(name, path string) Change {
 		return Change{Puts: map[string]File{path: {Content: []byte(name + "\n")}}, Message: "put " + name,
@@ -198,8 +199,9 @@ func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := httpServer(t)
-			r, _ := newRepo(t, s.remote, WithCommitWindow(2*time.Second))
+			r := newWindowRepo(t, s.remote, 2*time.Second)
 			before := s.repo.Head(t, "main")
 			results := submitInOrder(t, r, "main", tc.changes)
 			got := want{commits: commitsSince(t, s, before, "main"), pushes: s.http.Counts().ReceivePackPosts}
@@ -235,6 +237,7 @@ func TestPartsAreCommitsOfTheirOwn(t *testing.T) {
 // whole change with its PreconditionError, nothing of that change lands,
 // and the rest of the batch does.
 func TestPartPreconditionFailsItsChange(t *testing.T) {
+	t.Parallel()
 	const hand = "written by a person\n"
 	other := Change{Puts: map[string]File{"other/y.txt": {Content: []byte("y\n")}}, Message: "other", Resource: Resource{Kind: "File", Namespace: "ns", Name: "y"}}
 	cases := map[string]struct {
@@ -277,13 +280,14 @@ func TestPartPreconditionFailsItsChange(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := httpServer(t)
 			m := NewMetrics()
 			reg := prometheus.NewRegistry()
 			if err := m.Register(reg); err != nil {
 				t.Fatal(err)
 			}
-			r, _ := newRepo(t, s.remote, WithCommitWindow(time.Second), WithMetrics(m), func(o *Options) {
+			r := newWindowRepo(t, s.remote, time.Second, WithMetrics(m), func(o *Options) {
 				o.sleep = func(context.Context, time.Duration) error { return nil }
 			})
 			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
@@ -330,6 +334,7 @@ func TestPartPreconditionFailsItsChange(t *testing.T) {
 // only when it would make the same commits: same files, part by part, by
 // the same people.
 func TestSameContentWithParts(t *testing.T) {
+	t.Parallel()
 	a := Part{Puts: map[string]File{"a": {Content: []byte("1")}}, Message: "Create a", Author: alice}
 	b := Part{Deletes: []string{"b"}, Message: "Delete b", Author: bob}
 	cases := map[string]struct {
@@ -379,6 +384,7 @@ func TestSameContentWithParts(t *testing.T) {
 // (the configuration's identity, which owns the key), so verify-commit
 // passes on each and git log names the person.
 func TestSignedPartsKeepTheirCommitter(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	signer := newSigner(t)
 	remote := s.remote

@@ -50,6 +50,7 @@ var forgeRefusals = map[string]struct {
 // from the real Gitea and from a loopback server whose pre-receive hook
 // says what GitHub and GitLab say.
 func TestProtectedBranchWords(t *testing.T) {
+	t.Parallel()
 	type target struct {
 		remote Remote
 		words  []string

@@ -25,6 +25,7 @@ import (
 )
 
 func TestRemoteMessagesExplain(t *testing.T) {
+	t.Parallel()
 	refused := &Error{Kind: KindRejected, Err: errors.New("pre-receive hook declined")}
 	cases := map[string]struct {
 		reason string

@@ -23,6 +23,7 @@ import (
 )
 
 func TestRepositoryKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		urls   []string
@@ -74,6 +75,7 @@ func TestRepositoryKey(t *testing.T) {
 // TestProtocol: the scheme is read from the parsed URL, case-insensitively,
 // so HTTP:// is http wherever a scheme is decided.
 func TestProtocol(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		url    string

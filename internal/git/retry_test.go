@@ -19,7 +19,6 @@ package git
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,12 +33,16 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-func TestExternalWriterRace(t *testing.T) { externalWriterRace(t, httpServer(t)) }
+func TestExternalWriterRace(t *testing.T) {
+	t.Parallel()
+	externalWriterRace(t, httpServer(t))
+}
 
 // TestExternalWriterRaceAzure is the same race through a server that
 // answers as Azure DevOps does, where every fetch is one without haves:
 // nothing is lost, nothing forced.
 func TestExternalWriterRaceAzure(t *testing.T) {
+	t.Parallel()
 	s, _ := azureServer(t)
 	externalWriterRace(t, s)
 }
@@ -47,60 +50,36 @@ func TestExternalWriterRaceAzure(t *testing.T) {
 // externalWriterRace races engine writers against an external writer
 // pushing to s directly, then checks that every change of both landed,
 // each branch update a fast-forward.
+//
+// The race is placed, not left to the scheduler: a push gate holds each
+// engine push after it built its commit on the head it read, and the
+// external writer lands its commits exactly there, two held pushes in every
+// three, so the engine loses two races in a row, rebases and wins the third.
+// Left to the clock (an external writer pushing over the file system every
+// 20-60 ms), the engine's fetch-rebase-push round outlasted the external
+// cadence on a loaded machine and lost every race until its attempts ran
+// out ("gave up after 30 attempts"): a contest of speeds, not the property.
+// With the race placed, the production bound (DefaultMaxPushAttempts)
+// holds however loaded the machine is, and each lost race is exactly one
+// retry.
 func externalWriterRace(t *testing.T, s *server) {
 	m := NewMetrics()
 	reg := prometheus.NewRegistry()
 	if err := m.Register(reg); err != nil {
 		t.Fatal(err)
 	}
+	gate := testenv.NewPushGate(t, s.repo)
 	r, _ := newRepo(t, s.remote, WithCommitWindow(20*time.Millisecond), WithMetrics(m), func(o *Options) {
-		o.MaxPushAttempts, o.RetryBackoff = 30, 20*time.Millisecond
+		o.MaxPushAttempts, o.RetryBackoff = DefaultMaxPushAttempts, time.Millisecond
 	})
 	start := s.repo.Head(t, "main")
 
-	// Both sides write until the external writer has landed enough commits
-	// to have raced the engine (or a deadline passes, which fails below).
+	// The engine writers submit until the external writer has landed all
+	// its commits (and at least minEach each): there is always a push for
+	// the gate to hold while the external writer still has commits to land.
 	const wantExternal = 8
-	stop := make(chan struct{})
-	var external []string // files the external writer landed
 	var landed atomic.Int32
-	var extDone sync.WaitGroup
-	extDone.Add(1)
-	go func() {
-		defer extDone.Done()
-		w, err := s.repo.NewWriter()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer w.Close()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			p := fmt.Sprintf("ext/e%03d", i)
-			_, err := w.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: p}})
-			if err == nil {
-				external = append(external, p)
-				landed.Add(1)
-			} else if !strings.Contains(err.Error(), "rejected") {
-				t.Errorf("external writer: %v", err)
-				return
-			}
-			// A busy bot's pace, not a tight loop: pushing over the file
-			// system with no pause, it won every race on a loaded machine
-			// (-race, parallel packages) and starved the engine's bounded
-			// retries, which proves nothing about losing changes.
-			time.Sleep(time.Duration(20+rand.IntN(40)) * time.Millisecond)
-		}
-	}()
-
 	const writers, minEach = 8, 6
-	// The writers stop as soon as the external one has landed enough, so
-	// the deadline only matters on a machine loaded enough to slow it down.
-	deadline := time.Now().Add(2 * time.Minute)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var heads, engine []string
@@ -108,7 +87,7 @@ func externalWriterRace(t *testing.T, s *server) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < minEach || (landed.Load() < wantExternal && time.Now().Before(deadline)); i++ {
+			for i := 0; i < minEach || landed.Load() < wantExternal; i++ {
 				p := fmt.Sprintf("eng/w%d-%d", w, i)
 				res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}, Message: p,
 					Resource: Resource{Kind: "File", Namespace: "ns", Name: p, UID: p}})
@@ -120,15 +99,31 @@ func externalWriterRace(t *testing.T, s *server) {
 				heads = append(heads, res.Commit)
 				engine = append(engine, p)
 				mu.Unlock()
-				// A resource-like pace, so the slower external writer gets
-				// its turns too instead of losing every race.
-				time.Sleep(100 * time.Millisecond)
 			}
 		}()
 	}
+
+	ext, err := s.repo.NewWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ext.Close()
+	var external []string // files the external writer landed
+	for n := 1; len(external) < wantExternal; n++ {
+		gate.Held(t, n, 2*time.Minute)
+		if n%3 != 0 {
+			p := fmt.Sprintf("ext/e%03d", len(external))
+			if _, err := ext.Commit("main", testenv.CommitSpec{Message: "external " + p, Files: map[string]string{p: p}}); err != nil {
+				gate.Open(t)
+				t.Fatalf("external writer, at held push %d: %v", n, err)
+			}
+			external = append(external, p)
+			landed.Add(1)
+		}
+		gate.Release(t, n)
+	}
+	gate.Open(t)
 	wg.Wait()
-	close(stop)
-	extDone.Wait()
 
 	final := s.repo.Head(t, "main")
 	files := s.repo.Files(t, "main")
@@ -141,9 +136,6 @@ func externalWriterRace(t *testing.T, s *server) {
 		if files[p] != p {
 			t.Errorf("external change %s lost", p)
 		}
-	}
-	if len(external) < wantExternal {
-		t.Errorf("the external writer landed %d commits, want >= %d: the race was not exercised", len(external), wantExternal)
 	}
 	for _, h := range heads {
 		if !s.repo.IsAncestor(t, h, final) {
@@ -172,6 +164,11 @@ func externalWriterRace(t *testing.T, s *server) {
 			}
 		}
 	}
+	// Each commit the external writer landed under a held push cost that
+	// push one lost race, and nothing else made the engine push again.
+	if retries != wantExternal {
+		t.Errorf("engine push retries = %v, want %d: one per race the external writer won", retries, wantExternal)
+	}
 	t.Logf("engine changes: %d; external commits: %d; engine push retries: %v", len(engine), len(external), retries)
 }
 
@@ -182,6 +179,7 @@ func externalWriterRace(t *testing.T, s *server) {
 // updating the branch); the injected sleep records each wait instead of
 // sleeping, and releases the lock at the second wait.
 func TestPushRetriesBackOff(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	s.repo.CreateBranch(t, "doomed", "main")
 	main := s.repo.Head(t, "main")

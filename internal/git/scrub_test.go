@@ -24,6 +24,7 @@ import (
 )
 
 func TestScrub(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		reason string
 		msg    string

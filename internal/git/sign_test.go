@@ -55,6 +55,7 @@ func newSigner(t *testing.T) *SSHSigner {
 // TestSSHSignatureVerifiesWithSSHKeygen checks the signature format on its
 // own, against OpenSSH's verifier: what git runs for gpg.format=ssh.
 func TestSSHSignatureVerifiesWithSSHKeygen(t *testing.T) {
+	t.Parallel()
 	s := newSigner(t)
 	dir := t.TempDir()
 	allowed := filepath.Join(dir, "allowed_signers")
@@ -91,6 +92,7 @@ func TestSSHSignatureVerifiesWithSSHKeygen(t *testing.T) {
 }
 
 func TestNewSSHSignerRefusesOtherKeys(t *testing.T) {
+	t.Parallel()
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +133,7 @@ func TestNewSSHSignerRefusesOtherKeys(t *testing.T) {
 // batch rebuilt after a foreign push won the race. A commit whose message
 // was rewritten under the same signature fails.
 func TestEveryCommitIsSigned(t *testing.T) {
+	t.Parallel()
 	s := httpServer(t)
 	signer := newSigner(t)
 	remote := s.remote
@@ -194,6 +197,7 @@ func TestEveryCommitIsSigned(t *testing.T) {
 }
 
 func TestFirstCommitOfEmptyRepositoryIsSigned(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	h := testenv.NewHTTPServer(t, root, testUser, testToken)
 	signer := newSigner(t)
@@ -221,6 +225,7 @@ func TestFirstCommitOfEmptyRepositoryIsSigned(t *testing.T) {
 }
 
 func TestSignerIsPartOfTheCloneIdentity(t *testing.T) {
+	t.Parallel()
 	priv, _, err := GenerateSSHKey("")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 // TestTreeCache: a tree read twice is decoded once, the cache holds at most
 // maxTreeEntries entries, and the oldest tree goes first.
 func TestTreeCache(t *testing.T) {
+	t.Parallel()
 	const perTree = 1000
 	st := memory.NewStorage()
 	hashes := make([]plumbing.Hash, maxTreeEntries/perTree+1)

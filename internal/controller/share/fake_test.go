@@ -41,6 +41,9 @@ type leases struct {
 	requests int
 	// down fails every request, as an unreachable API server would.
 	down bool
+	// slow, when set, runs inside every Update before it lands: a slow
+	// API server, during which a test moves the clock and looks around.
+	slow func()
 }
 
 func newLeases() *leases { return &leases{items: map[string]*coordinationv1.Lease{}} }
@@ -96,6 +99,9 @@ func (l *leases) Update(_ context.Context, o *coordinationv1.Lease, _ metav1.Upd
 	}
 	if cur.ResourceVersion != o.ResourceVersion {
 		return nil, kerrors.NewConflict(leaseResource, o.Name, nil)
+	}
+	if l.slow != nil {
+		l.slow()
 	}
 	l.version++
 	c := o.DeepCopy()

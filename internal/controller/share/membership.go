@@ -213,13 +213,27 @@ func (m *Membership) Holds(key string) bool { return m.View().Holds(key) }
 func (m *Membership) MayPush(key string) bool { return m.Holds(key) }
 
 // currentLocked is the view, made inactive at once (without waiting for the
-// next tick) once the Lease is no longer current.
+// next tick) once the Lease is no longer current. The lapse is a change of
+// the view like any other, announced on Changed: while it lasts the Filter
+// drops this replica's events and Admit forgets what its queues held, so
+// the renewal that ends it (a slow one, started while the Lease was still
+// current: no settling time) must be announced too, or the Handover never
+// enqueues those resources again and they wait for the informer's resync
+// (an hour). That is how Files stayed unready after a replica's kill -9:
+// the survivors' renewals, slowed by the failover's load, outlasted two
+// thirds of a lease.
 func (m *Membership) currentLocked() View {
-	v := m.view
-	if v.Active && !m.currentAtLocked(m.o.Clock.Now()) {
-		v.Active = false
+	if m.view.Active && !m.currentAtLocked(m.o.Clock.Now()) {
+		m.view.Active = false
+		m.announceLocked()
 	}
-	return v
+	return m.view
+}
+
+// announceLocked closes the channel Changed returned: the view changed.
+func (m *Membership) announceLocked() {
+	close(m.changed)
+	m.changed = make(chan struct{})
 }
 
 // currentAtLocked reports whether this replica's Lease is current at now:
@@ -271,11 +285,12 @@ func (m *Membership) Tick(ctx context.Context) {
 	}
 	v := View{Self: m.o.Identity, Members: m.liveLocked(now)}
 	v.Active = m.currentAtLocked(now) && !now.Before(m.joined.Add(m.settle))
-	changed := !v.equal(m.view)
+	// Compared with the view as observers last saw it: currentLocked may
+	// have made it inactive while the renewal was under way.
+	changed := !v.equal(m.currentLocked())
 	m.view = v
 	if changed {
-		close(m.changed)
-		m.changed = make(chan struct{})
+		m.announceLocked()
 	}
 	m.mu.Unlock()
 

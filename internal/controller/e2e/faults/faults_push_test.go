@@ -57,12 +57,23 @@ func newPusher(t *testing.T, f *e2e.Fixture, id int) *pusher {
 	return &pusher{id: id, dir: dir}
 }
 
-// run commits and pushes until stop is closed; each commit adds a file of
-// its own, so any commit lost on the way shows as a missing file.
+// perPusher bounds what one pusher commits: enough to span the burst (a
+// commit every 100ms at best, 40 take 4s; the Files arrive in 2s), and a
+// bound, so the race ends. Unbounded, the pushers (each racing the others
+// as well) could outpace the provider's fetch-rebase-push rounds for as
+// long as a loaded machine kept them faster, and the test would measure
+// who is faster; bounded, every change the provider holds lands once the
+// pushers are done, whatever the load, and the checks below (nothing lost,
+// nothing forced, each resource in one commit) are what is left to fail.
+const perPusher = 40
+
+// run commits and pushes, perPusher commits at most, until stop is closed;
+// each commit adds a file of its own, so any commit lost on the way shows
+// as a missing file.
 func (p *pusher) run(stop <-chan struct{}) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for k := 0; ; k++ {
+	for k := 0; k < perPusher; k++ {
 		select {
 		case <-stop:
 			return
@@ -274,7 +285,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	}
 	observed := len(heads)
 	hmu.Unlock()
-	figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
+	e2e.Figure(t, "external-pushers", int64(len(reflog)), converge, lost, dup,
 		fmt.Sprintf(" external-commits=%d heads-observed=%d forced=%d", landed, observed, forced))
 	if landed < nPushers {
 		for _, p := range pushers {
@@ -357,7 +368,7 @@ exit 0
 	if _, ok := f.Files(t, "main")[protected]; ok {
 		t.Errorf("%s reached the branch although the hook refuses it", protected)
 	}
-	figure(t, "push-refused-one-path", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
+	e2e.Figure(t, "push-refused-one-path", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup, "")
 }
 
 func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }

@@ -35,19 +35,7 @@ import (
 
 // The fault suite: the provider under the faults real Git hosts, clusters
 // and machines produce. Each test logs one figure line per fault
-// (`go test -v -run TestFault ./internal/controller`):
-//
-//	FIGURE fault=<name> requests=<to the Git server during it> converge=<s after recovery> lost=<n> duplicated=<n>
-
-// figure logs a fault's figure line.
-func figure(t *testing.T, fault string, requests int64, converge time.Duration, lost, duplicated int, extra string) {
-	t.Helper()
-	t.Logf("FIGURE fault=%s requests=%d converge=%.1fs lost=%d duplicated=%d%s",
-		fault, requests, converge.Seconds(), lost, duplicated, extra)
-	if lost != 0 || duplicated != 0 {
-		t.Errorf("fault %s: %d changes lost and %d duplicated, want none", fault, lost, duplicated)
-	}
-}
+// (e2e.Figure).
 
 // faultPoll is the poll interval of the Git fault tests: short, so two of
 // them bound convergence after recovery within a test's patience, and the
@@ -304,7 +292,7 @@ func TestFaultGitServerDuringBurst(t *testing.T) {
 	}
 	for pi, ph := range phases {
 		r := results[pi]
-		figure(t, ph.name, r.requests, converge, lost, dup, fmt.Sprintf(" ceiling=%d reconciles=%d", r.ceiling, r.reconciles))
+		e2e.Figure(t, ph.name, r.requests, converge, lost, dup, fmt.Sprintf(" ceiling=%d reconciles=%d", r.ceiling, r.reconciles))
 		if r.requests > r.ceiling {
 			t.Errorf("%s: %d requests to the Git server, above the backoff's ceiling of %d: a retry loop", ph.name, r.requests, r.ceiling)
 		}

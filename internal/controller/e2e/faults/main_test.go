@@ -14,11 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package faults_test holds the end-to-end tests under faults (a fault
-// proxy, SIGKILLs, a full disk), at scale, and of the write path that does
-// not block a reconcile: the provider against a real API server and real Git
-// servers on loopback (internal/controller/e2e). They have a control plane
-// of their own so that they run beside the other end-to-end packages.
+// Package faults_test holds the end-to-end tests of the provider under
+// Git faults: a fault proxy between it and the Git server (outages, error
+// statuses, slow answers, packs cut mid-body), external pushers racing it,
+// a pre-receive hook refusing a change. The provider runs against a real
+// API server and real Git servers on loopback (internal/controller/e2e).
+// The fault suites are three packages (faults, crash, async), each with a
+// control plane of its own, so that go test runs them beside each other
+// and beside the other end-to-end packages.
 package faults_test
 
 import (

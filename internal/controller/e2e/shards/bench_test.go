@@ -28,6 +28,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e/sharing"
 	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -79,12 +80,12 @@ func BenchmarkShareFailover(b *testing.B) {
 	kubeconfig := e2e.KubeconfigFile(b)
 	e2e.BuildProvider(b)
 	nss, keys := benchRepos(b, 9)
-	lns := namespace(b)
+	lns := sharing.Namespace(b)
 	live := []*e2e.Replica{}
 	for i := range 3 {
-		live = append(live, startMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", i), d))
+		live = append(live, sharing.StartMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", i), d))
 	}
-	settled(b, live, 3)
+	sharing.Settled(b, live, 3)
 	var slowest, first []time.Duration
 	b.ResetTimer()
 	for k := range kills {
@@ -130,9 +131,9 @@ func BenchmarkShareFailover(b *testing.B) {
 		first, slowest = append(first, per[0]), append(slowest, per[len(per)-1])
 		// A replacement, as the Deployment would start one.
 		rest := slices.DeleteFunc(slices.Clone(live), func(r *e2e.Replica) bool { return r == victim })
-		rest = append(rest, startMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", 3+k), d))
+		rest = append(rest, sharing.StartMember(b, kubeconfig, lns, fmt.Sprintf("r-%d", 3+k), d))
 		live = rest
-		settled(b, live, 3)
+		sharing.Settled(b, live, 3)
 	}
 	b.StopTimer()
 	if len(slowest) == 0 {
@@ -155,14 +156,14 @@ func BenchmarkShareBalance(b *testing.B) {
 	kubeconfig := e2e.KubeconfigFile(b)
 	e2e.BuildProvider(b)
 	nss, _ := benchRepos(b, n)
-	lns := namespace(b)
-	rs := startShared(b, kubeconfig, lns, 3)
+	lns := sharing.Namespace(b)
+	rs := sharing.StartShared(b, kubeconfig, lns, 3)
 	b.ResetTimer()
 	start := time.Now()
 	for _, ns := range nss {
 		benchFile(b, ns, "balance")
 	}
-	readyIn(b, nss, 10*time.Minute)
+	sharing.ReadyIn(b, nss, 10*time.Minute)
 	converge := time.Since(start)
 	b.StopTimer()
 	var held, recs []float64
@@ -199,12 +200,12 @@ func BenchmarkShareBalance(b *testing.B) {
 func BenchmarkShareMembershipAPI(b *testing.B) {
 	kubeconfig := e2e.KubeconfigFile(b)
 	e2e.BuildProvider(b)
-	lns := namespace(b)
+	lns := sharing.Namespace(b)
 	rs := make([]*e2e.Replica, 3)
 	for i := range rs {
-		rs[i] = startMember(b, kubeconfig, lns, fmt.Sprintf("api-%d", i), 15*time.Second)
+		rs[i] = sharing.StartMember(b, kubeconfig, lns, fmt.Sprintf("api-%d", i), 15*time.Second)
 	}
-	settled(b, rs, 3)
+	sharing.Settled(b, rs, 3)
 	requests := func() []float64 {
 		out := make([]float64, len(rs))
 		for i, r := range rs {

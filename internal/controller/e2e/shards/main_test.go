@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package shards_test holds the end-to-end tests of more than one provider
 // process on one control plane: static shards by label selector, and
-// replicas sharing the repositories by Leases (killed, paused, resumed).
+// replicas sharing the repositories by Leases (their failures are
+// internal/controller/e2e/failover's, beside it).
 // Every provider is the real binary, a process of its own; every push is
 // attributed to one by the User-Agent the Git server logs.
 package shards_test

@@ -28,6 +28,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
+	"github.com/crossplane-contrib/provider-git/internal/controller/e2e/sharing"
 )
 
 // TestStaticShards: two provider processes with disjoint
@@ -67,9 +68,9 @@ func TestStaticShards(t *testing.T) {
 			byShard[s] = append(byShard[s], fl)
 		}
 	}
-	allReady(t, []*e2e.Fixture{f}, 3*time.Minute)
+	sharing.AllReady(t, []*e2e.Fixture{f}, 3*time.Minute)
 
-	lost, dup := exactlyOnce(t, map[*e2e.Fixture][]*v1alpha1.File{f: append(append([]*v1alpha1.File(nil), byShard["a"]...), byShard["b"]...)})
+	lost, dup := sharing.ExactlyOnce(t, map[*e2e.Fixture][]*v1alpha1.File{f: append(append([]*v1alpha1.File(nil), byShard["a"]...), byShard["b"]...)})
 	for _, s := range shards {
 		r := rs[s]
 		// The condition metrics count the objects a process reconciled
@@ -80,7 +81,7 @@ func TestStaticShards(t *testing.T) {
 			t.Errorf("%s publishes %v Ready Files and %v ProviderConfigs, want its own %d and 1", r, files, configs, perShard)
 		}
 	}
-	pushes := pushesTo(f, e2e.HTTPGit.Pushes())
+	pushes := sharing.PushesTo(f, e2e.HTTPGit.Pushes())
 	by := map[string]int{}
 	for _, p := range pushes {
 		by[p.UserAgent]++

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package faults_test
+package crash_test
 
 import (
 	"bytes"
@@ -260,6 +260,6 @@ func TestFaultAPIServerConflictsAndLostStatusWrites(t *testing.T) {
 		if n != perFault {
 			t.Errorf("%s injected %d times, want once per File (%d)", fault, n, perFault)
 		}
-		figure(t, fault.String(), int64(n), converge, lost, dup, "")
+		e2e.Figure(t, fault.String(), int64(n), converge, lost, dup, "")
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package faults_test
+package crash_test
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func TestFaultProviderKilled(t *testing.T) {
 		fc := cr.Spec.ForProvider.Files[0]
 		check("CommitRequest", cr.Name, string(cr.UID), tree[fc.Path] == *fc.Content)
 	}
-	figure(t, "provider-sigkill", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
+	e2e.Figure(t, "provider-sigkill", e2e.HTTPGit.Counts().ReceivePackPosts-posts0, converge, lost, dup,
 		fmt.Sprintf(" kills=%d kills-mid-burst=%d lives-that-pushed-before-their-kill=%d files=%d commitrequests=%d commits=%d", kills, midBurst, pushedFirst, nFiles, nCRs, len(f.Repo.Log(t, "main"))))
 	if midBurst < kills/2 {
 		t.Errorf("only %d of %d kills came while resources were still converging: the burst is too small to test anything", midBurst, kills)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package faults_test
+package crash_test
 
 import (
 	"errors"
@@ -187,7 +187,7 @@ func TestFaultCacheDiskFull(t *testing.T) {
 		}
 	}
 	t.Logf("a File while the disk was full: %s", msg)
-	figure(t, "cache-disk-full", requests, converge, lost, dup, fmt.Sprintf(" filled=%dKiB", filled>>10))
+	e2e.Figure(t, "cache-disk-full", requests, converge, lost, dup, fmt.Sprintf(" filled=%dKiB", filled>>10))
 }
 
 // cloneDir finds the one clone under a cache directory: the directory that
