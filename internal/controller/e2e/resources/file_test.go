@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package resources_test
 
 import (
 	"context"
@@ -355,7 +355,7 @@ metadata:
 			t.Errorf("a missing branch is transient (a Branch may create it), not stalled")
 		}
 		// A Branch resource creates it; the File converges without help.
-		e2e.Create(t, newBranch(f, "feature", "feature/x", "main"))
+		e2e.Create(t, e2e.NewBranch(f, "feature", "feature/x", "main"))
 		e2e.WaitFor(t, 60*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
 		f.WaitRemote(t, "feature/x", map[string]string{"feature.txt": "f\n"})
 		if diff := cmp.Diff(map[string]string{}, f.Files(t, "main")); diff != "" {

@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+// Package secrets_test holds the end-to-end tests of Secrets: never leaked
+// (logs, events, status, Git), read only where used, refused in Files
+// unless encrypted, and encrypted by Files and Mirrors with the grants
+// they need. Each end-to-end package has a control plane of its own, so
+// that go test runs them at once.
+package secrets_test
 
 import (
 	"os"
@@ -22,11 +27,6 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 )
-
-// The end-to-end tests of this package are those of Branch, File,
-// CommitRequest, configurations, credentials, signing, encryption and claims.
-// Mirror's are in e2e/mirror, those under faults and at scale in e2e/faults:
-// each package has a control plane of its own, and go test runs them at once.
 
 // TestMain starts the control plane and the Git server the tests share.
 func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package claims_test
 
 import (
 	"context"
@@ -157,17 +157,17 @@ func TestTwoBranchesOneBranch(t *testing.T) {
 		return err
 	}
 
-	first := newBranch(f, "first", "shared", "main")
+	first := e2e.NewBranch(f, "first", "shared", "main")
 	e2e.Create(t, first)
 	e2e.WaitFor(t, 30*time.Second, first, e2e.ReadyAndCurrent(t, first))
 	aSecondLater(t, first)
 
-	second := newBranch(f, "second", "shared", "main")
+	second := e2e.NewBranch(f, "second", "shared", "main")
 	e2e.Create(t, second)
 	e2e.WaitFor(t, 30*time.Second, second, conflictNaming(t, second, "Branch "+f.Namespace+"/first"))
 
 	// Deleting a later claimant leaves the branch to the first.
-	third := newBranch(f, "third", "shared", "main")
+	third := e2e.NewBranch(f, "third", "shared", "main")
 	e2e.Create(t, third)
 	e2e.WaitFor(t, 30*time.Second, third, conflictNaming(t, third, "Branch "+f.Namespace+"/first"))
 	if err := e2e.CP.Client.Delete(ctx, third); err != nil {
@@ -207,14 +207,14 @@ func TestBranchesWithoutDeleteShare(t *testing.T) {
 	f := e2e.NewFixture(t)
 	keep := []xpv2.ManagementAction{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 		xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
-	a := newBranch(f, "xr-a", "env/staging", "main", keep...)
-	b := newBranch(f, "xr-b", "env/staging", "main", keep...)
+	a := e2e.NewBranch(f, "xr-a", "env/staging", "main", keep...)
+	b := e2e.NewBranch(f, "xr-b", "env/staging", "main", keep...)
 	e2e.Create(t, a)
 	e2e.Create(t, b)
 	e2e.WaitFor(t, 30*time.Second, a, e2e.ReadyAndCurrent(t, a))
 	e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 
-	owner := newBranch(f, "owner", "env/staging", "main")
+	owner := e2e.NewBranch(f, "owner", "env/staging", "main")
 	e2e.Create(t, owner)
 	e2e.WaitFor(t, 30*time.Second, owner, e2e.ReadyAndCurrent(t, owner))
 	if err := e2e.CP.Client.Delete(context.Background(), owner); err != nil {

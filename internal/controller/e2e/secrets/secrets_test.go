@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package secrets_test
 
 import (
 	"bytes"
@@ -169,7 +169,7 @@ done`)
 	var managed []client.Object
 	for name := range configs {
 		ref := &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: name}
-		b := newBranch(f, name, "leak/"+name, "main")
+		b := e2e.NewBranch(f, name, "leak/"+name, "main")
 		b.Spec.ProviderConfigReference = ref
 		fl := e2e.NewFile(f, name, "leak/"+name+".txt", "not a secret\n")
 		fl.Spec.ProviderConfigReference = ref
@@ -180,7 +180,7 @@ done`)
 			managed = append(managed, o)
 		}
 	}
-	echo := newBranch(f, "echo", "leak/echo", "main")
+	echo := e2e.NewBranch(f, "echo", "leak/echo", "main")
 	echo.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ProviderConfigKind, Name: "https-good"}
 	e2e.Create(t, echo)
 	managed = append(managed, echo)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package claims_test
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func TestNamespaceIsolation(t *testing.T) {
 			t.Fatal(err)
 		}
 		pointAt(t, thief.Namespace, "git", owner)
-		b := newBranch(thief, "b", "stolen", "main")
+		b := e2e.NewBranch(thief, "b", "stolen", "main")
 		e2e.Create(t, b)
 		e2e.WaitFor(t, 30*time.Second, b, e2e.StalledWith(t, b, config.ReasonSecretNotFound))
 		noBranch(t, owner.Repo, "stolen")
@@ -80,7 +80,7 @@ func TestNamespaceIsolation(t *testing.T) {
 		}
 		e2e.Create(t, cpc)
 		t.Cleanup(func() { removeClusterConfig(cpc) })
-		b := newBranch(f, "b", "through-cluster", "main")
+		b := e2e.NewBranch(f, "b", "through-cluster", "main")
 		b.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
 		e2e.Create(t, b)
 		e2e.WaitFor(t, 30*time.Second, b, e2e.StalledWith(t, b, config.ReasonSecretNotFound))

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package resources_test
 
 // A resource that goes without deleting what it manages in Git (orphaned by
 // its managementPolicies, or its finalizer removed by hand) leaves the
@@ -54,7 +54,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 		f := e2e.NewFixture(t)
 		cacheDir := t.TempDir()
 		p := e2e.StartProvider(t, cacheDir, e2e.WithIdleTimeout(goneIdle))
-		b := newBranch(f, "keep", "keep", "main", orphaning...)
+		b := e2e.NewBranch(f, "keep", "keep", "main", orphaning...)
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestOrphanedBranchIsForgotten(t *testing.T) {
 	t.Run("FinalizerRemovedByHand", func(t *testing.T) {
 		f := e2e.NewFixture(t)
 		p := e2e.StartProvider(t, "")
-		b := newBranch(f, "dropped", "dropped", "main")
+		b := e2e.NewBranch(f, "dropped", "dropped", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package commits_test
 
 import (
 	"context"
@@ -147,7 +147,7 @@ func TestGeneratedSigningKeySignsEveryCommit(t *testing.T) {
 	}
 
 	// The empty repository's first commit, then a batch and a CommitRequest.
-	b := newBranch(f, "main", "main", "")
+	b := e2e.NewBranch(f, "main", "main", "")
 	e2e.Create(t, b)
 	e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 	a, c := e2e.NewFile(f, "a", "apps/a.yaml", "a: 1\n"), e2e.NewFile(f, "c", "apps/c.yaml", "c: 1\n")
@@ -261,27 +261,12 @@ func TestUnusableSigningKeyPushesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			setSecretData(t, f.Namespace, "signing", map[string][]byte{"identity": priv})
+			e2e.SetSecretData(t, f.Namespace, "signing", map[string][]byte{"identity": priv})
 			e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
 			e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
 			if err := f.Repo.VerifyCommit(t, f.Repo.Head(t, "main"), pub); err != nil {
 				t.Errorf("%s\nthe commit after the fix: %v", tc.reason, err)
 			}
 		})
-	}
-}
-
-func setSecretData(t *testing.T, ns, name string, data map[string][]byte) {
-	t.Helper()
-	s := &corev1.Secret{}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
-			return err
-		}
-		s.Data = data
-		return e2e.CP.Client.Update(context.Background(), s)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

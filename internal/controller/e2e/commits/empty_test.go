@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package commits_test
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func TestEmptyRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 		e2e.WaitFor(t, 30*time.Second, pc, publishesKey(pc))
-		b := newBranch(f, "main", "main", "")
+		b := e2e.NewBranch(f, "main", "main", "")
 		e2e.Create(t, b)
 		e2e.WaitFor(t, 30*time.Second, b, e2e.ReadyAndCurrent(t, b))
 		got, err := testenv.Git(f.Repo.Dir, nil, "log", "-1", "--format=author %an <%ae>%ncommitter %cn <%ce>", "main")
@@ -106,7 +106,7 @@ func TestEmptyRepository(t *testing.T) {
 	}{
 		"BranchWithoutFrom": {
 			reason: "A Branch with no from creates the first commit, with no files.",
-			obj:    func(f *e2e.Fixture) readyObject { return newBranch(f, "main", "main", "") },
+			obj:    func(f *e2e.Fixture) readyObject { return e2e.NewBranch(f, "main", "main", "") },
 			want:   map[string]string{},
 		},
 		"File": {

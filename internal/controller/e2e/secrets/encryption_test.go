@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package secrets_test
 
 import (
 	"context"
@@ -276,7 +276,7 @@ func TestEncryptionKeyInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setSecretData(t, f.Namespace, "team", map[string][]byte{"recipients": []byte("# team\n" + r + "\n")})
+	e2e.SetSecretData(t, f.Namespace, "team", map[string][]byte{"recipients": []byte("# team\n" + r + "\n")})
 	e2e.WaitFor(t, 30*time.Second, pc, publishesRecipients(pc, r))
 	e2e.WaitFor(t, 30*time.Second, fl, e2e.ReadyAndCurrent(t, fl))
 	if doc := f.Files(t, "main")["apps/db.sops.yaml"]; !strings.Contains(doc, r) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package resources_test
 
 import (
 	"context"
@@ -26,24 +26,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
-
-func newBranch(f *e2e.Fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
-	b := &v1alpha1.Branch{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
-		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
-	}
-	b.Spec.ProviderConfigReference = e2e.PCRef()
-	if len(policies) > 0 {
-		b.Spec.ManagementPolicies = policies
-	}
-	return b
-}
 
 func TestBranchLifecycle(t *testing.T) {
 	e2e.StartProvider(t, "")
@@ -51,7 +37,7 @@ func TestBranchLifecycle(t *testing.T) {
 
 	t.Run("CreateFromDefaultBranchThenDelete", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "feature", "feature/x", "")
+		b := e2e.NewBranch(f, "feature", "feature/x", "")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +63,7 @@ func TestBranchLifecycle(t *testing.T) {
 
 	t.Run("DeleteWithoutDeletePolicyOrphans", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "keep", "keep", "main", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+		b := e2e.NewBranch(f, "keep", "keep", "main", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
@@ -94,7 +80,7 @@ func TestBranchLifecycle(t *testing.T) {
 
 	t.Run("ObserveOnlyDoesNotCreate", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "observed", "observed", "main", xpv2.ManagementActionObserve)
+		b := e2e.NewBranch(f, "observed", "observed", "main", xpv2.ManagementActionObserve)
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +97,7 @@ func TestBranchLifecycle(t *testing.T) {
 
 	t.Run("PausedDoesNothing", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "paused", "paused", "main")
+		b := e2e.NewBranch(f, "paused", "paused", "main")
 		meta.AddAnnotations(b, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
@@ -134,7 +120,7 @@ func TestBranchLifecycle(t *testing.T) {
 
 	t.Run("RecreatedWhenDeletedInGit", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "drift", "drift", "main")
+		b := e2e.NewBranch(f, "drift", "drift", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}

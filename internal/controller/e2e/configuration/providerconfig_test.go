@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package configuration_test
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestProviderConfigStatus(t *testing.T) {
 		if diff := cmp.Diff(want, pc.GetCondition(session.TypeStalled).Message); diff != "" {
 			t.Errorf("AuthenticationFailed message: -want, +got:\n%s", diff)
 		}
-		b := newBranch(f, "b", "b", "main")
+		b := e2e.NewBranch(f, "b", "b", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestProviderConfigStatus(t *testing.T) {
 				e2e.WaitFor(t, 30*time.Second, pc, tc.want(pc))
 
 				// A managed resource using it reports the same thing.
-				b := newBranch(f, pc.Name, pc.Name, "main")
+				b := e2e.NewBranch(f, pc.Name, pc.Name, "main")
 				b.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: pc.Name}
 				if err := e2e.CP.Client.Create(ctx, b); err != nil {
 					t.Fatal(err)
@@ -198,7 +198,7 @@ func TestProviderConfigStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		e2e.WaitGone(t, otherPC)
-		b := newBranch(other, "b", "stolen", "main")
+		b := e2e.NewBranch(other, "b", "stolen", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestProviderConfigStatus(t *testing.T) {
 
 	t.Run("DeletionBlockedWhileInUse", func(t *testing.T) {
 		f := e2e.NewFixture(t)
-		b := newBranch(f, "user", "user", "main")
+		b := e2e.NewBranch(f, "user", "user", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
