@@ -270,7 +270,7 @@ func TestMirrorCommittingIsInProgress(t *testing.T) {
 		if err := e2e.ConditionIs(m, xpv2.TypeReady, corev1.ConditionFalse, mirrorcontroller.ReasonCommitting); err != nil {
 			return err
 		}
-		return kstatusIs(t, m, "InProgress")
+		return e2e.KstatusIs(t, m, "InProgress")
 	})
 	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 	f.WaitMirrored(t, map[string]string{e2e.ObjPath(f.Namespace, "core", "configmap", "app"): e2e.Rendered(t, cm)})

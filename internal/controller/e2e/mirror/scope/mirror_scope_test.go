@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror_test
+package scope_test
 
 // Mirror e2e: what a Mirror may read (grants, RBAC, kinds not served yet).
 
@@ -87,7 +87,7 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 	if msg := m.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, "mirror policy") {
 		t.Errorf("NotAuthorized does not say what is missing: %q", msg)
 	}
-	if err := kstatusIs(t, m, "Failed"); err != nil {
+	if err := e2e.KstatusIs(t, m, "Failed"); err != nil {
 		t.Error(err)
 	}
 	e2e.WritesLanded(t)
@@ -129,13 +129,6 @@ func TestMirrorOtherNamespaceNeedsGrant(t *testing.T) {
 			t.Errorf("%s: %v", o.Name, err)
 		}
 	}
-}
-
-func kstatusIs(t *testing.T, obj client.Object, want string) error {
-	if got := e2e.KstatusOf(t, obj); string(got) != want {
-		return fmt.Errorf("kstatus is %s, want %s", got, want)
-	}
-	return nil
 }
 
 // TestMirrorWatchNotPermitted runs Mirrors as an identity that may read
@@ -203,7 +196,7 @@ func TestMirrorKindServedLater(t *testing.T) {
 		if err := e2e.ConditionIs(m, xpv2.TypeReady, corev1.ConditionUnknown, mirrorcontroller.ReasonResourceNotFound); err != nil {
 			return err
 		}
-		return kstatusIs(t, m, "InProgress")
+		return e2e.KstatusIs(t, m, "InProgress")
 	})
 
 	crd := &unstructured.Unstructured{Object: map[string]any{

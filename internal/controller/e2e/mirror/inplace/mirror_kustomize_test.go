@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror_test
+package inplace_test
 
 // Mirror e2e: layout InPlace over a kustomize base and two overlays.
 

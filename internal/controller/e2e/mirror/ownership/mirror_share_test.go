@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror_test
+package ownership_test
 
 // Mirror e2e: a branch or folder shared with others (an external pusher, a
 // File, a Mirror orphaned without Delete).
