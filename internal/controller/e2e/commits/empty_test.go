@@ -52,6 +52,7 @@ func TestEmptyRepository(t *testing.T) {
 	e2e.StartProvider(t, "")
 
 	t.Run("ProviderConfigReadySaysEmpty", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixtureOf(t, nil)
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 		e2e.WaitFor(t, 30*time.Second, pc, func() error {
@@ -66,6 +67,7 @@ func TestEmptyRepository(t *testing.T) {
 	})
 
 	t.Run("BranchStartCommitIsTheConfigurationsIdentity", func(t *testing.T) {
+		t.Parallel()
 		// A forge shows a signed commit as Verified by its committer's
 		// e-mail: the first commit of an empty repository is authored,
 		// committed and signed as every other commit, by the configuration.
@@ -124,6 +126,7 @@ func TestEmptyRepository(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := e2e.NewFixtureOf(t, nil)
 			o := tc.obj(f)
 			e2e.Create(t, o)

@@ -241,6 +241,7 @@ func TestUnusableSigningKeyPushesNothing(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := e2e.NewFixture(t)
 			e2e.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "signing"}, Data: map[string][]byte{"identity": tc.key}})
 			pc := setSigning(t, f, &v1alpha1.CommitSigning{SecretRef: v1alpha1.SigningKeySecretRef{Name: "signing"}})

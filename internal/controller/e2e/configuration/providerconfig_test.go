@@ -42,6 +42,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("WorkingCredentials", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 		e2e.WaitFor(t, 30*time.Second, pc, func() error {
@@ -53,6 +54,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("WrongPasswordStallsUntilTheSecretIsFixed", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		setSecret(t, f.Namespace, map[string]string{"username": e2e.GitUser, "password": "wrong"})
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
@@ -92,6 +94,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("SecretNotFound", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		if err := e2e.CP.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git-credentials"}}); err != nil {
 			t.Fatal(err)
@@ -101,6 +104,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("RepositoryNotFound", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "git"}}
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -117,6 +121,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("SSHHostKeys", func(t *testing.T) {
+		t.Parallel()
 		testenv.RequireSSHD(t)
 		f := e2e.NewFixture(t)
 		ssh := testenv.StartSSHServer(t, e2e.GitRoot)
@@ -152,6 +157,7 @@ func TestProviderConfigStatus(t *testing.T) {
 		}
 		for name, tc := range cases {
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				secret := &corev1.Secret{
 					ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, GenerateName: "ssh-"},
 					Data:       map[string][]byte{"identity": ssh.ClientKeyPEM, "known_hosts": tc.knownHosts},
@@ -189,6 +195,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("AnotherNamespacesConfigIsOutOfReach", func(t *testing.T) {
+		t.Parallel()
 		owner := e2e.NewFixture(t)
 		other := e2e.NewFixture(t)
 		// The other namespace has no ProviderConfig of that name: a Branch
@@ -209,6 +216,7 @@ func TestProviderConfigStatus(t *testing.T) {
 	})
 
 	t.Run("DeletionBlockedWhileInUse", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "user", "user", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {

@@ -153,38 +153,43 @@ func TestHostileInput(t *testing.T) {
 		},
 	}
 	head := f.Repo.Head(t, "main")
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			o := tc.obj(strings.ToLower(name))
-			err := e2e.CP.Client.Create(ctx, o)
-			if tc.want.admission {
-				if err == nil {
-					t.Fatalf("%s\nthe API server stored it", tc.reason)
+	// The cases run at once (each its own object on one repository, which
+	// none may change); the group ends when every case has.
+	t.Run("Refused", func(t *testing.T) {
+		for name, tc := range cases {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				o := tc.obj(strings.ToLower(name))
+				err := e2e.CP.Client.Create(ctx, o)
+				if tc.want.admission {
+					if err == nil {
+						t.Fatalf("%s\nthe API server stored it", tc.reason)
+					}
+					if !kerrors.IsInvalid(err) && !kerrors.IsRequestEntityTooLargeError(err) && !kerrors.IsBadRequest(err) {
+						t.Errorf("%s\nrefused, but not as invalid or too large: %v", tc.reason, err)
+					}
+					return
 				}
-				if !kerrors.IsInvalid(err) && !kerrors.IsRequestEntityTooLargeError(err) && !kerrors.IsBadRequest(err) {
-					t.Errorf("%s\nrefused, but not as invalid or too large: %v", tc.reason, err)
+				if err != nil {
+					t.Fatalf("%s\nrefused at admission, want a refusal on the object: %v", tc.reason, err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%s\nrefused at admission, want a refusal on the object: %v", tc.reason, err)
-			}
-			mg, _ := o.(interface {
-				client.Object
-				GetCondition(xpv2.ConditionType) xpv2.Condition
+				mg, _ := o.(interface {
+					client.Object
+					GetCondition(xpv2.ConditionType) xpv2.Condition
+				})
+				e2e.WaitFor(t, 2*time.Minute, mg, func() error {
+					if err := e2e.StalledWith(t, mg, tc.want.reason)(); err != nil {
+						return err
+					}
+					if msg := mg.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, tc.want.message) {
+						return fmt.Errorf("message %q does not say %q", msg, tc.want.message)
+					}
+					return nil
+				})
+				f.Stays(t, o, true, "main", head, tc.reason+": the repository must be untouched")
 			})
-			e2e.WaitFor(t, 2*time.Minute, mg, func() error {
-				if err := e2e.StalledWith(t, mg, tc.want.reason)(); err != nil {
-					return err
-				}
-				if msg := mg.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, tc.want.message) {
-					return fmt.Errorf("message %q does not say %q", msg, tc.want.message)
-				}
-				return nil
-			})
-			f.Stays(t, o, true, "main", head, tc.reason+": the repository must be untouched")
-		})
-	}
+		}
+	})
 	if got := f.Repo.Head(t, "main"); got != head {
 		t.Errorf("main moved from %s to %s: hostile input reached the repository", head, got)
 	}

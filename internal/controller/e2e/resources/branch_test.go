@@ -36,6 +36,7 @@ func TestBranchLifecycle(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("CreateFromDefaultBranchThenDelete", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "feature", "feature/x", "")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
@@ -62,6 +63,7 @@ func TestBranchLifecycle(t *testing.T) {
 	})
 
 	t.Run("DeleteWithoutDeletePolicyOrphans", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "keep", "keep", "main", xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
@@ -79,6 +81,7 @@ func TestBranchLifecycle(t *testing.T) {
 	})
 
 	t.Run("ObserveOnlyDoesNotCreate", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "observed", "observed", "main", xpv2.ManagementActionObserve)
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {
@@ -96,6 +99,7 @@ func TestBranchLifecycle(t *testing.T) {
 	})
 
 	t.Run("PausedDoesNothing", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "paused", "paused", "main")
 		meta.AddAnnotations(b, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
@@ -119,6 +123,7 @@ func TestBranchLifecycle(t *testing.T) {
 	})
 
 	t.Run("RecreatedWhenDeletedInGit", func(t *testing.T) {
+		t.Parallel()
 		f := e2e.NewFixture(t)
 		b := e2e.NewBranch(f, "drift", "drift", "main")
 		if err := e2e.CP.Client.Create(ctx, b); err != nil {

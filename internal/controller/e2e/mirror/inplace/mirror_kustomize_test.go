@@ -219,16 +219,24 @@ func TestMirrorInPlaceUnsupportedLayout(t *testing.T) {
 		"Patches":    {extra: "patches:\n- patch: |-\n    - op: remove\n      path: /data\n  target: {kind: ConfigMap}\n", feature: "patches"},
 		"RemoteBase": {extra: "resources:\n- https://github.com/example/repo//base?ref=v1\n", feature: "the remote base"},
 	}
+	// Every layout is seeded, each in a repository of its own, before the
+	// provider starts; then the cases run at once.
+	fixtures := map[string]*e2e.Fixture{}
+	for name, tc := range cases {
+		f := e2e.NewFixture(t)
+		k := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+		if !strings.HasPrefix(tc.extra, "resources:") {
+			k += "resources:\n- cm.yaml\n"
+		}
+		k += tc.extra
+		seed(t, f, map[string]string{e2e.MirrorFolder + "/app/kustomization.yaml": k, e2e.MirrorFolder + "/app/cm.yaml": cm})
+		fixtures[name] = f
+	}
+	e2e.StartProvider(t, "")
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := e2e.NewFixture(t)
-			k := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
-			if !strings.HasPrefix(tc.extra, "resources:") {
-				k += "resources:\n- cm.yaml\n"
-			}
-			k += tc.extra
-			seed(t, f, map[string]string{e2e.MirrorFolder + "/app/kustomization.yaml": k, e2e.MirrorFolder + "/app/cm.yaml": cm})
-			e2e.StartProvider(t, "")
+			t.Parallel()
+			f := fixtures[name]
 			e2e.Create(t, e2e.ConfigMap(f.Namespace, "a", nil, map[string]string{"k": "v"}))
 			head := f.Repo.Head(t, "main")
 			m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Layout: v1alpha1.MirrorLayoutInPlace,
