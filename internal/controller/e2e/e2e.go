@@ -71,6 +71,9 @@ const (
 	Poll = 2 * time.Second
 	// Window batches what a test creates at once into few commits.
 	Window = 300 * time.Millisecond
+	// DiscoveryRefresh bounds how often an unknown kind refreshes
+	// discovery: a CRD a test installs later is served within it.
+	DiscoveryRefresh = 500 * time.Millisecond
 	// Workers per controller. A File's write no longer waits for its push,
 	// so this no longer bounds what one commit collects.
 	Workers = 100
@@ -310,7 +313,11 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 	if po.mirrorCfg != nil {
 		mirrorCfg = po.mirrorCfg
 	}
-	mirrors, err := mirrorcontroller.NewSources(mirrorCfg, w, plog, mirror.WithRecheckInterval(time.Second))
+	// A denied access is asked again, and an unknown kind refreshes discovery,
+	// within a second: a test that grants RBAC or installs a CRD later waits
+	// for that, not for the defaults (30 s and 10 s).
+	mirrors, err := mirrorcontroller.NewSources(mirrorCfg, w, plog, mirror.WithRecheckInterval(time.Second),
+		mirror.WithDiscoveryRefreshInterval(DiscoveryRefresh))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,6 +152,14 @@ func KstatusOf(t *testing.T, obj client.Object) status.Status {
 	return res.Status
 }
 
+// KstatusIs checks that kstatus reads obj as want.
+func KstatusIs(t *testing.T, obj client.Object, want string) error {
+	if got := KstatusOf(t, obj); string(got) != want {
+		return fmt.Errorf("kstatus is %s, want %s", got, want)
+	}
+	return nil
+}
+
 // ReadyAndCurrent is the converged state every kind must reach.
 func ReadyAndCurrent(t *testing.T, o interface {
 	client.Object

@@ -97,6 +97,37 @@ func NewFile(f *Fixture, name, path, content string, policies ...xpv2.Management
 	return fl
 }
 
+// NewBranch is a Branch name creating branch from from (the default
+// branch when empty) through the fixture's ProviderConfig, with policies
+// when given (else the default, every action).
+func NewBranch(f *Fixture, name, branch, from string, policies ...xpv2.ManagementAction) *v1alpha1.Branch {
+	b := &v1alpha1.Branch{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
+		Spec:       v1alpha1.BranchSpec{ForProvider: v1alpha1.BranchParameters{Branch: branch, From: from}},
+	}
+	b.Spec.ProviderConfigReference = PCRef()
+	if len(policies) > 0 {
+		b.Spec.ManagementPolicies = policies
+	}
+	return b
+}
+
+// SetSecretData replaces the data of Secret ns/name.
+func SetSecretData(t *testing.T, ns, name string, data map[string][]byte) {
+	t.Helper()
+	s := &corev1.Secret{}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := CP.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+			return err
+		}
+		s.Data = data
+		return CP.Client.Update(context.Background(), s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Create creates o on the control plane or fails the test.
 func Create(t *testing.T, o client.Object) {
 	t.Helper()

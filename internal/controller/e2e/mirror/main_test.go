@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package mirror_test holds the end-to-end tests and benchmarks of Mirror:
+// Package mirror_test holds the end-to-end tests and benchmarks of Mirror
+// (lifecycle, commit modes, status writes; in-place, ownership and scope
+// are in the packages below):
 // the provider's controllers against a real API server and real Git servers
 // on loopback (internal/controller/e2e). They have a control plane of their
 // own so that they run beside the other end-to-end packages.

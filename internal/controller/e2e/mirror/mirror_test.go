@@ -28,6 +28,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -257,11 +258,15 @@ func TestMirrorSelectsAndNeverWritesSecrets(t *testing.T) {
 // TestMirrorCommittingIsInProgress: while a Mirror's change waits in its
 // branch writer (a long commit window), the live object says Committing and
 // kstatus reads it as InProgress, never Failed or Current; once the push
-// lands it is Ready and Current.
+// lands it is Ready and Current. The window runs on a fake clock the test
+// steps once it has seen Committing: the change waits exactly as long as
+// the test needs, and not 15 s of wall time.
 func TestMirrorCommittingIsInProgress(t *testing.T) {
+	const window = 15 * time.Second
 	f := e2e.NewFixture(t)
-	e2e.SetWindow(t, f, 15*time.Second)
-	e2e.StartProvider(t, "")
+	e2e.SetWindow(t, f, window)
+	clk := testingclock.NewFakeClock(time.Now())
+	e2e.StartProvider(t, "", e2e.WithGitClock(clk))
 	cm := e2e.ConfigMap(f.Namespace, "app", nil, map[string]string{"k": "1"})
 	e2e.Create(t, cm)
 	m := e2e.NewMirror(f.Namespace, "m", v1alpha1.MirrorParameters{Resources: []v1alpha1.MirrorResource{{APIVersion: "v1", Kind: "ConfigMap"}}}, e2e.PCRef())
@@ -270,8 +275,12 @@ func TestMirrorCommittingIsInProgress(t *testing.T) {
 		if err := e2e.ConditionIs(m, xpv2.TypeReady, corev1.ConditionFalse, mirrorcontroller.ReasonCommitting); err != nil {
 			return err
 		}
-		return kstatusIs(t, m, "InProgress")
+		return e2e.KstatusIs(t, m, "InProgress")
 	})
+	if got := f.Mirrored(t); len(got) != 0 {
+		t.Fatalf("the folder holds %v before the commit window closed", got)
+	}
+	stepWhenQueued(t, clk, window)
 	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
 	f.WaitMirrored(t, map[string]string{e2e.ObjPath(f.Namespace, "core", "configmap", "app"): e2e.Rendered(t, cm)})
 }
