@@ -225,3 +225,26 @@ func (g *Gitea) CreateLabel(tb testing.TB, repo, name string) {
 		return err
 	})
 }
+
+// PushBranches makes each branch of heads one commit on top of from and
+// pushes them all to repo in one push, as a person with a clone would, and
+// returns their heads. A hundred branches through CommitFile cost a
+// hundred commits of Gitea's contents API, each with its hooks; one push
+// runs them once.
+func (g *Gitea) PushBranches(tb testing.TB, repo GiteaRepo, from string, heads map[string]CommitSpec) map[string]string {
+	tb.Helper()
+	url := AuthURL(repo.CloneURL, GiteaAdmin, g.Token)
+	local := NewBareRepo(tb, tb.TempDir(), "push.git", nil)
+	if _, err := Git(local.Dir, nil, "fetch", "--quiet", url, "+refs/heads/"+from+":refs/heads/"+from); err != nil {
+		tb.Fatal(err)
+	}
+	out := local.Branch(tb, from, heads)
+	args := []string{"push", "--quiet", url}
+	for b := range out {
+		args = append(args, "refs/heads/"+b+":refs/heads/"+b)
+	}
+	if _, err := Git(local.Dir, nil, args...); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}

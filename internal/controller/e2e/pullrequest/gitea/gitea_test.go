@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The e2e.Provider-git Authors.
+Copyright 2026 The provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package pullrequest_test
+package gitea_test
 
 import (
 	"context"
@@ -116,12 +116,12 @@ func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixtur
 		Spec: v1alpha1.ProviderConfigSpec{URL: repo.CloneURL,
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
 			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(forge.Gitea), APIURL: apiURL}}}
-	createAll(t, secret, pc)
+	e2e.CreateAll(t, secret, pc)
 	return &giteaFixture{ns: ns.Name, g: g, repo: repo}
 }
 
 func (f *giteaFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-	return (&prFixture{Fixture: &e2e.Fixture{Namespace: f.ns}}).pullRequest(name, head, mutate...)
+	return e2e.NewPullRequest(f.ns, name, head, mutate...)
 }
 
 // onGitea is an open pull request as declared, read back from Gitea.
@@ -148,12 +148,12 @@ func giteaForges() e2e.ProviderOption {
 }
 
 func TestPullRequestOnGitea(t *testing.T) {
-	g := testenv.StartGitea(t)
+	g := shared.Get(t)
 	e2e.StartProvider(t, "", giteaForges())
 	f := newGiteaFixture(t, g, "")
 	f.g.CommitFile(t, f.repo.Name, "request/demo", "main", "apps/demo.yaml", "a: 1\n")
 	pr := f.pullRequest("demo", "request/demo", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 
 	t.Run("Open", func(t *testing.T) {
 		e2e.WaitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
@@ -202,7 +202,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 			t.Fatal(err)
 		}
 		adopt := f.pullRequest("adopt", "request/adopt", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-		createAll(t, adopt)
+		e2e.CreateAll(t, adopt)
 		e2e.WaitFor(t, 60*time.Second, adopt, f.onGitea(t, adopt))
 		if adopt.Status.AtProvider.Number != existing.Index {
 			t.Errorf("adopted #%d, want the open #%d", adopt.Status.AtProvider.Number, existing.Index)
@@ -211,7 +211,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 	t.Run("ClosedByAPerson", func(t *testing.T) {
 		f.g.CommitFile(t, f.repo.Name, "request/closed", "main", "apps/closed.yaml", "a: 1\n")
 		closed := f.pullRequest("closed", "request/closed", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-		createAll(t, closed)
+		e2e.CreateAll(t, closed)
 		e2e.WaitFor(t, 60*time.Second, closed, f.onGitea(t, closed))
 		f.g.ClosePR(t, f.repo.Name, closed.Status.AtProvider.Number)
 		e2e.WaitFor(t, 60*time.Second, closed, e2e.StalledWith(t, closed, pullrequest.ReasonClosed))
@@ -226,7 +226,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodMerge}
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, auto)
+		e2e.CreateAll(t, auto)
 		e2e.WaitFor(t, 90*time.Second, auto, func() error {
 			if auto.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q (%s)", auto.Status.AtProvider.State, auto.GetCondition(xpv2.TypeReady).Message)
@@ -244,7 +244,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 			p.Labels = nil
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, review)
+		e2e.CreateAll(t, review)
 		e2e.WaitFor(t, 60*time.Second, review, func() error {
 			if err := e2e.ConditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
 				return err
@@ -273,7 +273,7 @@ func TestPullRequestOnGitea(t *testing.T) {
 // two requests) and no status write.
 func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	const n = 100
-	g := testenv.StartGitea(t)
+	g := shared.Get(t)
 	api, apiURL := countGiteaAPI(t, g.URL)
 	counter := &e2e.StatusCounter{}
 	e2e.StartProvider(t, "", giteaForges(), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
@@ -283,14 +283,18 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	f := newGiteaFixture(t, g, apiURL)
 	prs := make([]*v1alpha1.PullRequest, n)
 	objs := make([]client.Object, n)
+	heads := map[string]testenv.CommitSpec{}
 	for i := range prs {
 		head := fmt.Sprintf("request/%03d", i)
-		f.g.CommitFile(t, f.repo.Name, head, "main", fmt.Sprintf("apps/%03d.yaml", i), "a: 1\n")
+		heads[head] = testenv.CommitSpec{Message: "write " + head, Files: map[string]string{fmt.Sprintf("apps/%03d.yaml", i): "a: 1\n"}}
 		prs[i] = f.pullRequest(fmt.Sprintf("pr-%03d", i), head, func(p *v1alpha1.PullRequestParameters) { p.Labels, p.Body = nil, "" })
 		objs[i] = prs[i]
 	}
+	// One push of the hundred heads: a hundred commits through Gitea's
+	// contents API took minutes.
+	f.g.PushBranches(t, f.repo, "main", heads)
 	start := time.Now()
-	createAll(t, objs...)
+	e2e.CreateAll(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
