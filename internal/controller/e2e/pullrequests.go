@@ -17,7 +17,9 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +54,40 @@ func CreateAll(t *testing.T, objs ...client.Object) {
 	for _, o := range objs {
 		Create(t, o)
 	}
+}
+
+// CreateAtOnce creates objs from 16 goroutines, as a burst of kubectl
+// applies would, or fails the test: a hundred objects created one after
+// another wait for a hundred round trips to a busy API server.
+func CreateAtOnce(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	if err := atOnce(objs, func(o client.Object) error { return CP.Client.Create(context.Background(), o) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// atOnce calls fn on every object from up to 16 goroutines and returns the
+// first error.
+func atOnce(objs []client.Object, fn func(client.Object) error) error {
+	work := make(chan client.Object)
+	errs := make(chan error, len(objs))
+	var wg sync.WaitGroup
+	for range min(16, len(objs)) {
+		wg.Go(func() {
+			for o := range work {
+				if err := fn(o); err != nil {
+					errs <- fmt.Errorf("%T %s: %w", o, client.ObjectKeyFromObject(o), err)
+				}
+			}
+		})
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // Heads names n head branches request/000, request/001, …

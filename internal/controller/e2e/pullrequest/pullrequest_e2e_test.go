@@ -331,10 +331,12 @@ func TestPullRequestSteadyState(t *testing.T) {
 	heads := e2e.Heads(n)
 	f := newPRFixture(t, forges, heads...)
 	prs := make([]*v1alpha1.PullRequest, n)
+	objs := make([]client.Object, n)
 	for i := range prs {
 		prs[i] = f.pullRequest(fmt.Sprintf("pr-%03d", i), heads[i], func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
-		e2e.CreateAll(t, prs[i])
+		objs[i] = prs[i]
 	}
+	e2e.CreateAtOnce(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 60*time.Second, pr, openAs(t, pr, f.forge))
 	}
@@ -345,10 +347,6 @@ func TestPullRequestSteadyState(t *testing.T) {
 	start := time.Now()
 	// Three poll intervals of every PullRequest, each asked for by the
 	// timer alone.
-	objs := make([]client.Object, n)
-	for i, pr := range prs {
-		objs[i] = pr
-	}
 	counts := make([]int, n)
 	for i, o := range objs {
 		counts[i] = e2e.ReconcilesOf(o)

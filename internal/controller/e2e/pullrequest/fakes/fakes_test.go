@@ -156,7 +156,7 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 		objs[i] = prs[i]
 	}
 	start := time.Now()
-	e2e.CreateAll(t, objs...)
+	e2e.CreateAtOnce(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
