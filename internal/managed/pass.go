@@ -213,6 +213,10 @@ func (p *pass) finish(ctx context.Context, o outcome) (reconcile.Result, error) 
 	if after > 0 && p.s.WriteLost() {
 		p.log.Debug("Status write lost; requeueing promptly", "requeue-after", after)
 	}
+	// One line per reconcile at debug level, so a resource that stops
+	// being reconciled shows in the log as the end of its lines, not as
+	// silence that a converged resource's reconciles look alike to.
+	p.log.Debug("Reconciled", "reason", o.verdict.Reason, "requeue-after", after)
 	return reconcile.Result{RequeueAfter: after}, nil
 }
 

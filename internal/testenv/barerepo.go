@@ -121,3 +121,14 @@ func (r *BareRepo) Reflog(tb testing.TB, branch string) []RefUpdate {
 	}
 	return u
 }
+
+// Branch makes each branch of heads one commit on top of the head of from,
+// in one git run however many there are, and returns their heads.
+func (r *BareRepo) Branch(tb testing.TB, from string, heads map[string]CommitSpec) map[string]string {
+	tb.Helper()
+	h, err := r.BareRepo.Branch(from, heads)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}

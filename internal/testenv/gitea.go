@@ -64,6 +64,8 @@ type Gitea struct {
 
 	bin, ini, dir string
 	done          chan struct{}
+	// phases is how long each phase of the start took, for its log line.
+	phases string
 }
 
 // A GiteaOption changes the app.ini StartGitea writes.
@@ -88,6 +90,20 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	bin := giteaBin(tb)
+	g, stop, err := startGitea(bin, tb.TempDir(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(stop)
+	tb.Log(g.startLine())
+	return g
+}
+
+// giteaBin is ./bin/gitea, or skips (fails in CI) tb without it; it skips
+// under -short.
+func giteaBin(tb testing.TB) string {
+	tb.Helper()
 	Integration(tb)
 	root, err := localenv.ModuleRoot()
 	if err != nil {
@@ -100,12 +116,20 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 		}
 		tb.Skip(bin + giteaMissing)
 	}
+	return bin
+}
+
+// startGitea starts bin in dir and waits until its API answers; stop kills
+// it and waits for it to exit.
+func startGitea(bin, dir string, cfg giteaConfig) (*Gitea, func(), error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), giteaStartTimeout)
 	defer cancel()
 
-	dir := tb.TempDir()
-	port := freePort(tb)
+	port, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
 	g := &Gitea{
 		URL: fmt.Sprintf("http://127.0.0.1:%d/", port),
 		bin: bin, ini: filepath.Join(dir, "app.ini"), dir: dir,
@@ -119,51 +143,56 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	// Gitea writes INTERNAL_TOKEN and JWT_SECRET into app.ini: it must stay
 	// writable, and in place while repositories exist (their hooks name it).
 	if err := os.WriteFile(g.ini, []byte(giteaINI(dir, runUser, port, cfg)), 0o600); err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	if _, err := g.cli(ctx, "migrate"); err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	migrated := time.Now()
 	out, err := g.cli(ctx, "admin", "user", "create", "--admin",
 		"--username", GiteaAdmin, "--password", GiteaAdminPassword, "--email", GiteaAdmin+"@example.com",
 		"--must-change-password=false", "--access-token", "--access-token-name", "test", "--access-token-scopes", "all")
 	if err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	g.Token = parseToken(out)
 	if g.Token == "" {
-		tb.Fatalf("gitea admin user create printed no access token:\n%s", out)
+		return nil, nil, fmt.Errorf("gitea admin user create printed no access token:\n%s", out)
 	}
 
 	admin := time.Now()
 	logf, err := os.Create(filepath.Join(dir, "web.log"))
 	if err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	cmd := exec.Command(bin, "--config", g.ini, "web")
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, giteaEnv(dir), logf, logf
 	if err := cmd.Start(); err != nil {
 		_ = logf.Close()
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	go func() {
 		_ = cmd.Wait()
 		_ = logf.Close()
 		close(g.done)
 	}()
-	tb.Cleanup(func() {
+	stop := func() {
 		_ = cmd.Process.Kill()
 		<-g.done
-	})
+	}
 	if err := g.waitAPI(ctx); err != nil {
-		tb.Fatalf("%v\n%s", err, g.Log())
+		stop()
+		return nil, nil, fmt.Errorf("%w\n%s", err, g.Log())
 	}
 	g.Started = time.Since(start)
-	tb.Logf("gitea %s up in %s (migrate %s, admin and token %s, web until the API answers %s)", g.URL,
-		g.Started.Round(time.Millisecond), migrated.Sub(start).Round(time.Millisecond),
-		admin.Sub(migrated).Round(time.Millisecond), time.Since(admin).Round(time.Millisecond))
-	return g
+	g.phases = fmt.Sprintf("migrate %s, admin and token %s, web until the API answers %s",
+		migrated.Sub(start).Round(time.Millisecond), admin.Sub(migrated).Round(time.Millisecond), time.Since(admin).Round(time.Millisecond))
+	return g, stop, nil
+}
+
+// startLine says how long the start took, and in which phase.
+func (g *Gitea) startLine() string {
+	return fmt.Sprintf("gitea %s up in %s (%s)", g.URL, g.Started.Round(time.Millisecond), g.phases)
 }
 
 // Log returns what `gitea web` printed so far, for a failing test.
@@ -225,16 +254,14 @@ func giteaEnv(dir string) []string {
 }
 
 // freePort returns a loopback port nothing listens on now.
-func freePort(tb testing.TB) int {
-	tb.Helper()
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatal(err)
+		return 0, err
 	}
 	defer func() { _ = l.Close() }()
 	_, p, _ := net.SplitHostPort(l.Addr().String())
-	port, _ := strconv.Atoi(p)
-	return port
+	return strconv.Atoi(p)
 }
 
 // giteaINI is a headless configuration: sqlite, no SSH, LFS, mail, update

@@ -19,6 +19,10 @@ package testenv
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -163,11 +167,55 @@ func (g *Gitea) as(tb testing.TB, user *GiteaUser, what string, fn func(c *gitea
 // UI: a merge commit, the head branch kept. reviewer nil is the admin.
 func (g *Gitea) MergeAsReviewer(tb testing.TB, reviewer *GiteaUser, repo string, number int64) {
 	tb.Helper()
-	g.as(tb, reviewer, "merge", func(c *gitea.Client) error {
-		_, _, err := c.MergePullRequest(GiteaAdmin, repo, number, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
-		return err
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
+	defer cancel()
+	who, token := GiteaAdmin, g.Token
+	if reviewer != nil {
+		who, token = reviewer.Name, reviewer.Token
+	}
+	tick := time.NewTicker(mergeRetry)
+	defer tick.Stop()
+	if err := merge(ctx, g.clientAs(ctx, tb, gitea.SetToken(token)), repo, number, tick.C); err != nil {
+		tb.Fatalf("gitea: merge as %s: %v", who, err)
+	}
 }
+
+// mergeRetry is how soon a merge Gitea refused for now is asked again.
+const mergeRetry = 500 * time.Millisecond
+
+// merge merges pull request number of repo as a person would: asked
+// again at every tick while Gitea answers 405 (the mergeability check runs
+// again after a push, a review or another merge into the base: "Please try
+// again later"), until ctx (c's) ends. The SDK reports a refused merge
+// as false with no error; taken for a merge, a refusal left the pull
+// request open while the test waited for the provider to see it merged
+// (MergedByAReviewer, failed under load).
+func merge(ctx context.Context, c *gitea.Client, repo string, number int64, tick <-chan time.Time) error {
+	var refused error
+	for {
+		merged, resp, err := c.MergePullRequest(GiteaAdmin, repo, number, gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge})
+		switch {
+		case err != nil && refused != nil && ctx.Err() != nil:
+			return fmt.Errorf("%w, asked again until %w", refused, ctx.Err())
+		case err != nil:
+			return err
+		case merged:
+			return nil
+		}
+		refused = fmt.Errorf(errMergeRefusedFmt, number, resp.Status)
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			return refused
+		}
+		select {
+		case <-tick:
+		case <-ctx.Done():
+			return fmt.Errorf("%w, asked again until %w", refused, ctx.Err())
+		}
+	}
+}
+
+// errMergeRefusedFmt: Gitea answered a merge with another status than 200.
+const errMergeRefusedFmt = "gitea refused the merge of pull request #%d: %s"
 
 // Approve submits an approving review as reviewer.
 func (g *Gitea) Approve(tb testing.TB, reviewer GiteaUser, repo string, number int64) {
@@ -225,3 +273,35 @@ func (g *Gitea) CreateLabel(tb testing.TB, repo, name string) {
 		return err
 	})
 }
+
+// PushBranches makes each branch of heads one commit on top of from and
+// pushes them to repo, as a person with a clone would, and returns their
+// heads. A hundred branches through CommitFile cost a hundred commits of
+// Gitea's contents API, each in a work tree of its own; a push costs only
+// Gitea's processing of each ref (its hooks), in pushes of pushBatch refs,
+// each well within the git CLI's timeout on a loaded machine.
+func (g *Gitea) PushBranches(tb testing.TB, repo GiteaRepo, from string, heads map[string]CommitSpec) map[string]string {
+	tb.Helper()
+	url := AuthURL(repo.CloneURL, GiteaAdmin, g.Token)
+	local := NewBareRepo(tb, tb.TempDir(), "push.git", nil)
+	if _, err := Git(local.Dir, nil, "fetch", "--quiet", url, "+refs/heads/"+from+":refs/heads/"+from); err != nil {
+		tb.Fatal(err)
+	}
+	out := local.Branch(tb, from, heads)
+	names := slices.Sorted(maps.Keys(out))
+	for batch := range slices.Chunk(names, pushBatch) {
+		args := make([]string, 0, 3+len(batch))
+		args = append(args, "push", "--quiet", url)
+		for _, b := range batch {
+			args = append(args, "refs/heads/"+b+":refs/heads/"+b)
+		}
+		if _, err := Git(local.Dir, nil, args...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
+}
+
+// pushBatch is how many refs one push of PushBranches carries: Gitea's
+// hooks took over two minutes for a hundred on a loaded machine.
+const pushBatch = 20

@@ -178,6 +178,7 @@ type providerOptions struct {
 	clock      clock.WithDelayedExecution
 	gitClock   clock.Clock
 	forges     map[forge.Type]forge.Opener
+	rates      func(forge.Type) forge.Rate
 	audit      *audit.Store
 	auditWait  time.Duration
 }
@@ -242,6 +243,13 @@ func WithMirrorIdentity(cfg *rest.Config) ProviderOption {
 // WithForges opens the forge API clients of PullRequests with forges.
 func WithForges(forges map[forge.Type]forge.Opener) ProviderOption {
 	return func(o *providerOptions) { o.forges = forges }
+}
+
+// WithForgeRate opens pull requests on every forge at r instead of the
+// forge's own pace (GitHub's is 60 a minute): for tests that open many and
+// are about something else than the pace.
+func WithForgeRate(r forge.Rate) ProviderOption {
+	return func(o *providerOptions) { o.rates = func(forge.Type) forge.Rate { return r } }
 }
 
 // WithAudit joins Mirrors' changes to the audit facts of store, waiting
@@ -340,6 +348,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		ConditionMetrics:     po.conditions,
 		Clock:                po.clock,
 		Forges:               po.forges,
+		ForgeRates:           po.rates,
 		Audit:                po.audit,
 		AttributionWait:      po.auditWait,
 	}

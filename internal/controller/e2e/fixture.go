@@ -111,14 +111,19 @@ func Purge(t *testing.T, ns string) {
 			t.Errorf("purge %s: %v", ns, err)
 			continue
 		}
+		objs := make([]client.Object, 0, len(items))
 		for _, item := range items {
-			o, ok := item.(client.Object)
-			if !ok {
-				continue
+			if o, ok := item.(client.Object); ok {
+				objs = append(objs, o)
 			}
+		}
+		// At once: a hundred PullRequests purged one after another took
+		// ten seconds of round trips.
+		_ = atOnce(objs, func(o client.Object) error {
 			_ = CP.Client.Delete(ctx, o)
 			_ = CP.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
-		}
+			return nil
+		})
 	}
 }
 

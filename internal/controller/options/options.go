@@ -74,6 +74,10 @@ type Options struct {
 	// type; cmd/provider names the ones the binary carries, so the
 	// controller imports none. A type without one is Stalled ForgeUnknown.
 	Forges map[forge.Type]forge.Opener
+	// ForgeRates paces the pull requests opened on each forge type; nil:
+	// forge.RateOf (GitHub's documented limit, a polite pace elsewhere).
+	// Tests that open a hundred set a quicker one.
+	ForgeRates func(forge.Type) forge.Rate
 
 	// Audit holds the audit facts Mirrors with attribution: Audit join
 	// their changes to (package audit); nil: no attribution, and such a

@@ -78,6 +78,8 @@ type external struct {
 	maxAge  time.Duration
 	// watch wakes mg when its branches move; nil: its poll alone does.
 	watch follower
+	// rates is the pace of creates per forge type; nil: forge.RateOf.
+	rates func(forge.Type) forge.Rate
 
 	// note is Ready's message when converged.
 	note string
@@ -245,6 +247,14 @@ func (e *external) openOutcome(mg *v1alpha1.PullRequest, pr forge.PullRequest) e
 	return nil
 }
 
+// rate is the pace of creates on this forge.
+func (e *external) rate() forge.Rate {
+	if e.rates != nil {
+		return e.rates(e.typ)
+	}
+	return forge.RateOf(e.typ)
+}
+
 // held waits for a hold the forge asked of the account.
 func (e *external) held() error {
 	if t, ok := e.pacer.Held(e.key); ok {
@@ -276,7 +286,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
-	if ok, at := e.pacer.Take(e.key, forge.RateOf(e.typ)); !ok {
+	if ok, at := e.pacer.Take(e.key, e.rate()); !ok {
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, at.UTC().Format(time.RFC3339)), at.Sub(e.clock.Now()))
 	}
 	pr, err := e.acc.client.Create(ctx, want)

@@ -275,26 +275,46 @@ func TestCreate(t *testing.T) {
 	}
 }
 
-// TestCreatePaced: creates beyond the forge's burst wait for their turn
-// (progressing), and are not sent.
+// TestCreatePaced: creates beyond the forge's burst (or the one the
+// Connector was given, WithRates) wait for their turn (progressing), and
+// are not sent.
 func TestCreatePaced(t *testing.T) {
-	f := newFake()
-	clk := clocktesting.NewFakeClock(t0)
-	e := newExternal(f, clk)
-	burst := int(forge.RateOf(forge.Gitea).Burst)
-	for i := range burst + 1 {
-		mg := pullRequest(func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Head = fmt.Sprintf("request/%d", i) })
-		_, err := e.Create(context.Background(), mg)
-		we, waiting := managed.IsWaiting(err)
-		switch {
-		case i < burst && err != nil:
-			t.Fatalf("create %d of a burst of %d: %v", i, burst, err)
-		case i == burst && (!waiting || we.Reason != ReasonRateLimited):
-			t.Fatalf("create %d beyond the burst: got %v, want a RateLimited wait", i, err)
-		}
+	cases := map[string]struct {
+		reason string
+		rates  func(forge.Type) forge.Rate
+		burst  int
+	}{
+		"ForgesOwn": {
+			reason: "Without rates, Gitea's own burst goes at once.",
+			burst:  int(forge.RateOf(forge.Gitea).Burst),
+		},
+		"Given": {
+			reason: "With rates, their burst goes at once, not the forge's.",
+			rates:  func(forge.Type) forge.Rate { return forge.Rate{PerMinute: 60, Burst: 3} },
+			burst:  3,
+		},
 	}
-	if diff := cmp.Diff(burst, f.calls["Create"]); diff != "" {
-		t.Errorf("creates sent: -want, +got:\n%s", diff)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFake()
+			clk := clocktesting.NewFakeClock(t0)
+			e := newExternal(f, clk)
+			e.rates = tc.rates
+			for i := range tc.burst + 1 {
+				mg := pullRequest(func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Head = fmt.Sprintf("request/%d", i) })
+				_, err := e.Create(context.Background(), mg)
+				we, waiting := managed.IsWaiting(err)
+				switch {
+				case i < tc.burst && err != nil:
+					t.Fatalf("%s\ncreate %d of a burst of %d: %v", tc.reason, i, tc.burst, err)
+				case i == tc.burst && (!waiting || we.Reason != ReasonRateLimited):
+					t.Fatalf("%s\ncreate %d beyond the burst: got %v, want a RateLimited wait", tc.reason, i, err)
+				}
+			}
+			if diff := cmp.Diff(tc.burst, f.calls["Create"]); diff != "" {
+				t.Errorf("%s\ncreates sent: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
 

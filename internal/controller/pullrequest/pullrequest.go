@@ -62,7 +62,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.PullRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
 			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
-			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher)),
+			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher).WithRates(o.ForgeRates)),
 		// Woken when its branches move, and polled still: the forge's
 		// side (a title edit, a merge, a close) is seen only by a poll.
 		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
@@ -119,6 +119,8 @@ type Connector struct {
 	// watch wakes a PullRequest when its branches move; nil: only its
 	// poll brings it back.
 	watch follower
+	// rates is the pace of creates per forge type; nil: forge.RateOf.
+	rates func(forge.Type) forge.Rate
 
 	// mu guards clients, keyOf and swept; never held across the network
 	// (accounts.go).
@@ -166,6 +168,14 @@ func (c *Connector) WithWatcher(w *watch.Watcher) *Connector {
 	return c
 }
 
+// WithRates paces the creates of each forge type at rates(type) instead of
+// forge.RateOf's; nil keeps forge.RateOf. Tests that open a hundred pull
+// requests set a quicker pace than GitHub's 60 a minute.
+func (c *Connector) WithRates(rates func(forge.Type) forge.Rate) *Connector {
+	c.rates = rates
+	return c
+}
+
 // Connect resolves the configuration and returns the forge account's
 // client; it does not touch the network.
 func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.TypedExternalClient[*v1alpha1.PullRequest], error) {
@@ -184,7 +194,7 @@ func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpma
 	return &external{
 		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, repo: repo,
 		listing: c.board.For(key, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
-		kube: c.kube, maxAge: c.maxAge, watch: c.watch,
+		kube: c.kube, maxAge: c.maxAge, watch: c.watch, rates: c.rates,
 	}, nil
 }
 

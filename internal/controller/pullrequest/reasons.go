@@ -90,7 +90,7 @@ func (e *external) forgeError(err error, what string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &rl):
-		e.pacer.Hold(e.key, forge.RateOf(e.typ), rl.At)
+		e.pacer.Hold(e.key, e.rate(), rl.At)
 		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgRateLimitedFmt, rl.At.UTC().Format(time.RFC3339), rl.Msg), rl.At.Sub(e.clock.Now()))
 	case errors.Is(err, forge.ErrUnauthorized):
 		if e.creds != "" {

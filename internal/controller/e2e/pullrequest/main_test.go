@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package pullrequest_test holds the end-to-end tests of PullRequest: the
-// provider's controllers against a real API server and real Git servers on
-// loopback (internal/controller/e2e), and forges that are an in-memory one,
-// fakes serving GitHub's and GitLab's documented payloads, and a real Gitea.
-// They have a control plane of their own so that they run beside the other
-// end-to-end packages.
+// Package pullrequest_test holds the end-to-end tests of PullRequest on an
+// in-memory forge (forgetest/memory): the provider's controllers against a
+// real API server and real Git servers on loopback (internal/controller/e2e).
+// The same flows run through the real clients against fakes of GitHub and
+// GitLab (pullrequest/fakes) and against a real Gitea (pullrequest/gitea).
+// Each of the three has a control plane of its own, so that go test runs
+// them beside each other and the other end-to-end packages.
 package pullrequest_test
 
 import (

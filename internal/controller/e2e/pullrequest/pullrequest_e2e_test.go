@@ -31,6 +31,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,8 +48,8 @@ import (
 // These tests run the PullRequest controller on a real API server and a
 // real Git server (the head branch is read from the clone) against an
 // in-memory forge (forgetest/memory) opened through the same opener map
-// cmd/provider passes. The same flows run against a real Gitea once its
-// client and harness land (pullrequest_gitea_test.go).
+// cmd/provider passes. The same flows run against a real Gitea
+// (pullrequest/gitea).
 
 // prFixture is a namespace with a ProviderConfig "git" whose repository
 // (e2e/<namespace>.git) has main and the head branches given, and names a
@@ -66,11 +67,12 @@ func newPRFixture(t *testing.T, forges *memory.Forges, heads ...string) *prFixtu
 		t.Fatal(err)
 	}
 	name := "e2e/" + ns.Name + ".git"
-	branches := map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}}
-	for _, h := range heads {
-		branches[h] = []testenv.CommitSpec{{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}, {Message: "change", Files: map[string]string{h + ".txt": "x\n"}}}
+	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}})
+	if len(heads) > 0 {
+		// Each head one commit on main, all in one git run: a hundred
+		// heads made one commit at a time took a minute.
+		repo.Branch(t, "main", e2e.HeadCommits(heads...))
 	}
-	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, branches)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git-credentials"},
 		StringData: map[string]string{"username": e2e.GitUser, "password": e2e.GitToken},
@@ -85,24 +87,13 @@ func newPRFixture(t *testing.T, forges *memory.Forges, heads ...string) *prFixtu
 			Forge: &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(forge.Gitea), APIURL: "http://forge.invalid/api/v1/"},
 		},
 	}
-	for _, o := range []client.Object{secret, pc} {
-		if err := e2e.CP.Client.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e2e.CreateAll(t, secret, pc)
 	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
 	return &prFixture{Fixture: &e2e.Fixture{Namespace: ns.Name, Repo: repo}, forge: forges.Repo("e2e", ns.Name)}
 }
 
 func (f *prFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-	pr := &v1alpha1.PullRequest{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: name},
-		Spec: v1alpha1.PullRequestSpec{ForProvider: v1alpha1.PullRequestParameters{Head: head, Base: "main", Title: "Add " + name,
-			Body: "Files:\n{{range .Files}}- {{.Path}}\n{{end}}", Labels: []string{"provider-git"}}}}
-	pr.Spec.ProviderConfigReference = e2e.PCRef()
-	for _, m := range mutate {
-		m(&pr.Spec.ForProvider)
-	}
-	return pr
+	return e2e.NewPullRequest(f.Namespace, name, head, mutate...)
 }
 
 func startPRProvider(t *testing.T, opts ...e2e.ProviderOption) *memory.Forges {
@@ -110,15 +101,6 @@ func startPRProvider(t *testing.T, opts ...e2e.ProviderOption) *memory.Forges {
 	forges := memory.NewForges()
 	e2e.StartProvider(t, "", append(opts, e2e.WithForges(map[forge.Type]forge.Opener{forge.Gitea: forges.Open}))...)
 	return forges
-}
-
-func createAll(t *testing.T, objs ...client.Object) {
-	t.Helper()
-	for _, o := range objs {
-		if err := e2e.CP.Client.Create(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // openAs is an open pull request as declared, kstatus Current.
@@ -148,7 +130,7 @@ func TestPullRequestLifecycle(t *testing.T) {
 	file.Spec.ProviderConfigReference = e2e.PCRef()
 	pr := f.pullRequest("demo", "request/demo")
 	pr.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
-	createAll(t, file, pr)
+	e2e.CreateAll(t, file, pr)
 
 	t.Run("Open", func(t *testing.T) {
 		e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
@@ -170,9 +152,16 @@ func TestPullRequestLifecycle(t *testing.T) {
 		})
 	})
 	t.Run("Update", func(t *testing.T) {
-		pr.Spec.ForProvider.Title = "Add demo, v2"
-		pr.Spec.ForProvider.Labels = []string{"provider-git", "v2"}
-		if err := e2e.CP.Client.Update(context.Background(), pr); err != nil {
+		// The provider writes status meanwhile: edit the spec of what the
+		// server holds now, as kubectl edit would.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+				return err
+			}
+			pr.Spec.ForProvider.Title = "Add demo, v2"
+			pr.Spec.ForProvider.Labels = []string{"provider-git", "v2"}
+			return e2e.CP.Client.Update(context.Background(), pr)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		e2e.WaitFor(t, 30*time.Second, pr, func() error {
@@ -208,7 +197,7 @@ func TestPullRequestAdoptsAnOpenOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := f.pullRequest("adopt", "request/adopt")
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 	e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 	if pr.Status.AtProvider.Number != existing.Number || f.forge.Len() != 1 {
 		t.Errorf("adopted #%d with %d pull requests on the forge, want #%d alone", pr.Status.AtProvider.Number, f.forge.Len(), existing.Number)
@@ -219,7 +208,7 @@ func TestPullRequestWaitsForItsHead(t *testing.T) {
 	forges := startPRProvider(t)
 	f := newPRFixture(t, forges)
 	pr := f.pullRequest("later", "request/later")
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 	e2e.WaitFor(t, 30*time.Second, pr, func() error {
 		if err := e2e.ConditionIs(pr, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonHeadBranchMissing); err != nil {
 			return err
@@ -241,7 +230,7 @@ func TestPullRequestClosedByAPerson(t *testing.T) {
 	forges := startPRProvider(t)
 	f := newPRFixture(t, forges, "request/closed")
 	pr := f.pullRequest("closed", "request/closed")
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 	e2e.WaitFor(t, 30*time.Second, pr, openAs(t, pr, f.forge))
 	n := pr.Status.AtProvider.Number
 	f.forge.Edit(n, func(p *forge.PullRequest) { p.State = forge.StateClosed })
@@ -260,7 +249,7 @@ func TestPullRequestMergeAutoAndReadinessMerged(t *testing.T) {
 		p.Readiness = v1alpha1.ReadinessMerged
 	})
 	review := f.pullRequest("review", "request/review", func(p *v1alpha1.PullRequestParameters) { p.Readiness = v1alpha1.ReadinessMerged })
-	createAll(t, auto, review)
+	e2e.CreateAll(t, auto, review)
 	t.Run("Auto", func(t *testing.T) {
 		e2e.WaitFor(t, 30*time.Second, auto, func() error {
 			if auto.Status.AtProvider.State != string(forge.StateMerged) {
@@ -316,7 +305,7 @@ func TestPullRequestSSHConfigNeedsAPIToken(t *testing.T) {
 		Spec: v1alpha1.ProviderConfigSpec{URL: "git@github.com:o/r.git", Credentials: v1alpha1.ProviderCredentials{
 			Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: "ssh"}}}}
 	pr := (&prFixture{Fixture: &e2e.Fixture{Namespace: ns.Name}}).pullRequest("ssh", "request/x")
-	createAll(t, secret, pc, pr)
+	e2e.CreateAll(t, secret, pc, pr)
 	e2e.WaitFor(t, 30*time.Second, pr, func() error {
 		if err := e2e.StalledWith(t, pr, config.ReasonForgeTokenMissing)(); err != nil {
 			return err
@@ -339,16 +328,15 @@ func TestPullRequestSteadyState(t *testing.T) {
 		counter.Next = rt
 		return counter
 	}))
-	heads := make([]string, n)
-	for i := range heads {
-		heads[i] = fmt.Sprintf("request/%03d", i)
-	}
+	heads := e2e.Heads(n)
 	f := newPRFixture(t, forges, heads...)
 	prs := make([]*v1alpha1.PullRequest, n)
+	objs := make([]client.Object, n)
 	for i := range prs {
 		prs[i] = f.pullRequest(fmt.Sprintf("pr-%03d", i), heads[i], func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
-		createAll(t, prs[i])
+		objs[i] = prs[i]
 	}
+	e2e.CreateAtOnce(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 60*time.Second, pr, openAs(t, pr, f.forge))
 	}
@@ -359,10 +347,6 @@ func TestPullRequestSteadyState(t *testing.T) {
 	start := time.Now()
 	// Three poll intervals of every PullRequest, each asked for by the
 	// timer alone.
-	objs := make([]client.Object, n)
-	for i, pr := range prs {
-		objs[i] = pr
-	}
 	counts := make([]int, n)
 	for i, o := range objs {
 		counts[i] = e2e.ReconcilesOf(o)

@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The e2e.Provider-git Authors.
+Copyright 2026 The provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package pullrequest_test
+package fakes_test
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,18 +57,18 @@ func forgeFixture(t *testing.T, name string, typ forge.Type, apiURL, token strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e2e.Purge(t, ns.Name) })
-	branches := map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}}
-	for _, h := range heads {
-		branches[h] = []testenv.CommitSpec{{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}, {Message: h, Files: map[string]string{"x.txt": h}}}
+	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, map[string][]testenv.CommitSpec{"main": {{Message: "seed", Files: map[string]string{"README.md": "seed\n"}}}})
+	if len(heads) > 0 {
+		// Each head one commit on main, all in one git run.
+		repo.Branch(t, "main", e2e.HeadCommits(heads...))
 	}
-	repo := testenv.NewBareRepo(t, e2e.GitRoot, name, branches)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "creds"},
 		StringData: map[string]string{"username": e2e.GitUser, "password": e2e.GitToken, "apiToken": token}}
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
 		Spec: v1alpha1.ProviderConfigSpec{URL: e2e.HTTPGit.RepoURL(name),
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
 			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(typ), APIURL: apiURL}}}
-	createAll(t, secret, pc)
+	e2e.CreateAll(t, secret, pc)
 	return &e2e.Fixture{Namespace: ns.Name, Repo: repo}
 }
 
@@ -81,10 +82,10 @@ func TestPullRequestOnGitHub(t *testing.T) {
 		gh.AddBranch(owner, repo, b, f.Repo.Head(t, b))
 	}
 	mk := func(name, head string) *v1alpha1.PullRequest {
-		return (&prFixture{Fixture: f}).pullRequest(name, head, func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
+		return e2e.NewPullRequest(f.Namespace, name, head, func(p *v1alpha1.PullRequestParameters) { p.Body = "" })
 	}
 	pr := mk("demo", "request/demo")
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 	t.Run("Open", func(t *testing.T) {
 		e2e.WaitFor(t, 30*time.Second, pr, e2e.ReadyAndCurrent(t, pr))
 		got, ok := gh.Pull(pr.Status.AtProvider.Number)
@@ -104,7 +105,7 @@ func TestPullRequestOnGitHub(t *testing.T) {
 	t.Run("SecondaryLimitOnCreate", func(t *testing.T) {
 		gh.SetSecondaryLimit(0, 3*time.Second)
 		limited := mk("limited", "request/limited")
-		createAll(t, limited)
+		e2e.CreateAll(t, limited)
 		e2e.WaitFor(t, 30*time.Second, limited, func() error {
 			if err := e2e.ConditionIs(limited, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonRateLimited); err != nil {
 				return err
@@ -130,35 +131,40 @@ func TestPullRequestOnGitHub(t *testing.T) {
 // (free against the rate limit), and no status write.
 func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	const n = 100
+	// GitHub's own pace (60 creates a minute after a burst of 20) would
+	// take 80 s to open them; the pace has tests of its own
+	// (forge.TestPacer, pullrequest's), this one is about the steady state.
+	rate := forge.Rate{PerMinute: 1200, Burst: 20}
 	gh := fakegithub.NewServer(t)
 	counter := &e2e.StatusCounter{}
-	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.GitHub: github.New}), e2e.WithForgeRate(rate), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.Next = rt
 		return counter
 	}))
-	heads := make([]string, n)
-	for i := range heads {
-		heads[i] = fmt.Sprintf("request/%03d", i)
-	}
+	heads := e2e.Heads(n)
 	f := forgeFixture(t, "e2e/github-steady.git", forge.GitHub, gh.URL(), fakegithub.Token, heads...)
-	gh.AddBranch("e2e", "github-steady", "main", f.Repo.Head(t, "main"))
+	at, err := f.Repo.Heads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.AddBranch("e2e", "github-steady", "main", at["main"])
 	prs := make([]*v1alpha1.PullRequest, n)
 	objs := make([]client.Object, n)
 	for i, h := range heads {
-		gh.AddBranch("e2e", "github-steady", h, f.Repo.Head(t, h))
-		prs[i] = (&prFixture{Fixture: f}).pullRequest(fmt.Sprintf("pr-%03d", i), h, func(p *v1alpha1.PullRequestParameters) { p.Body, p.Labels = "", nil })
+		gh.AddBranch("e2e", "github-steady", h, at[h])
+		prs[i] = e2e.NewPullRequest(f.Namespace, fmt.Sprintf("pr-%03d", i), h, func(p *v1alpha1.PullRequestParameters) { p.Body, p.Labels = "", nil })
 		objs[i] = prs[i]
 	}
 	start := time.Now()
-	createAll(t, objs...)
+	e2e.CreateAtOnce(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
 	creates := gh.Count(func(r fakegithub.Request) bool {
 		return r.Method == http.MethodPost && r.Path == "/repos/e2e/github-steady/pulls"
 	})
-	t.Logf("%d PullRequests open on GitHub in %s (creates paced at 60 a minute after a burst of 20): %d creates, %d requests",
-		n, time.Since(start).Round(time.Millisecond), creates, len(gh.Requests()))
+	t.Logf("%d PullRequests open on GitHub in %s (creates paced at %.0f a minute after a burst of %.0f): %d creates, %d requests",
+		n, time.Since(start).Round(time.Millisecond), rate.PerMinute, rate.Burst, creates, len(gh.Requests()))
 	if creates != n {
 		t.Errorf("%d creates for %d PullRequests", creates, n)
 	}
@@ -211,12 +217,12 @@ func TestPullRequestOnGitLab(t *testing.T) {
 	gl.AddBranch("request/auto")
 	gl.AddBranch("request/pipeline")
 	mk := func(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-		return (&prFixture{Fixture: f}).pullRequest(name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
+		return e2e.NewPullRequest(f.Namespace, name, head, append([]func(*v1alpha1.PullRequestParameters){func(p *v1alpha1.PullRequestParameters) { p.Body = "" }}, mutate...)...)
 	}
 	t.Run("Adopt", func(t *testing.T) {
 		iid := gl.Open("request/adopt", "main", "by hand")
 		pr := mk("adopt", "request/adopt")
-		createAll(t, pr)
+		e2e.CreateAll(t, pr)
 		e2e.WaitFor(t, 30*time.Second, pr, e2e.ReadyAndCurrent(t, pr))
 		if pr.Status.AtProvider.Number != iid {
 			t.Errorf("adopted !%d, want the open !%d", pr.Status.AtProvider.Number, iid)
@@ -231,7 +237,7 @@ func TestPullRequestOnGitLab(t *testing.T) {
 			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto}
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, pr)
+		e2e.CreateAll(t, pr)
 		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if pr.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q", pr.Status.AtProvider.State)
@@ -254,7 +260,7 @@ func TestPullRequestOnGitLab(t *testing.T) {
 			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash}
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, pr)
+		e2e.CreateAll(t, pr)
 		e2e.WaitFor(t, 30*time.Second, pr, func() error {
 			if mr, _ := gl.MR(iid); !mr.AutoMerge {
 				return fmt.Errorf("GitLab's !%d has no auto-merge set", iid)
@@ -266,7 +272,7 @@ func TestPullRequestOnGitLab(t *testing.T) {
 			if err := e2e.ConditionIs(pr, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
 				return err
 			}
-			if m := pr.GetCondition(xpv2.TypeReady).Message; !contains(m, "the forge merges it once checks and reviews allow") {
+			if m := pr.GetCondition(xpv2.TypeReady).Message; !strings.Contains(m, "the forge merges it once checks and reviews allow") {
 				return fmt.Errorf("Ready's message %q does not say the forge merges it", m)
 			}
 			return e2e.ConditionIs(pr, session.TypeStalled, corev1.ConditionFalse, "")

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package pullrequest_test
+package gitea_test
 
 import (
 	"fmt"
@@ -25,7 +25,6 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // TestPullRequestFollowsItsHeadOnGitea: a File this provider pushes to a
@@ -35,12 +34,12 @@ import (
 // pull request it causes, the shared list being an hour old) passes.
 func TestPullRequestFollowsItsHeadOnGitea(t *testing.T) {
 	const head = "request/follow"
-	g := testenv.StartGitea(t)
+	g := shared.Get(t)
 	e2e.StartProvider(t, "", giteaForges(), e2e.WithPoll(time.Hour))
 	f := newGiteaFixture(t, g, "")
 	first := g.CommitFile(t, f.repo.Name, head, "main", "apps/first.yaml", "a: 1\n")
 	pr := f.pullRequest("follow", head, func(p *v1alpha1.PullRequestParameters) { p.Labels, p.Body = nil, "" })
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 	e2e.WaitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
 	if got := pr.Status.AtProvider.HeadSHA; got != first {
 		t.Fatalf("atProvider.headSHA once open = %q, want the head %q", got, first)
@@ -49,7 +48,7 @@ func TestPullRequestFollowsItsHeadOnGitea(t *testing.T) {
 	fl := e2e.NewFile(&e2e.Fixture{Namespace: f.ns}, "second", "apps/second.yaml", "b: 2\n")
 	fl.Spec.ForProvider.Branch = head
 	fl.Spec.ForProvider.Content = ptr.To("b: 2\n")
-	createAll(t, fl)
+	e2e.CreateAll(t, fl)
 	e2e.WaitFor(t, 60*time.Second, fl, func() error {
 		if fl.Status.AtProvider.Commit == "" || fl.Status.AtProvider.Commit == first {
 			return fmt.Errorf("atProvider.commit is %q", fl.Status.AtProvider.Commit)

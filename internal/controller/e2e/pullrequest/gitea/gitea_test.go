@@ -1,5 +1,5 @@
 /*
-Copyright 2026 The e2e.Provider-git Authors.
+Copyright 2026 The provider-git Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package pullrequest_test
+package gitea_test
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -32,6 +33,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -45,10 +47,23 @@ import (
 )
 
 // giteaAPICounter is a reverse proxy in front of Gitea's API that counts the
-// provider's requests by method and path pattern.
+// provider's requests by method and path pattern, and those Gitea refused
+// by pattern and status.
 type giteaAPICounter struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu      sync.Mutex
+	n       map[string]int
+	refused map[string]int
+}
+
+// statusWriter keeps the status a handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func countGiteaAPI(t testing.TB, target string) (*giteaAPICounter, string) {
@@ -57,13 +72,20 @@ func countGiteaAPI(t testing.TB, target string) (*giteaAPICounter, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &giteaAPICounter{n: map[string]int{}}
+	c := &giteaAPICounter{n: map[string]int{}, refused: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := r.Method + " " + giteaPattern(r.URL.Path)
 		c.mu.Lock()
-		c.n[r.Method+" "+giteaPattern(r.URL.Path)]++
+		c.n[k]++
 		c.mu.Unlock()
-		rp.ServeHTTP(w, r)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		rp.ServeHTTP(sw, r)
+		if sw.status >= http.StatusBadRequest {
+			c.mu.Lock()
+			c.refused[fmt.Sprintf("%s %d", k, sw.status)]++
+			c.mu.Unlock()
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return c, srv.URL + "/api/v1/"
@@ -83,11 +105,15 @@ func giteaPattern(p string) string {
 func (c *giteaAPICounter) counts() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int, len(c.n))
-	for k, v := range c.n {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.n)
+}
+
+// refusals are the requests Gitea answered 4xx or 5xx, by pattern and
+// status.
+func (c *giteaAPICounter) refusals() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.refused)
 }
 
 // giteaFixture is a namespace whose ProviderConfig reaches a repository of
@@ -116,12 +142,12 @@ func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixtur
 		Spec: v1alpha1.ProviderConfigSpec{URL: repo.CloneURL,
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
 			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(forge.Gitea), APIURL: apiURL}}}
-	createAll(t, secret, pc)
+	e2e.CreateAll(t, secret, pc)
 	return &giteaFixture{ns: ns.Name, g: g, repo: repo}
 }
 
 func (f *giteaFixture) pullRequest(name, head string, mutate ...func(*v1alpha1.PullRequestParameters)) *v1alpha1.PullRequest {
-	return (&prFixture{Fixture: &e2e.Fixture{Namespace: f.ns}}).pullRequest(name, head, mutate...)
+	return e2e.NewPullRequest(f.ns, name, head, mutate...)
 }
 
 // onGitea is an open pull request as declared, read back from Gitea.
@@ -148,12 +174,12 @@ func giteaForges() e2e.ProviderOption {
 }
 
 func TestPullRequestOnGitea(t *testing.T) {
-	g := testenv.StartGitea(t)
+	g := shared.Get(t)
 	e2e.StartProvider(t, "", giteaForges())
 	f := newGiteaFixture(t, g, "")
 	f.g.CommitFile(t, f.repo.Name, "request/demo", "main", "apps/demo.yaml", "a: 1\n")
 	pr := f.pullRequest("demo", "request/demo", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-	createAll(t, pr)
+	e2e.CreateAll(t, pr)
 
 	t.Run("Open", func(t *testing.T) {
 		e2e.WaitFor(t, 60*time.Second, pr, f.onGitea(t, pr))
@@ -168,11 +194,15 @@ func TestPullRequestOnGitea(t *testing.T) {
 		})
 	})
 	t.Run("Update", func(t *testing.T) {
-		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
-			t.Fatal(err)
-		}
-		pr.Spec.ForProvider.Title = "Add demo, v2"
-		if err := e2e.CP.Client.Update(context.Background(), pr); err != nil {
+		// The provider writes status meanwhile: edit the spec of what the
+		// server holds now, as kubectl edit would.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+				return err
+			}
+			pr.Spec.ForProvider.Title = "Add demo, v2"
+			return e2e.CP.Client.Update(context.Background(), pr)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		e2e.WaitFor(t, 60*time.Second, pr, func() error {
@@ -193,6 +223,9 @@ func TestPullRequestOnGitea(t *testing.T) {
 		}
 	})
 	t.Run("Adopt", func(t *testing.T) {
+		// These four, each with a pull request of its own, run at once
+		// once the demo one is closed: their waits overlap.
+		t.Parallel()
 		f.g.CommitFile(t, f.repo.Name, "request/adopt", "main", "apps/adopt.yaml", "a: 1\n")
 		var existing *sdk.PullRequest
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -202,16 +235,17 @@ func TestPullRequestOnGitea(t *testing.T) {
 			t.Fatal(err)
 		}
 		adopt := f.pullRequest("adopt", "request/adopt", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-		createAll(t, adopt)
+		e2e.CreateAll(t, adopt)
 		e2e.WaitFor(t, 60*time.Second, adopt, f.onGitea(t, adopt))
 		if adopt.Status.AtProvider.Number != existing.Index {
 			t.Errorf("adopted #%d, want the open #%d", adopt.Status.AtProvider.Number, existing.Index)
 		}
 	})
 	t.Run("ClosedByAPerson", func(t *testing.T) {
+		t.Parallel()
 		f.g.CommitFile(t, f.repo.Name, "request/closed", "main", "apps/closed.yaml", "a: 1\n")
 		closed := f.pullRequest("closed", "request/closed", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
-		createAll(t, closed)
+		e2e.CreateAll(t, closed)
 		e2e.WaitFor(t, 60*time.Second, closed, f.onGitea(t, closed))
 		f.g.ClosePR(t, f.repo.Name, closed.Status.AtProvider.Number)
 		e2e.WaitFor(t, 60*time.Second, closed, e2e.StalledWith(t, closed, pullrequest.ReasonClosed))
@@ -220,13 +254,14 @@ func TestPullRequestOnGitea(t *testing.T) {
 		}
 	})
 	t.Run("MergeAuto", func(t *testing.T) {
+		t.Parallel()
 		f.g.CommitFile(t, f.repo.Name, "request/auto", "main", "apps/auto.yaml", "a: 1\n")
 		auto := f.pullRequest("auto", "request/auto", func(p *v1alpha1.PullRequestParameters) {
 			p.Labels = nil
 			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodMerge}
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, auto)
+		e2e.CreateAll(t, auto)
 		e2e.WaitFor(t, 90*time.Second, auto, func() error {
 			if auto.Status.AtProvider.State != string(forge.StateMerged) {
 				return fmt.Errorf("state is %q (%s)", auto.Status.AtProvider.State, auto.GetCondition(xpv2.TypeReady).Message)
@@ -238,13 +273,14 @@ func TestPullRequestOnGitea(t *testing.T) {
 		}
 	})
 	t.Run("ReadinessMergedWaitsForAReviewer", func(t *testing.T) {
+		t.Parallel()
 		f.g.CommitFile(t, f.repo.Name, "request/review", "main", "apps/review.yaml", "a: 1\n")
 		reviewer := f.g.CreateUser(t, "reviewer", f.repo.Name)
 		review := f.pullRequest("review", "request/review", func(p *v1alpha1.PullRequestParameters) {
 			p.Labels = nil
 			p.Readiness = v1alpha1.ReadinessMerged
 		})
-		createAll(t, review)
+		e2e.CreateAll(t, review)
 		e2e.WaitFor(t, 60*time.Second, review, func() error {
 			if err := e2e.ConditionIs(review, xpv2.TypeReady, corev1.ConditionFalse, pullrequest.ReasonAwaitingMerge); err != nil {
 				return err
@@ -273,28 +309,36 @@ func TestPullRequestOnGitea(t *testing.T) {
 // two requests) and no status write.
 func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	const n = 100
-	g := testenv.StartGitea(t)
+	g := shared.Get(t)
 	api, apiURL := countGiteaAPI(t, g.URL)
 	counter := &e2e.StatusCounter{}
-	e2e.StartProvider(t, "", giteaForges(), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+	// Gitea (SQLite) opens pull requests one at a time: its own burst of 50
+	// at once queued creates past the reconcile's minute on a loaded
+	// machine, each cancelled one retried (and adopted once Gitea had
+	// opened it after all). Ten at once, then Gitea's five a second.
+	e2e.StartProvider(t, "", giteaForges(), e2e.WithForgeRate(forge.Rate{PerMinute: 300, Burst: 10}), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.Next = rt
 		return counter
 	}))
 	f := newGiteaFixture(t, g, apiURL)
 	prs := make([]*v1alpha1.PullRequest, n)
 	objs := make([]client.Object, n)
+	heads := map[string]testenv.CommitSpec{}
 	for i := range prs {
 		head := fmt.Sprintf("request/%03d", i)
-		f.g.CommitFile(t, f.repo.Name, head, "main", fmt.Sprintf("apps/%03d.yaml", i), "a: 1\n")
+		heads[head] = testenv.CommitSpec{Message: "write " + head, Files: map[string]string{fmt.Sprintf("apps/%03d.yaml", i): "a: 1\n"}}
 		prs[i] = f.pullRequest(fmt.Sprintf("pr-%03d", i), head, func(p *v1alpha1.PullRequestParameters) { p.Labels, p.Body = nil, "" })
 		objs[i] = prs[i]
 	}
+	// One push of the hundred heads: a hundred commits through Gitea's
+	// contents API took minutes.
+	f.g.PushBranches(t, f.repo, "main", heads)
 	start := time.Now()
-	createAll(t, objs...)
+	e2e.CreateAtOnce(t, objs...)
 	for _, pr := range prs {
 		e2e.WaitFor(t, 3*time.Minute, pr, e2e.ReadyAndCurrent(t, pr))
 	}
-	t.Logf("%d PullRequests open on Gitea in %s; forge requests: %v", n, time.Since(start).Round(time.Millisecond), api.counts())
+	t.Logf("%d PullRequests open on Gitea in %s; forge requests: %v, refused: %v", n, time.Since(start).Round(time.Millisecond), api.counts(), api.refusals())
 	if got := giteaPullCount(t, f); got != n {
 		t.Errorf("Gitea holds %d pull requests for %d PullRequests: none may be opened twice", got, n)
 	}
