@@ -154,7 +154,10 @@ func (p *patcher) entryEnd(k *yaml.Node) int {
 		trimmed := bytes.TrimLeft(text, " ")
 		ind := len(text) - len(trimmed)
 		switch {
-		case len(bytes.TrimSpace(text)) == 0:
+		case len(bytes.TrimSpace(text)) == 0, ind <= col && comment(trimmed):
+			// A comment at or left of the key's column may still be
+			// inside the entry (its value can follow it); like a blank
+			// line it goes with the entry only when a deeper line does.
 			continue
 		case ind > col:
 		case ind == col && (bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(trimmed, []byte("-"))):
@@ -164,6 +167,13 @@ func (p *patcher) entryEnd(k *yaml.Node) int {
 		last = l
 	}
 	return p.lineStart(last + 1)
+}
+
+// comment reports whether a line, its indentation trimmed, is a comment.
+// Deeper than the entry it could be a block scalar's content, so callers
+// ask only of lines at or left of the entry's column, where it cannot.
+func comment(trimmed []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(trimmed, "\t"), []byte("#"))
 }
 
 // resized plans a block sequence that grew or shrank at its end: the items
@@ -238,7 +248,7 @@ func (p *patcher) itemEnd(n *yaml.Node, dash int) int {
 		text := p.line(l)
 		trimmed := bytes.TrimLeft(text, " ")
 		switch {
-		case len(bytes.TrimSpace(text)) == 0:
+		case len(bytes.TrimSpace(text)) == 0, len(text)-len(trimmed) <= dash && comment(trimmed):
 			continue
 		case len(text)-len(trimmed) > dash:
 		default:
