@@ -117,8 +117,8 @@ func (s *Server) TLSConfig() *tls.Config {
 			c := s.creds.Current().Certificate
 			return &c, nil
 		},
-		ClientAuth:   tls.RequestClientCert,
-		MinVersion:   tls.VersionTLS12,
+		ClientAuth: tls.RequestClientCert,
+		MinVersion: tls.VersionTLS12,
 	}
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,7 @@ const DefaultAttributionWait = 3 * time.Second
 type facts interface {
 	Want(owner string, grs ...audit.GroupResource)
 	Since(k audit.Key, t time.Time) []audit.Fact
+	Collection(gr audit.GroupResource, namespace string, t time.Time) []audit.Fact
 }
 
 // Attributions join the changes Mirrors commit to the audit facts that name
@@ -121,11 +123,24 @@ func (a *Attributions) SetWaker(wake func(types.NamespacedName)) {
 	a.wake = wake
 }
 
-// arrived wakes the Mirrors waiting for a fact of k.
+// arrived wakes the Mirrors waiting for a fact of k; a deletecollection's
+// (k names no object) wakes those waiting for any object it may have
+// deleted: of its resource, in its namespace, or in any when it has none.
 func (a *Attributions) arrived(k audit.Key) {
 	a.mu.Lock()
 	owners := a.waiting[k]
 	delete(a.waiting, k)
+	if k.Name == "" {
+		// Rare (a deletecollection): a scan of what waits, where an
+		// object's fact is one lookup.
+		owners = map[types.NamespacedName]bool{}
+		for w, nns := range a.waiting {
+			if w.GroupResource == k.GroupResource && (k.Namespace == "" || w.Namespace == k.Namespace) {
+				maps.Copy(owners, nns)
+				delete(a.waiting, w)
+			}
+		}
+	}
 	wake := a.wake
 	a.mu.Unlock()
 	for nn := range owners {
@@ -323,6 +338,13 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			since = t
 		}
 		fs = a.store.Since(k, since)
+		if len(fs) == 0 && sha == "" {
+			// A deletion no fact of its own object names: a
+			// deletecollection of its resource, in its namespace or
+			// all, in the same window, deleted it (its audit event
+			// names no object).
+			fs = a.store.Collection(k.GroupResource, k.Namespace, since)
+		}
 	}
 	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
 	if !waits {
