@@ -81,7 +81,7 @@ func TestAttributionDeleteCollection(t *testing.T) {
 				b.clk.Step(10 * time.Millisecond)
 				collectionOf(b, "ns", "bob")
 			},
-			want:   want{commits: []commit{{Author: user("carol"), Files: []string{a}}, {Author: user("bob"), Files: []string{m, c}}}},
+			want: want{commits: []commit{{Author: user("carol"), Files: []string{a}}, {Author: user("bob"), Files: []string{m, c}}}},
 		},
 		"OtherNamespace": {
 			reason: "A deletecollection of another namespace deleted nothing here: the deletions wait.",
