@@ -51,7 +51,7 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 				// Its line carries the item's "- ".
 				return errRerender
 			}
-			p.replace(p.lineStart(k.Line), p.entryEnd(k), "")
+			p.replace(p.lineStart(k.Line), p.entryEnd(k, v), "")
 			continue
 		}
 		kept++
@@ -84,7 +84,7 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 	if err != nil {
 		return errors.Wrap(err, errRender)
 	}
-	at := p.entryEnd(have.Content[len(have.Content)-2])
+	at := p.entryEnd(have.Content[len(have.Content)-2], have.Content[len(have.Content)-1])
 	if at == len(p.src) && at > 0 && p.src[at-1] != '\n' {
 		text = "\n" + text[:len(text)-1]
 	}
@@ -114,7 +114,7 @@ func (p *patcher) rerender(path []string, k, have, want *yaml.Node) error {
 	if err != nil {
 		return errors.Wrap(err, errRender)
 	}
-	end := p.entryEnd(k)
+	end := p.entryEnd(k, have)
 	if end == len(p.src) && end > 0 && p.src[end-1] != '\n' {
 		text = text[:len(text)-1]
 	}
@@ -146,10 +146,14 @@ func (p *patcher) afterDash(n *yaml.Node) bool {
 // whose key is k: the lines after k's that are blank, or indented deeper
 // than k, or a sequence item at k's column (a sequence written unindented
 // under its key), without the blank lines that end them.
-func (p *patcher) entryEnd(k *yaml.Node) int {
+//
+// The lines through the last node of v, k's value, are the entry's
+// whatever their indentation: a value may start on the next line at the
+// key's column (a block scalar's indicator).
+func (p *patcher) entryEnd(k, v *yaml.Node) int {
 	col := k.Column - 1
-	last := k.Line
-	for l := k.Line + 1; p.lineStart(l) < len(p.src); l++ {
+	last := max(k.Line, lastLine(v))
+	for l := last + 1; p.lineStart(l) < len(p.src); l++ {
 		text := p.line(l)
 		trimmed := bytes.TrimLeft(text, " ")
 		ind := len(text) - len(trimmed)
@@ -243,8 +247,8 @@ func (p *patcher) dashColumn(n *yaml.Node) (int, bool) {
 // dash is at column dash: the lines after its first that are blank or
 // indented deeper, without the blank lines that end them.
 func (p *patcher) itemEnd(n *yaml.Node, dash int) int {
-	last := n.Line
-	for l := n.Line + 1; p.lineStart(l) < len(p.src); l++ {
+	last := lastLine(n)
+	for l := last + 1; p.lineStart(l) < len(p.src); l++ {
 		text := p.line(l)
 		trimmed := bytes.TrimLeft(text, " ")
 		switch {
@@ -257,4 +261,14 @@ func (p *patcher) itemEnd(n *yaml.Node, dash int) int {
 		last = l
 	}
 	return p.lineStart(last + 1)
+}
+
+// lastLine is the line of the last node in n's tree: where n's own lines
+// reach at least.
+func lastLine(n *yaml.Node) int {
+	l := n.Line
+	for _, c := range n.Content {
+		l = max(l, lastLine(c))
+	}
+	return l
 }

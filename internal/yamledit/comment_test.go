@@ -22,11 +22,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestEditCommentLines: a comment line at or left of an entry's column is
-// inside the entry when its value goes on below it, and the next entry's
-// otherwise; deeper, in a block scalar, it is content. (FuzzRoundTrip
-// found an edit that removed a key but left its value, after a comment,
-// behind.)
+// TestEditCommentLines: which lines are an entry's. A comment line at or
+// left of an entry's column is inside the entry when its value goes on
+// below it, and the next entry's otherwise; deeper, in a block scalar, it
+// is content; a value's own lines are the entry's whatever their column.
+// (FuzzRoundTrip found an edit that removed a key but left its value,
+// after a comment, behind, and one that added a label between a key and
+// its value.)
 func TestEditCommentLines(t *testing.T) {
 	cases := map[string]struct {
 		reason string
@@ -51,6 +53,12 @@ func TestEditCommentLines(t *testing.T) {
 			in:     object + "data:\n  k: |\n    a\n    # b\n  j: x\n",
 			want:   object + "data:\n  k: |\n    a\n    # b\n",
 			out:    object + "data:\n  k: |\n    a\n    # b\n",
+		},
+		"ValueAtKeyColumn": {
+			reason: "A value that starts on the next line at the key's column (a block scalar's indicator) is the entry's: a label goes after it.",
+			in:     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  k:\n  |\n",
+			want:   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  k: \"\"\n  labels:\n    x: \"y\"\n",
+			out:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  k:\n  |\n  labels:\n    x: \"y\"\n",
 		},
 		"LastItemValueAfterComment": {
 			reason: "Removing a sequence's last item takes the lines of its value after a comment at its dash.",
