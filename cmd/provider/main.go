@@ -256,7 +256,7 @@ func auditCredentials(ctx context.Context, c client.Reader, secret string, f aud
 		if f.Cert == "" || f.Key == "" {
 			return nil, errors.New("--audit-webhook-bind-address needs --audit-webhook-secret, or --audit-webhook-cert-file and --audit-webhook-key-file")
 		}
-		return audit.ReloadFiles(f, o...)
+		return audit.ReloadFiles(ctx, f, o...)
 	}
 	ns, name, ok := strings.Cut(secret, "/")
 	if !ok || ns == "" || name == "" {

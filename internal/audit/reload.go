@@ -98,9 +98,9 @@ func WithReloadLogger(l logging.Logger) ReloadOption {
 
 // ReloadFiles is the credentials of f, read again when a file's
 // modification time or size changes (a Secret volume's update swaps the
-// files, and changes both).
-func ReloadFiles(f Files, o ...ReloadOption) (*Reloading, error) {
-	return newReloading(context.Background(), fileLoader(f), o)
+// files, and changes both). ctx bounds the first read only.
+func ReloadFiles(ctx context.Context, f Files, o ...ReloadOption) (*Reloading, error) {
+	return newReloading(ctx, fileLoader(f), o)
 }
 
 // ReloadSecret is the credentials of the Secret nn, read again when its

@@ -104,7 +104,7 @@ func TestReloadFilesRotates(t *testing.T) {
 	}
 	write(old, old.cert)
 	clk := clocktesting.NewFakeClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
-	src, err := ReloadFiles(f, WithReloadClock(clk), WithReloadInterval(10*time.Second))
+	src, err := ReloadFiles(context.Background(), f, WithReloadClock(clk), WithReloadInterval(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,18 +47,18 @@ const (
 	errTooDeepFmt     = "document %d (line %d) nests deeper than %d levels"
 )
 
-// deeper reports whether n nests more than max levels (n itself is level
-// 1). It stops at the first node past max, so it costs no more than the
-// nodes it visits up to that depth.
-func deeper(n *yaml.Node, max int) bool {
+// deeper reports whether n nests more than levels levels (n itself is
+// level 1). It stops at the first node past them, so it costs no more
+// than the nodes it visits up to that depth.
+func deeper(n *yaml.Node, levels int) bool {
 	if n == nil {
 		return false
 	}
-	if max <= 0 {
+	if levels <= 0 {
 		return true
 	}
 	for _, c := range n.Content {
-		if deeper(c, max-1) {
+		if deeper(c, levels-1) {
 			return true
 		}
 	}
