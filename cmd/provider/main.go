@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string) error {
 		auditKey       = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
 		auditCA        = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
 		auditToken     = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
+		auditReload    = app.Flag("audit-webhook-reload-interval", "How often, at most, the audit endpoint looks at its certificate, key, client CA and token (files or Secret) again; a rotation is in force within it, without a restart.").Default("10s").Duration()
 		auditWait      = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
 		auditMaxBytes  = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()
 		auditMaxAge    = app.Flag("audit-store-max-age", "How long an audit fact is kept at most.").Default("5m").Duration()
@@ -198,7 +199,8 @@ func run(ctx context.Context, args []string) error {
 	}
 	store := audit.NewStore(audit.WithMaxBytes(*auditMaxBytes), audit.WithMaxAge(*auditMaxAge), audit.WithMetrics(auditMetrics))
 	if *auditAddr != "" {
-		creds, err := auditCredentials(ctx, mgr.GetAPIReader(), *auditSecret, audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken})
+		creds, err := auditCredentials(ctx, mgr.GetAPIReader(), *auditSecret, audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken},
+			audit.WithReloadInterval(*auditReload), audit.WithReloadLogger(log.WithValues("component", "audit-webhook")))
 		if err != nil {
 			return err
 		}
@@ -246,21 +248,23 @@ func run(ctx context.Context, args []string) error {
 }
 
 // auditCredentials reads the audit endpoint's credentials from the Secret
-// secret names (namespace/name), or else from files.
-func auditCredentials(ctx context.Context, c client.Reader, secret string, f audit.Files) (audit.Credentials, error) {
+// secret names (namespace/name), or else from files, and reads them again
+// when they change (looking at most every o's interval): a rotation needs
+// no restart.
+func auditCredentials(ctx context.Context, c client.Reader, secret string, f audit.Files, o ...audit.ReloadOption) (audit.CredentialSource, error) {
 	if secret == "" {
 		if f.Cert == "" || f.Key == "" {
-			return audit.Credentials{}, errors.New("--audit-webhook-bind-address needs --audit-webhook-secret, or --audit-webhook-cert-file and --audit-webhook-key-file")
+			return nil, errors.New("--audit-webhook-bind-address needs --audit-webhook-secret, or --audit-webhook-cert-file and --audit-webhook-key-file")
 		}
-		return audit.FromFiles(f)
+		return audit.ReloadFiles(ctx, f, o...)
 	}
 	ns, name, ok := strings.Cut(secret, "/")
 	if !ok || ns == "" || name == "" {
-		return audit.Credentials{}, errors.New("--audit-webhook-secret must be namespace/name")
+		return nil, errors.New("--audit-webhook-secret must be namespace/name")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return audit.FromSecret(ctx, c, types.NamespacedName{Namespace: ns, Name: name})
+	return audit.ReloadSecret(ctx, c, types.NamespacedName{Namespace: ns, Name: name}, o...)
 }
 
 // forges are the forge API clients this binary carries, by type: the

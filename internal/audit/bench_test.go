@@ -74,7 +74,7 @@ func benchIngest(b *testing.B, s *Server) {
 func BenchmarkUnwatched(b *testing.B) {
 	st := NewStore()
 	st.Want("m", GroupResource{Group: "apps", Resource: "deployments"})
-	benchIngest(b, &Server{store: st, creds: Credentials{Token: []byte(testToken)}, token: sha(testToken), maxBody: DefaultMaxBody})
+	benchIngest(b, &Server{store: st, creds: Static{Token: []byte(testToken)}, maxBody: DefaultMaxBody})
 	if st.Len() != 0 {
 		b.Fatalf("kept %d facts of an unwatched kind", st.Len())
 	}
@@ -85,7 +85,7 @@ func BenchmarkUnwatched(b *testing.B) {
 func BenchmarkWatched(b *testing.B) {
 	st := NewStore(WithMaxBytes(1 << 40))
 	st.Want("m", configMaps)
-	benchIngest(b, &Server{store: st, creds: Credentials{Token: []byte(testToken)}, token: sha(testToken), maxBody: DefaultMaxBody})
+	benchIngest(b, &Server{store: st, creds: Static{Token: []byte(testToken)}, maxBody: DefaultMaxBody})
 }
 
 // BenchmarkMixed: 10,000 audit events of which one in each batch of 400
@@ -107,7 +107,7 @@ func BenchmarkMixed(b *testing.B) {
 		}
 		bodies = append(bodies, list(es...))
 	}
-	s := &Server{store: st, creds: Credentials{Token: []byte(testToken)}, token: sha(testToken), maxBody: DefaultMaxBody}
+	s := &Server{store: st, creds: Static{Token: []byte(testToken)}, maxBody: DefaultMaxBody}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -17,7 +17,6 @@ limitations under the License.
 package audit
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"os"
@@ -25,7 +24,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Keys of the Secret the endpoint's credentials may come from: the
@@ -75,13 +73,8 @@ func FromFiles(f Files) (Credentials, error) {
 	return credentials(cert, key, ca, token)
 }
 
-// FromSecret reads the endpoint's credentials from the Secret nn: tls.crt
-// and tls.key, and ca.crt or token (or both).
-func FromSecret(ctx context.Context, c client.Reader, nn types.NamespacedName) (Credentials, error) {
-	s := &corev1.Secret{}
-	if err := c.Get(ctx, nn, s); err != nil {
-		return Credentials{}, errors.Wrapf(err, errGetSecretFmt, nn)
-	}
+// fromSecret parses the credentials of s, the Secret nn.
+func fromSecret(s *corev1.Secret, nn types.NamespacedName) (Credentials, error) {
 	for _, k := range []string{SecretKeyCert, SecretKeyKey} {
 		if len(s.Data[k]) == 0 {
 			return Credentials{}, errors.Errorf(errSecretKeyFmt, nn, k)

@@ -23,8 +23,8 @@ limitations under the License.
 //
 // The API server posts an audit.k8s.io/v1 EventList, one Event per stage of
 // each request the audit policy selects. Only ResponseComplete events of
-// writes that succeeded are facts: verb create, update, patch or delete,
-// responseStatus.code 2xx, no subresource (a status write changes nothing a
+// writes that succeeded are facts: verb create, update, patch, delete or
+// deletecollection, responseStatus.code 2xx, no subresource (a status write changes nothing a
 // Mirror renders), not a dry run. At the Metadata level, which suffices,
 // an event carries the user (username, uid, groups), the impersonated user
 // when the request impersonated one, the user agent, the verb, the
@@ -61,6 +61,10 @@ const (
 	verbUpdate            = "update"
 	verbPatch             = "patch"
 	verbDelete            = "delete"
+	// verbDeleteCollection deletes every object of a resource in a
+	// namespace (or in all, or of a cluster-scoped resource) that its
+	// selectors match; its event names no object.
+	verbDeleteCollection = "deletecollection"
 )
 
 // event is the part of an audit.k8s.io/v1 Event (an item of the EventList
@@ -146,13 +150,22 @@ type Fact struct {
 }
 
 // write reports whether e is a fact: a successful, real write of one
-// object's main resource, complete.
+// object's main resource, complete, or a deletecollection of a resource
+// (whose fact is kept under the collection's Key, without a name: see
+// Store.Collection).
 func (e *event) write() bool {
-	if e.Stage != stageResponseComplete || e.ObjectRef == nil || e.ObjectRef.Name == "" || e.ObjectRef.Subresource != "" {
+	if e.Stage != stageResponseComplete || e.ObjectRef == nil || e.ObjectRef.Subresource != "" {
 		return false
 	}
 	switch e.Verb {
 	case verbCreate, verbUpdate, verbPatch, verbDelete:
+		if e.ObjectRef.Name == "" {
+			return false
+		}
+	case verbDeleteCollection:
+		if e.ObjectRef.Name != "" {
+			return false
+		}
 	default:
 		return false
 	}

@@ -70,8 +70,7 @@ type Credentials struct {
 // changes nothing, whatever its method or body.
 type Server struct {
 	store   *Store
-	creds   Credentials
-	token   [sha256.Size]byte
+	creds   CredentialSource
 	maxBody int64
 	metrics *Metrics
 	log     logging.Logger
@@ -90,18 +89,18 @@ func WithServerMetrics(m *Metrics) ServerOption { return func(s *Server) { s.met
 // WithLogger logs what the endpoint refuses, never a credential.
 func WithLogger(l logging.Logger) ServerOption { return func(s *Server) { s.log = l } }
 
-// NewServer returns the endpoint for addr (host:port) feeding store.
-func NewServer(addr string, store *Store, c Credentials, o ...ServerOption) (*Server, error) {
+// NewServer returns the endpoint for addr (host:port) feeding store, with
+// the credentials src has in force at each handshake and request (Static
+// ones, or Reloading ones that follow a rotation).
+func NewServer(addr string, store *Store, src CredentialSource, o ...ServerOption) (*Server, error) {
+	c := src.Current()
 	if c.ClientCAs == nil && len(c.Token) == 0 {
 		return nil, errors.New(errNoClientAuth)
 	}
 	if len(c.Certificate.Certificate) == 0 {
 		return nil, errors.New(errNoCert)
 	}
-	s := &Server{store: store, creds: c, maxBody: DefaultMaxBody, log: logging.NewNopLogger(), addr: addr}
-	if len(c.Token) > 0 {
-		s.token = sha256.Sum256(c.Token)
-	}
+	s := &Server{store: store, creds: src, maxBody: DefaultMaxBody, log: logging.NewNopLogger(), addr: addr}
 	for _, fn := range o {
 		fn(s)
 	}
@@ -110,12 +109,16 @@ func NewServer(addr string, store *Store, c Credentials, o ...ServerOption) (*Se
 
 // TLSConfig is the endpoint's: it asks for a client certificate and checks
 // it itself (authenticated), so that a wrong one is a 401 like a missing
-// one rather than a failed handshake the API server logs less clearly.
+// one rather than a failed handshake the API server logs less clearly. The
+// serving certificate is the source's at each handshake.
 func (s *Server) TLSConfig() *tls.Config {
 	return &tls.Config{
-		Certificates: []tls.Certificate{s.creds.Certificate},
-		ClientAuth:   tls.RequestClientCert,
-		MinVersion:   tls.VersionTLS12,
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			c := s.creds.Current().Certificate
+			return &c, nil
+		},
+		ClientAuth: tls.RequestClientCert,
+		MinVersion: tls.VersionTLS12,
 	}
 }
 
@@ -318,19 +321,20 @@ func (s *Server) keep(events []event) {
 // authenticated reports whether r comes with a client certificate that
 // ClientCAs signed (for client authentication), or with the bearer token.
 func (s *Server) authenticated(r *http.Request) bool {
-	if s.creds.ClientCAs != nil && r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+	creds := s.creds.Current()
+	if creds.ClientCAs != nil && r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 		inter := x509.NewCertPool()
 		for _, c := range r.TLS.PeerCertificates[1:] {
 			inter.AddCert(c)
 		}
 		_, err := r.TLS.PeerCertificates[0].Verify(x509.VerifyOptions{
-			Roots: s.creds.ClientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+			Roots: creds.ClientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		})
 		if err == nil {
 			return true
 		}
 	}
-	if len(s.creds.Token) == 0 {
+	if len(creds.Token) == 0 {
 		return false
 	}
 	h := r.Header.Get("Authorization")
@@ -340,6 +344,6 @@ func (s *Server) authenticated(r *http.Request) bool {
 	}
 	// Digests of equal length: the comparison takes the same time
 	// whatever the token's length or content.
-	got := sha256.Sum256([]byte(h[len(bearer):]))
-	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
+	got, want := sha256.Sum256([]byte(h[len(bearer):])), sha256.Sum256(creds.Token)
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }

@@ -19,7 +19,6 @@ package audit
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"net"
@@ -49,10 +48,18 @@ func startEndpoint(t *testing.T) *endpoint {
 	serving, _, _ := e.serverCA.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
 	e.store = NewStore()
 	e.store.Want("m", configMaps)
-	s, err := NewServer("127.0.0.1:0", e.store, Credentials{Certificate: serving, ClientCAs: e.clientCA.pool(), Token: []byte(testToken)}, WithServerMetrics(e.metrics))
+	s, err := NewServer("127.0.0.1:0", e.store, Static{Certificate: serving, ClientCAs: e.clientCA.pool(), Token: []byte(testToken)}, WithServerMetrics(e.metrics))
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.url = serve(t, s)
+	return e
+}
+
+// serve runs s on a loopback port until the test ends, and returns its
+// URL.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -66,15 +73,26 @@ func startEndpoint(t *testing.T) *endpoint {
 			t.Errorf("Serve(): %v", err)
 		}
 	})
-	e.url = "https://" + l.Addr().String() + "/audit"
-	return e
+	return "https://" + l.Addr().String() + "/audit"
 }
 
 // post sends body as the API server would, with cert (if any) and header
 // (if any).
 func (e *endpoint) post(t *testing.T, method string, cert *tls.Certificate, auth string, body []byte) int {
 	t.Helper()
-	tc := &tls.Config{RootCAs: e.serverCA.pool(), MinVersion: tls.VersionTLS12}
+	code, err := send(t, e.url, e.serverCA.pool(), method, cert, auth, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, e.url, err)
+	}
+	return code
+}
+
+// send sends body to url trusting roots for the server's certificate, and
+// returns the status, or the error of a connection that failed (a
+// handshake with a certificate roots did not sign).
+func send(t *testing.T, url string, roots *x509.CertPool, method string, cert *tls.Certificate, auth string, body []byte) (int, error) {
+	t.Helper()
+	tc := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 	if cert != nil {
 		tc.Certificates = []tls.Certificate{*cert}
 	}
@@ -82,7 +100,7 @@ func (e *endpoint) post(t *testing.T, method string, cert *tls.Certificate, auth
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, e.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +110,10 @@ func (e *endpoint) post(t *testing.T, method string, cert *tls.Certificate, auth
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, e.url, err)
+		return 0, err
 	}
 	_ = resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, nil
 }
 
 // TestServerAuthentication: only the API server's client certificate or
@@ -207,7 +225,7 @@ func TestServerBadBody(t *testing.T) {
 func TestNewServerNeedsClientAuth(t *testing.T) {
 	ca := newTestCA(t, "ca")
 	serving, _, _ := ca.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
-	if _, err := NewServer("127.0.0.1:0", NewStore(), Credentials{Certificate: serving}); err == nil {
+	if _, err := NewServer("127.0.0.1:0", NewStore(), Static{Certificate: serving}); err == nil {
 		t.Error("NewServer() without a client CA or token: want an error")
 	}
 }
@@ -241,5 +259,3 @@ func TestFromFiles(t *testing.T) {
 		t.Error("FromFiles() with neither CA nor token: want an error")
 	}
 }
-
-func sha(s string) [32]byte { return sha256.Sum256([]byte(s)) }

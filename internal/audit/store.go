@@ -226,6 +226,22 @@ func (s *Store) Since(k Key, t time.Time) []Fact {
 	return out
 }
 
+// Collection returns the deletecollection facts that may have deleted an
+// object of gr in namespace, arrived at or after t, oldest first: those of
+// that namespace and those of every namespace (a deletecollection across
+// namespaces, or of a cluster-scoped resource, has none). The audit event
+// of a deletecollection names no object, nor which objects its selectors
+// matched: a caller uses these facts only for a deletion that has no fact
+// of its own object (Since), joined by time as any other.
+func (s *Store) Collection(gr GroupResource, namespace string, t time.Time) []Fact {
+	out := s.Since(Key{GroupResource: gr, Namespace: namespace}, t)
+	if namespace != "" {
+		out = append(out, s.Since(Key{GroupResource: gr}, t)...)
+		slices.SortStableFunc(out, func(a, b Fact) int { return a.Arrived.Compare(b.Arrived) })
+	}
+	return out
+}
+
 // Bytes is the estimated size of the facts kept.
 func (s *Store) Bytes() int64 {
 	s.mu.Lock()

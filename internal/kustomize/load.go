@@ -119,6 +119,12 @@ func Load(fs Files, file string) (*Kustomization, error) {
 		if root != nil {
 			return nil, &UnsupportedError{Feature: "more than one document", File: file}
 		}
+		if d.Err != nil {
+			// Anchors, a key twice, or nesting past yamledit.MaxDepth:
+			// an edit could not keep it, and kustomize would inflate
+			// every alias of it.
+			return nil, &UnsupportedError{Feature: "a document an edit could not keep (" + d.Err.Error() + ")", File: file}
+		}
 		root = d.Root
 	}
 	if root == nil {

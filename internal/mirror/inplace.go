@@ -171,7 +171,9 @@ func (pl *planner) object(o Object) error {
 	f := pl.x.files[l.file]
 	d := f.file.Docs[l.doc]
 	if d.Err != nil {
-		return &UnsupportedLayoutError{Feature: "YAML anchors or aliases", File: l.file}
+		// Anchors, a key twice, a bare carriage return, or nesting past
+		// yamledit.MaxDepth: each names itself.
+		return &UnsupportedLayoutError{Feature: "a document an edit could not keep (" + d.Err.Error() + ")", File: l.file}
 	}
 	k := sameKey{blob: f.blob, doc: l.doc, content: contentHash(o.Content)}
 	if pl.x.same[k] {

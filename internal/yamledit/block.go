@@ -51,7 +51,7 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 				// Its line carries the item's "- ".
 				return errRerender
 			}
-			p.replace(p.lineStart(k.Line), p.entryEnd(k), "")
+			p.replace(p.lineStart(k.Line), p.entryEnd(k, v), "")
 			continue
 		}
 		kept++
@@ -84,7 +84,7 @@ func (p *patcher) mapping(path []string, have, want *yaml.Node) error {
 	if err != nil {
 		return errors.Wrap(err, errRender)
 	}
-	at := p.entryEnd(have.Content[len(have.Content)-2])
+	at := p.entryEnd(have.Content[len(have.Content)-2], have.Content[len(have.Content)-1])
 	if at == len(p.src) && at > 0 && p.src[at-1] != '\n' {
 		text = "\n" + text[:len(text)-1]
 	}
@@ -114,7 +114,7 @@ func (p *patcher) rerender(path []string, k, have, want *yaml.Node) error {
 	if err != nil {
 		return errors.Wrap(err, errRender)
 	}
-	end := p.entryEnd(k)
+	end := p.entryEnd(k, have)
 	if end == len(p.src) && end > 0 && p.src[end-1] != '\n' {
 		text = text[:len(text)-1]
 	}
@@ -146,15 +146,22 @@ func (p *patcher) afterDash(n *yaml.Node) bool {
 // whose key is k: the lines after k's that are blank, or indented deeper
 // than k, or a sequence item at k's column (a sequence written unindented
 // under its key), without the blank lines that end them.
-func (p *patcher) entryEnd(k *yaml.Node) int {
+//
+// The lines through the last node of v, k's value, are the entry's
+// whatever their indentation: a value may start on the next line at the
+// key's column (a block scalar's indicator).
+func (p *patcher) entryEnd(k, v *yaml.Node) int {
 	col := k.Column - 1
-	last := k.Line
-	for l := k.Line + 1; p.lineStart(l) < len(p.src); l++ {
+	last := max(k.Line, lastLine(v))
+	for l := last + 1; p.lineStart(l) < len(p.src); l++ {
 		text := p.line(l)
 		trimmed := bytes.TrimLeft(text, " ")
 		ind := len(text) - len(trimmed)
 		switch {
-		case len(bytes.TrimSpace(text)) == 0:
+		case len(bytes.TrimSpace(text)) == 0, ind <= col && comment(trimmed):
+			// A comment at or left of the key's column may still be
+			// inside the entry (its value can follow it); like a blank
+			// line it goes with the entry only when a deeper line does.
 			continue
 		case ind > col:
 		case ind == col && (bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(trimmed, []byte("-"))):
@@ -164,6 +171,13 @@ func (p *patcher) entryEnd(k *yaml.Node) int {
 		last = l
 	}
 	return p.lineStart(last + 1)
+}
+
+// comment reports whether a line, its indentation trimmed, is a comment.
+// Deeper than the entry it could be a block scalar's content, so callers
+// ask only of lines at or left of the entry's column, where it cannot.
+func comment(trimmed []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(trimmed, "\t"), []byte("#"))
 }
 
 // resized plans a block sequence that grew or shrank at its end: the items
@@ -233,12 +247,12 @@ func (p *patcher) dashColumn(n *yaml.Node) (int, bool) {
 // dash is at column dash: the lines after its first that are blank or
 // indented deeper, without the blank lines that end them.
 func (p *patcher) itemEnd(n *yaml.Node, dash int) int {
-	last := n.Line
-	for l := n.Line + 1; p.lineStart(l) < len(p.src); l++ {
+	last := lastLine(n)
+	for l := last + 1; p.lineStart(l) < len(p.src); l++ {
 		text := p.line(l)
 		trimmed := bytes.TrimLeft(text, " ")
 		switch {
-		case len(bytes.TrimSpace(text)) == 0:
+		case len(bytes.TrimSpace(text)) == 0, len(text)-len(trimmed) <= dash && comment(trimmed):
 			continue
 		case len(text)-len(trimmed) > dash:
 		default:
@@ -247,4 +261,14 @@ func (p *patcher) itemEnd(n *yaml.Node, dash int) int {
 		last = l
 	}
 	return p.lineStart(last + 1)
+}
+
+// lastLine is the line of the last node in n's tree: where n's own lines
+// reach at least.
+func lastLine(n *yaml.Node) int {
+	l := n.Line
+	for _, c := range n.Content {
+		l = max(l, lastLine(c))
+	}
+	return l
 }

@@ -29,6 +29,7 @@ const (
 	errParseFmt     = "document %d (line %d) is not valid YAML"
 	errAliasFmt     = "document %d (line %d) uses YAML anchors or aliases, which an edit could not keep"
 	errDuplicateFmt = "document %d (line %d) has the key %q twice"
+	errBareCRFmt    = "document %d (line %d) breaks a line with a carriage return alone, which an edit could not keep"
 	errNotObject    = "not a document of an object: no mapping with apiVersion, kind and metadata.name"
 )
 
@@ -79,13 +80,30 @@ type File struct {
 	Docs    []Doc
 }
 
-// Parse splits content into its documents and parses each. It fails only
-// when a document is not valid YAML; a document that is not an object is
-// kept with Object unset.
+// Parse splits content into its documents and parses each. It fails
+// when a document is not valid YAML or the file is past a bound below; a
+// document that is not an object is kept with Object unset.
+//
+// It refuses a file above MaxFileBytes or of more than MaxDocuments
+// documents before parsing any, and marks a document nesting deeper than
+// MaxDepth with Err: the bounds of what a file from a repository may cost.
 func Parse(content []byte) (*File, error) {
+	if len(content) > MaxFileBytes {
+		return nil, errors.Errorf(errTooLargeFmt, len(content), MaxFileBytes)
+	}
+	segs := split(content)
+	if len(segs) > MaxDocuments {
+		return nil, errors.Errorf(errTooManyDocsFmt, MaxDocuments)
+	}
 	f := &File{Content: content}
-	for i, s := range split(content) {
-		d := Doc{Start: s[0], End: s[1], Line: 1 + bytes.Count(content[:s[0]], []byte("\n"))}
+	line, at := 1, 0
+	for i, s := range segs {
+		// Lines are counted from the previous document's start, not the
+		// file's: counting from the start each time is quadratic in the
+		// number of documents.
+		line += bytes.Count(content[at:s[0]], []byte("\n"))
+		at = s[0]
+		d := Doc{Start: s[0], End: s[1], Line: line}
 		var n yaml.Node
 		dec := yaml.NewDecoder(bytes.NewReader(content[s[0]:s[1]]))
 		if err := dec.Decode(&n); err != nil && !isEOF(err) {
@@ -100,7 +118,11 @@ func Parse(content []byte) (*File, error) {
 		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 			d.Root = n.Content[0]
 			identify(&d)
-			if hasAlias(d.Root) {
+			if bareCR(content[s[0]:s[1]]) {
+				d.Err = errors.Errorf(errBareCRFmt, i+1, d.Line)
+			} else if deeper(d.Root, MaxDepth) {
+				d.Err = errors.Errorf(errTooDeepFmt, i+1, d.Line, MaxDepth)
+			} else if hasAlias(d.Root) {
 				d.Err = errors.Errorf(errAliasFmt, i+1, d.Line)
 			} else if k := duplicateKey(d.Root); k != "" {
 				d.Err = errors.Errorf(errDuplicateFmt, i+1, d.Line, k)
@@ -189,6 +211,18 @@ func scalar(n *yaml.Node, key string) (string, bool) {
 		return "", false
 	}
 	return c.Value, true
+}
+
+// bareCR reports whether src has a carriage return not followed by a line
+// feed: YAML breaks a line there, and the parser's line numbers count it,
+// while the editor finds lines by their line feeds (CRLF files are fine).
+func bareCR(src []byte) bool {
+	for i, c := range src {
+		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 func hasAlias(n *yaml.Node) bool {

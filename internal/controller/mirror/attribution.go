@@ -17,7 +17,7 @@ limitations under the License.
 package mirror
 
 import (
-	"slices"
+	"maps"
 	"sync"
 	"time"
 
@@ -39,6 +39,7 @@ const DefaultAttributionWait = 3 * time.Second
 type facts interface {
 	Want(owner string, grs ...audit.GroupResource)
 	Since(k audit.Key, t time.Time) []audit.Fact
+	Collection(gr audit.GroupResource, namespace string, t time.Time) []audit.Fact
 }
 
 // Attributions join the changes Mirrors commit to the audit facts that name
@@ -121,11 +122,24 @@ func (a *Attributions) SetWaker(wake func(types.NamespacedName)) {
 	a.wake = wake
 }
 
-// arrived wakes the Mirrors waiting for a fact of k.
+// arrived wakes the Mirrors waiting for a fact of k; a deletecollection's
+// (k names no object) wakes those waiting for any object it may have
+// deleted: of its resource, in its namespace, or in any when it has none.
 func (a *Attributions) arrived(k audit.Key) {
 	a.mu.Lock()
 	owners := a.waiting[k]
 	delete(a.waiting, k)
+	if k.Name == "" {
+		// Rare (a deletecollection): a scan of what waits, where an
+		// object's fact is one lookup.
+		owners = map[types.NamespacedName]bool{}
+		for w, nns := range a.waiting {
+			if w.GroupResource == k.GroupResource && (k.Namespace == "" || w.Namespace == k.Namespace) {
+				maps.Copy(owners, nns)
+				delete(a.waiting, w)
+			}
+		}
+	}
 	wake := a.wake
 	a.mu.Unlock()
 	for nn := range owners {
@@ -323,6 +337,13 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			since = t
 		}
 		fs = a.store.Since(k, since)
+		if len(fs) == 0 && sha == "" {
+			// A deletion no fact of its own object names: a
+			// deletecollection of its resource, in its namespace or
+			// all, in the same window, deleted it (its audit event
+			// names no object).
+			fs = a.store.Collection(k.GroupResource, k.Namespace, since)
+		}
 	}
 	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
 	if !waits {
@@ -362,46 +383,6 @@ func (a *Attributions) stopWaitingLocked(k audit.Key, nn types.NamespacedName) {
 			delete(a.waiting, k)
 		}
 	}
-}
-
-// joined attributes a change to its facts: the last writer who is not
-// ignored is the author; the others are co-authors.
-func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
-	at := attribution{verdict: resolved, when: fs[0].Arrived, spent: fs[len(fs)-1].Arrived.Add(time.Nanosecond)}
-	// A deletion by ignored users alone is committed, and names them.
-	last := len(fs) - 1
-	for i := len(fs) - 1; i >= 0; i-- {
-		if !slices.Contains(ignore, fs[i].User.Username) {
-			last = i
-			break
-		}
-	}
-	at.author = who.of(fs[last])
-	seen := map[git.Signature]bool{at.author: true}
-	for i, f := range fs {
-		if i == last || slices.Contains(ignore, f.User.Username) {
-			continue
-		}
-		s := who.of(f)
-		if !seen[s] {
-			seen[s] = true
-			at.coauthors = append(at.coauthors, s)
-		}
-	}
-	return at
-}
-
-// allIgnored reports whether every fact names an ignored user.
-func allIgnored(fs []audit.Fact, ignore []string) bool {
-	if len(ignore) == 0 {
-		return false
-	}
-	for _, f := range fs {
-		if !slices.Contains(ignore, f.User.Username) {
-			return false
-		}
-	}
-	return true
 }
 
 // spend records what the write of at spends once it lands (landed), and

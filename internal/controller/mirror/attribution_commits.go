@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
@@ -176,4 +177,44 @@ func relOf(folder, full string) (string, bool) {
 		return full, true
 	}
 	return strings.CutPrefix(full, folder+"/")
+}
+
+// joined attributes a change to its facts: the last writer who is not
+// ignored is the author; the others are co-authors.
+func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
+	at := attribution{verdict: resolved, when: fs[0].Arrived, spent: fs[len(fs)-1].Arrived.Add(time.Nanosecond)}
+	// A deletion by ignored users alone is committed, and names them.
+	last := len(fs) - 1
+	for i := len(fs) - 1; i >= 0; i-- {
+		if !slices.Contains(ignore, fs[i].User.Username) {
+			last = i
+			break
+		}
+	}
+	at.author = who.of(fs[last])
+	seen := map[git.Signature]bool{at.author: true}
+	for i, f := range fs {
+		if i == last || slices.Contains(ignore, f.User.Username) {
+			continue
+		}
+		s := who.of(f)
+		if !seen[s] {
+			seen[s] = true
+			at.coauthors = append(at.coauthors, s)
+		}
+	}
+	return at
+}
+
+// allIgnored reports whether every fact names an ignored user.
+func allIgnored(fs []audit.Fact, ignore []string) bool {
+	if len(ignore) == 0 {
+		return false
+	}
+	for _, f := range fs {
+		if !slices.Contains(ignore, f.User.Username) {
+			return false
+		}
+	}
+	return true
 }

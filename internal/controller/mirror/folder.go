@@ -30,6 +30,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 // MarkerFile is the ownership record at the top of a Mirror's folder.
@@ -90,6 +91,11 @@ func (m marker) render() []byte {
 // parseMarker reads a marker. ok is false when content is not one: someone
 // overwrote it, and the ownership it recorded is lost.
 func parseMarker(content []byte) (marker, bool) {
+	if len(content) > yamledit.MaxFileBytes {
+		// Written by someone else: a marker of this size lists more
+		// files than a folder this provider mirrors holds.
+		return marker{}, false
+	}
 	var m marker
 	if err := yaml.UnmarshalStrict(content, &m); err != nil || m.Mirror.Name == "" || m.Mirror.Namespace == "" {
 		return marker{}, false
@@ -109,7 +115,15 @@ func join(folder, rel string) string {
 // object o is the rendering of: same apiVersion, kind, namespace and name.
 // Such a file may be adopted (its content is replaced by o's); anything
 // else at o's path belongs to someone else.
+//
+// A file past yamledit.MaxFileBytes is no object's: it is not parsed. The
+// decoder bounds alias expansion (go.yaml.in/yaml/v2 refuses a document
+// whose aliases make most of its nodes), so a small file cannot expand to
+// a large one here.
 func sameObject(content []byte, o mirror.Object) bool {
+	if len(content) > yamledit.MaxFileBytes {
+		return false
+	}
 	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(content), 4096)
 	var first map[string]any
 	if err := d.Decode(&first); err != nil || first == nil {

@@ -62,7 +62,7 @@ kind: Policy
 omitStages: ["RequestReceived", "ResponseStarted"]
 rules:
 - level: Metadata
-  verbs: ["create", "update", "patch", "delete"]
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
   resources:
   - group: ""
     resources: ["configmaps"]
@@ -108,7 +108,7 @@ func run(m *testing.M) (int, error) {
 	clients.AddCert(cca.cert)
 
 	store = audit.NewStore()
-	srv, err := audit.NewServer("127.0.0.1:0", store, audit.Credentials{Certificate: serving, ClientCAs: clients})
+	srv, err := audit.NewServer("127.0.0.1:0", store, audit.Static{Certificate: serving, ClientCAs: clients})
 	if err != nil {
 		return 1, err
 	}

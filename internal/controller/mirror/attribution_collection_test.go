@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-git/internal/audit"
+	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+)
+
+// collectionOf is a deletecollection of the ConfigMaps of namespace ns
+// ("" for all) by user: its fact names no object.
+func collectionOf(b *joinBed, ns, user string) {
+	f := by(user)
+	f.Verb = "deletecollection"
+	b.store.Add(audit.Key{GroupResource: configMapsGR, Namespace: ns}, f)
+}
+
+func deleteOf(b *joinBed, name, user string) {
+	f := by(user)
+	f.Verb = "delete"
+	b.store.Add(keyOfCM(name), f)
+}
+
+// TestAttributionDeleteCollection: the deletions that follow a
+// deletecollection of their resource, in their namespace or all, in the
+// join's window are authored by its user, unless a fact of the object's
+// own names who deleted it; it attributes nothing else.
+func TestAttributionDeleteCollection(t *testing.T) {
+	const (
+		a = "live/ns/core/configmap/a.yaml"
+		c = "live/ns/core/configmap/b.yaml"
+		m = "live/" + MarkerFile
+	)
+	type want struct {
+		commits []commit
+		waiting bool
+		woken   []types.NamespacedName
+	}
+	cases := map[string]struct {
+		reason string
+		before func(b *joinBed)
+		after  func(b *joinBed)
+		live   []mirror.Object
+		want   want
+	}{
+		"Namespace": {
+			reason: "bob's deletecollection of the namespace's ConfigMaps authors the deletion of both.",
+			before: func(b *joinBed) { collectionOf(b, "ns", "bob") },
+			want:   want{commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
+		},
+		"AllNamespaces": {
+			reason: "A deletecollection across namespaces covers the objects of every one.",
+			before: func(b *joinBed) { collectionOf(b, "", "bob") },
+			want:   want{commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
+		},
+		"OwnFactFirst": {
+			reason: "A deletion with a fact of its own object is that fact's: carol deleted a herself.",
+			before: func(b *joinBed) {
+				deleteOf(b, "a", "carol")
+				b.clk.Step(10 * time.Millisecond)
+				collectionOf(b, "ns", "bob")
+			},
+			want: want{commits: []commit{{Author: user("carol"), Files: []string{a}}, {Author: user("bob"), Files: []string{m, c}}}},
+		},
+		"OtherNamespace": {
+			reason: "A deletecollection of another namespace deleted nothing here: the deletions wait.",
+			before: func(b *joinBed) { collectionOf(b, "other", "bob") },
+			want:   want{waiting: true},
+		},
+		"NotAPut": {
+			reason: "A deletecollection authors deletions only: a changed object waits for a fact of its own.",
+			before: func(b *joinBed) { collectionOf(b, "ns", "bob") },
+			live:   []mirror.Object{cm("a", "2"), cm("b", "1")},
+			want:   want{waiting: true},
+		},
+		"Wakes": {
+			reason: "A deletecollection that arrives while the deletions wait wakes the Mirror.",
+			after:  func(b *joinBed) { collectionOf(b, "ns", "bob") },
+			want:   want{waiting: true, woken: []types.NamespacedName{{Namespace: "ns", Name: "m"}}},
+		},
+		"WakesNotOthers": {
+			reason: "A deletecollection of another namespace wakes nobody.",
+			after:  func(b *joinBed) { collectionOf(b, "other", "bob") },
+			want:   want{waiting: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := newJoinBed(t)
+			b.store.Add(keyOfCM("a"), by("alice"))
+			b.store.Add(keyOfCM("b"), by("alice"))
+			created, err := b.observe(cm("a", "1"), cm("b", "1"))
+			if err != nil || created == nil {
+				t.Fatalf("creating a and b: %v, %v", created, err)
+			}
+			b.land(created)
+			if _, err := b.observe(cm("a", "1"), cm("b", "1")); err != nil {
+				t.Fatal(err)
+			}
+			// The creations' facts are out of the window.
+			b.clk.Step(time.Minute)
+			if tc.before != nil {
+				tc.before(b)
+			}
+			ch, err := b.observe(tc.live...)
+			_, waiting := managed.IsWaiting(err)
+			if err != nil && !waiting {
+				t.Fatal(err)
+			}
+			b.woken = nil
+			if tc.after != nil {
+				tc.after(b)
+			}
+			got := want{commits: commitsOf(ch), waiting: waiting, woken: b.woken}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
