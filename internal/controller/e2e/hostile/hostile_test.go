@@ -39,6 +39,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
@@ -61,11 +62,17 @@ func nested(depth int) map[string]any {
 	return m
 }
 
+// refusable is an object the provider can refuse: it has conditions.
+type refusable interface {
+	client.Object
+	GetCondition(xpv2.ConditionType) xpv2.Condition
+}
+
 // TestHostileInput: input built to hurt is refused, by the API server at
 // admission or by the provider on the object (Stalled, with a message that
 // says what is wrong), and the repository is left as it was.
 func TestHostileInput(t *testing.T) {
-	e2e.StartProvider(t, "")
+	p := e2e.StartProvider(t, "")
 	f := e2e.NewFixture(t)
 	ctx := context.Background()
 	labels := map[string]any{}
@@ -173,19 +180,30 @@ func TestHostileInput(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s\nrefused at admission, want a refusal on the object: %v", tc.reason, err)
 				}
-				mg, _ := o.(interface {
-					client.Object
-					GetCondition(xpv2.ConditionType) xpv2.Condition
-				})
-				e2e.WaitFor(t, 2*time.Minute, mg, func() error {
-					if err := e2e.StalledWith(t, mg, tc.want.reason)(); err != nil {
+				mg, _ := o.(refusable)
+				refused := func(o refusable) func() error {
+					return func() error {
+						if err := e2e.StalledWith(t, o, tc.want.reason)(); err != nil {
+							return err
+						}
+						if msg := o.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, tc.want.message) {
+							return fmt.Errorf("message %q does not say %q", msg, tc.want.message)
+						}
+						return nil
+					}
+				}
+				// Polled in the provider's cache: each read of these objects
+				// from the API server is up to a megabyte to decode, ten a
+				// second. What the API server holds is checked once it is
+				// there.
+				cached, _ := mg.DeepCopyObject().(refusable)
+				testenv.Eventually(t, 2*time.Minute, func() error {
+					if err := p.Client.Get(ctx, client.ObjectKeyFromObject(mg), cached); err != nil {
 						return err
 					}
-					if msg := mg.GetCondition(xpv2.TypeReady).Message; !strings.Contains(msg, tc.want.message) {
-						return fmt.Errorf("message %q does not say %q", msg, tc.want.message)
-					}
-					return nil
+					return refused(cached)()
 				})
+				e2e.WaitFor(t, 30*time.Second, mg, refused(mg))
 				f.Stays(t, o, true, "main", head, tc.reason+": the repository must be untouched")
 			})
 		}
