@@ -133,7 +133,8 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	const n = 100
 	// GitHub's own pace (60 creates a minute after a burst of 20) would
 	// take 80 s to open them; the pace has tests of its own
-	// (forge.TestPacer, pullrequest's), this one is about the steady state.
+	// (forge.TestPacer, pullrequest.TestCreatePaced); this one is about the
+	// steady state.
 	rate := forge.Rate{PerMinute: 1200, Burst: 20}
 	gh := fakegithub.NewServer(t)
 	counter := &e2e.StatusCounter{}
