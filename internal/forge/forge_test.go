@@ -262,6 +262,28 @@ func TestPacer(t *testing.T) {
 	}
 }
 
+func TestRateOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		typ    Type
+		want   Rate
+	}{
+		"GitHub": {reason: "Below the secondary limit of about 80 a minute.", typ: GitHub, want: Rate{PerMinute: 60, Burst: 20}},
+		"GitLab": {reason: "No documented limit this low: polite only.", typ: GitLab, want: Rate{PerMinute: 300, Burst: 50}},
+		"Gitea": {reason: "Gitea opens pull requests one at a time: a small burst, the rest wait requeued, not in its queue past the reconcile's timeout.",
+			typ: Gitea, want: Rate{PerMinute: 300, Burst: 10}},
+		"Forgejo": {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
+		"Unknown": {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, RateOf(tc.typ)); diff != "" {
+				t.Errorf("%s\nRateOf(%s): -want, +got:\n%s", tc.reason, tc.typ, diff)
+			}
+		})
+	}
+}
+
 // A create recorded while a list is in flight survives that list's answer,
 // which the forge may have computed before the create: otherwise the next
 // Find misses the pull request just opened and the caller opens it again.

@@ -33,12 +33,18 @@ type Rate struct {
 // RateOf returns the pace at which pull requests are created on t. GitHub
 // documents about 80 content-creating requests per minute (and 500 per
 // hour) before its secondary limit answers 403; the others document none
-// this low, so they are paced only to stay polite.
+// this low, so they are paced only to stay polite. Gitea and Forgejo open
+// pull requests one at a time (on SQLite, their default, each holds the
+// database): a burst of 50 queued there past the reconcile's minute on a
+// loaded server, and every create that timed out was sent again, so their
+// burst is 10 and the rest wait here, requeued, not in their queue.
 func RateOf(t Type) Rate {
 	switch t {
 	case GitHub:
 		return Rate{PerMinute: 60, Burst: 20}
-	case GitLab, Gitea, Forgejo:
+	case Gitea, Forgejo:
+		return Rate{PerMinute: 300, Burst: 10}
+	case GitLab:
 		return Rate{PerMinute: 300, Burst: 50}
 	}
 	return Rate{PerMinute: 60, Burst: 10}

@@ -312,11 +312,10 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	g := shared.Get(t)
 	api, apiURL := countGiteaAPI(t, g.URL)
 	counter := &e2e.StatusCounter{}
-	// Gitea (SQLite) opens pull requests one at a time: its own burst of 50
-	// at once queued creates past the reconcile's minute on a loaded
-	// machine, each cancelled one retried (and adopted once Gitea had
-	// opened it after all). Ten at once, then Gitea's five a second.
-	e2e.StartProvider(t, "", giteaForges(), e2e.WithForgeRate(forge.Rate{PerMinute: 300, Burst: 10}), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
+	// Gitea's own pace (forge.RateOf): ten at once, then five a second. At
+	// a burst of 50, creates queued in Gitea past the reconcile's minute on
+	// a loaded machine, and each cancelled one was sent again.
+	e2e.StartProvider(t, "", giteaForges(), e2e.WithTransport(func(rt http.RoundTripper) http.RoundTripper {
 		counter.Next = rt
 		return counter
 	}))
