@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
@@ -43,7 +44,7 @@ func (g *rotatingGit) ConnectForge(_ context.Context, mg *v1alpha1.PullRequest) 
 
 // tokenForge is a fake forge that notes the token each request carries.
 type tokenForge struct {
-	*fakeForge
+	*memory.Forge
 	token func(context.Context) (string, error)
 	seen  *[]string
 }
@@ -54,7 +55,7 @@ func (f tokenForge) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, er
 		return nil, false, err
 	}
 	*f.seen = append(*f.seen, tok)
-	return f.fakeForge.ListOpen(ctx)
+	return f.Forge.ListOpen(ctx)
 }
 
 func TestConnectorAccounts(t *testing.T) {
@@ -112,7 +113,7 @@ func TestConnectorAccounts(t *testing.T) {
 			opened := 0
 			opener := func(cfg forge.Config) (forge.Client, error) {
 				opened++
-				return tokenForge{fakeForge: newFake(open(1)), token: cfg.Token, seen: &seen}, nil
+				return tokenForge{Forge: memory.New(open(1)), token: cfg.Token, seen: &seen}, nil
 			}
 			c := newConnector(g, nil, map[forge.Type]forge.Opener{forge.Gitea: opener}, poll, clk)
 			for _, s := range tc.steps {

@@ -25,20 +25,21 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 )
 
 // TestCreateAnswerLost: a create whose answer is lost (a timeout; the
 // forge opened it) is found by the next reconcile's list, never opened
 // again: the failed create drops the listing it was decided on.
 func TestCreateAnswerLost(t *testing.T) {
-	f := newFake()
-	f.lostCreate = context.DeadlineExceeded
+	f := memory.New()
+	f.LoseNextCreate(context.DeadlineExceeded)
 	clk := clocktesting.NewFakeClock(t0)
 	board := forge.NewBoard(clk)
 	pacer := forge.NewPacer(clk)
 	acc := &account{client: f}
 	connect := func() *external {
-		return &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{heads: map[string]string{"request/demo": "abc", "main": "def"}}, listing: board.For("k", f, time.Minute),
+		return &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{heads: map[string]string{"request/demo": memory.HeadSHA, "main": "def"}}, listing: board.For("k", f, time.Minute),
 			pacer: pacer, clock: clk, maxAge: time.Minute}
 	}
 	mg := pullRequest()
@@ -54,7 +55,7 @@ func TestCreateAnswerLost(t *testing.T) {
 	if err != nil || !obs.ResourceExists {
 		t.Errorf("Observe after the lost create: %+v, %v; want the pull request the forge opened (a second create would follow)", obs, err)
 	}
-	if diff := cmp.Diff(map[string]int{"ListOpen": 2, "Create": 1}, f.calls); diff != "" {
+	if diff := cmp.Diff(map[string]int{"ListOpen": 2, "Create": 1}, f.Calls()); diff != "" {
 		t.Errorf("forge requests: -want, +got:\n%s", diff)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
 
@@ -52,8 +53,8 @@ type outcome struct {
 	Calls map[string]int
 }
 
-func outcomeOf(mg *v1alpha1.PullRequest, obs xpmanaged.ExternalObservation, err error, f *fakeForge) outcome {
-	o := outcome{Obs: obs, Name: meta.GetExternalName(mg), State: mg.Status.AtProvider.State, Calls: f.calls}
+func outcomeOf(mg *v1alpha1.PullRequest, obs xpmanaged.ExternalObservation, err error, f *memory.Forge) outcome {
+	o := outcome{Obs: obs, Name: meta.GetExternalName(mg), State: mg.Status.AtProvider.State, Calls: f.Calls()}
 	if r, ok := managed.StalledReason(err); ok {
 		o.Reason, o.Stall = r, true
 	} else if we, ok := managed.IsWaiting(err); ok {
@@ -67,7 +68,7 @@ func outcomeOf(mg *v1alpha1.PullRequest, obs xpmanaged.ExternalObservation, err 
 func TestObserve(t *testing.T) {
 	upToDate := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
 	type args struct {
-		forge *fakeForge
+		forge *memory.Forge
 		mg    *v1alpha1.PullRequest
 		heads []string
 	}
@@ -78,119 +79,119 @@ func TestObserve(t *testing.T) {
 	}{
 		"OpenAsDeclared": {
 			reason: "An open pull request as declared is up to date, read from the shared list alone.",
-			args:   args{forge: newFake(open(1)), mg: pullRequest(numbered("1"))},
+			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"))},
 			want:   outcome{Obs: upToDate, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"Adopt": {
 			reason: "With no number yet (a restart, a lost status write), the open one for the same branches is adopted, never duplicated.",
-			args:   args{forge: newFake(open(3)), mg: pullRequest()},
+			args:   args{forge: memory.New(open(3)), mg: pullRequest()},
 			want:   outcome{Obs: upToDate, Name: "3", State: "Open", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"AdoptNotAnotherBase": {
 			reason: "An open pull request of the same head into another base is not this one's; the head exists, so it is to be created.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(3); p.Base = "release"; return p }()), mg: pullRequest(), heads: []string{"request/demo"}},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(3); p.Base = "release"; return p }()), mg: pullRequest(), heads: []string{"request/demo"}},
 			want:   outcome{Calls: map[string]int{"ListOpen": 1}},
 		},
 		"HeadMissing": {
 			reason: "A head branch that does not exist yet is a wait (progressing, back soon), not a stall, so a Branch and its PullRequest converge in any order.",
-			args:   args{forge: newFake(), mg: pullRequest()},
+			args:   args{forge: memory.New(), mg: pullRequest()},
 			want:   outcome{Reason: ReasonHeadBranchMissing, After: headRetry, Calls: map[string]int{"ListOpen": 1}},
 		},
 		"TitleEdited": {
 			reason: "A person's edit of the title is drift: Update puts it back.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(1); p.Title = "Edited"; return p }()), mg: pullRequest(numbered("1"))},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(1); p.Title = "Edited"; return p }()), mg: pullRequest(numbered("1"))},
 			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "title differ from the spec"}, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"LabelAdded": {
 			reason: "A label a person added is drift too: labels are kept as declared.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(1); p.Labels = []string{"env", "wip"}; return p }()), mg: pullRequest(numbered("1"))},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(1); p.Labels = []string{"env", "wip"}; return p }()), mg: pullRequest(numbered("1"))},
 			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "labels differ from the spec"}, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"ClosedByAPerson": {
 			reason: "A pull request closed without a merge is Stalled Closed (never reopened); the list does not hold it, so one Get says so.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(1); p.State = forge.StateClosed; return p }()), mg: pullRequest(numbered("1"))},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(1); p.State = forge.StateClosed; return p }()), mg: pullRequest(numbered("1"))},
 			want:   outcome{Reason: ReasonClosed, Stall: true, Name: "1", State: "Closed", Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"ClosedIsFinal": {
 			reason: "Once status says Closed, nothing is asked of the forge again.",
-			args:   args{forge: newFake(), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Closed" })},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Closed" })},
 			want:   outcome{Reason: ReasonClosed, Stall: true, Name: "1", State: "Closed", Calls: map[string]int{}},
 		},
 		"Merged": {
 			reason: "A merged pull request is up to date (Ready with either readiness), found by a Get.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(1); p.State, p.MergeCommit = forge.StateMerged, "m3rg3"; return p }()), mg: pullRequest(numbered("1"))},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(1); p.State, p.MergeCommit = forge.StateMerged, "m3rg3"; return p }()), mg: pullRequest(numbered("1"))},
 			want:   outcome{Obs: upToDate, Name: "1", State: "Merged", Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"MergedIsFinal": {
 			reason: "Once status says Merged, nothing is asked of the forge again, even if its title changed since.",
-			args:   args{forge: newFake(), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Merged" })},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Merged" })},
 			want:   outcome{Obs: upToDate, Name: "1", State: "Merged", Calls: map[string]int{}},
 		},
 		"AwaitingMerge": {
 			reason: "With readiness Merged an open pull request as declared waits for the merge: progressing (kstatus InProgress), polled, with a Get for its checks.",
-			args:   args{forge: newFake(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Readiness = v1alpha1.ReadinessMerged })},
+			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Readiness = v1alpha1.ReadinessMerged })},
 			want:   outcome{Obs: upToDate, Reason: ReasonAwaitingMerge, After: time.Minute, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"AutoNotRequested": {
 			reason: "merge Auto the forge was not asked for yet is drift: Update asks it.",
-			args:   args{forge: newFake(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto })},
+			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto })},
 			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "merge Auto is not requested of the forge yet"}, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"AutoRequested": {
 			reason: "merge Auto the forge holds is up to date.",
-			args:   args{forge: newFake(func() forge.PullRequest { p := open(1); p.AutoMerge = true; return p }()), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto })},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(1); p.AutoMerge = true; return p }()), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto })},
 			want:   outcome{Obs: upToDate, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"GoneFromTheForge": {
 			reason: "A number the forge does not know (an owner deleted the merge request) is forgotten: the pull request is opened again.",
-			args:   args{forge: newFake(), mg: pullRequest(numbered("4")), heads: []string{"request/demo"}},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("4")), heads: []string{"request/demo"}},
 			want:   outcome{Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"DeletingOpen": {
 			reason: "Being deleted, an open pull request exists: the reconciler calls Delete (only if managementPolicies include it).",
-			args:   args{forge: newFake(open(1)), mg: pullRequest(numbered("1"), deleting)},
+			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), deleting)},
 			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceExists: true}, Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"DeletingMerged": {
 			reason: "Being deleted, a merged pull request is left alone: it is reported gone.",
-			args:   args{forge: newFake(), mg: pullRequest(numbered("1"), deleting, func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Merged" })},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("1"), deleting, func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Merged" })},
 			want:   outcome{Obs: xpmanaged.ExternalObservation{ResourceUpToDate: true}, Name: "1", State: "Merged", Calls: map[string]int{}},
 		},
 		"DeletingClosed": {
 			reason: "Being deleted, a closed pull request is gone.",
-			args:   args{forge: newFake(), mg: pullRequest(numbered("1"), deleting, func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Closed" })},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("1"), deleting, func(mg *v1alpha1.PullRequest) { mg.Status.AtProvider.State = "Closed" })},
 			want:   outcome{Name: "1", State: "Closed", Calls: map[string]int{}},
 		},
 		"RateLimited": {
 			reason: "A rate-limited list is progressing until the forge's time, never Stalled.",
-			args: args{forge: func() *fakeForge {
-				f := newFake(open(1))
-				f.fail["ListOpen"] = &forge.RateLimitError{At: t0.Add(90 * time.Second), Msg: "secondary rate limit"}
+			args: args{forge: func() *memory.Forge {
+				f := memory.New(open(1))
+				f.Fail("ListOpen", &forge.RateLimitError{At: t0.Add(90 * time.Second), Msg: "secondary rate limit"})
 				return f
 			}(), mg: pullRequest(numbered("1"))},
 			want: outcome{Reason: ReasonRateLimited, After: 90 * time.Second, Name: "1", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"Unauthorized": {
 			reason: "A refused token is Stalled AuthenticationFailed, naming where the token came from.",
-			args: args{forge: func() *fakeForge {
-				f := newFake(open(1))
-				f.fail["ListOpen"] = &forge.APIError{Status: 401, Message: "Bad credentials", Kind: forge.ErrUnauthorized}
+			args: args{forge: func() *memory.Forge {
+				f := memory.New(open(1))
+				f.Fail("ListOpen", &forge.APIError{Status: 401, Message: "Bad credentials", Kind: forge.ErrUnauthorized})
 				return f
 			}(), mg: pullRequest(numbered("1"))},
 			want: outcome{Reason: spec.ReasonAuthenticationFailed, Stall: true, Name: "1", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"Transient": {
 			reason: "Anything else is transient: retried with backoff.",
-			args: args{forge: func() *fakeForge {
-				f := newFake(open(1))
-				f.fail["ListOpen"] = errors.New("502 Bad Gateway")
+			args: args{forge: func() *memory.Forge {
+				f := memory.New(open(1))
+				f.Fail("ListOpen", errors.New("502 Bad Gateway"))
 				return f
 			}(), mg: pullRequest(numbered("1"))},
 			want: outcome{Err: "cannot find the pull request among the open ones: cannot list the open pull requests: 502 Bad Gateway", Name: "1", Calls: map[string]int{"ListOpen": 1}},
 		},
 		"InvalidBody": {
 			reason: "A body template that ranges over anything but .Files is Stalled InvalidSpec before any request.",
-			args:   args{forge: newFake(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Body = "{{range 2000000000}}{{end}}" })},
+			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Body = "{{range 2000000000}}{{end}}" })},
 			want:   outcome{Reason: spec.ReasonInvalidSpec, Stall: true, Name: "1", Calls: map[string]int{}},
 		},
 	}
@@ -209,54 +210,54 @@ func TestObserve(t *testing.T) {
 func TestCreate(t *testing.T) {
 	cases := map[string]struct {
 		reason string
-		forge  *fakeForge
+		forge  *memory.Forge
 		want   outcome
 	}{
 		"Opened": {
 			reason: "A new pull request is opened and named by its number.",
-			forge:  newFake(),
+			forge:  memory.New(),
 			want:   outcome{Name: "1", State: "Open", Calls: map[string]int{"Create": 1}},
 		},
 		"AlreadyOpen": {
 			reason: "A create the forge refuses as existing (422 on GitHub) adopts the open one: never a duplicate.",
-			forge: func() *fakeForge {
-				f := newFake(open(5))
+			forge: func() *memory.Forge {
+				f := memory.New(open(5))
 				return f
 			}(),
 			want: outcome{Name: "5", State: "Open", Calls: map[string]int{"Create": 1, "ListOpen": 1}},
 		},
 		"OpenIntoAnotherBase": {
 			reason: "GitLab refuses a second open merge request from one head even into another base: Stalled with the forge's words, never an empty adoption.",
-			forge: func() *fakeForge {
-				f := newFake()
-				f.fail["Create"] = &forge.APIError{Status: 409, Message: "Another open merge request already exists for this source branch: !4", Kind: forge.ErrExists}
+			forge: func() *memory.Forge {
+				f := memory.New()
+				f.Fail("Create", &forge.APIError{Status: 409, Message: "Another open merge request already exists for this source branch: !4", Kind: forge.ErrExists})
 				return f
 			}(),
 			want: outcome{Reason: ReasonForgeRefused, Stall: true, Calls: map[string]int{"Create": 1, "ListOpen": 1}},
 		},
 		"NoSuchBranch": {
 			reason: "A head the forge does not know yet is a wait, not a stall.",
-			forge: func() *fakeForge {
-				f := newFake()
-				f.fail["Create"] = &forge.APIError{Status: 422, Message: "head does not exist", Kind: forge.ErrNoSuchBranch}
+			forge: func() *memory.Forge {
+				f := memory.New()
+				f.Fail("Create", &forge.APIError{Status: 422, Message: "head does not exist", Kind: forge.ErrNoSuchBranch})
 				return f
 			}(),
 			want: outcome{Reason: ReasonHeadBranchMissing, After: headRetry, Calls: map[string]int{"Create": 1}},
 		},
 		"RateLimited": {
 			reason: "A 403 secondary limit with Retry-After is progressing until then.",
-			forge: func() *fakeForge {
-				f := newFake()
-				f.fail["Create"] = &forge.RateLimitError{At: t0.Add(time.Minute), Msg: "You have exceeded a secondary rate limit"}
+			forge: func() *memory.Forge {
+				f := memory.New()
+				f.Fail("Create", &forge.RateLimitError{At: t0.Add(time.Minute), Msg: "You have exceeded a secondary rate limit"})
 				return f
 			}(),
 			want: outcome{Reason: ReasonRateLimited, After: time.Minute, Calls: map[string]int{"Create": 1}},
 		},
 		"UnknownReviewer": {
 			reason: "A request the forge refuses as invalid (an unknown reviewer) needs a person: Stalled with the forge's words.",
-			forge: func() *fakeForge {
-				f := newFake()
-				f.fail["Create"] = &forge.APIError{Status: 422, Message: "Reviews may only be requested from collaborators", Kind: forge.ErrInvalidInput}
+			forge: func() *memory.Forge {
+				f := memory.New()
+				f.Fail("Create", &forge.APIError{Status: 422, Message: "Reviews may only be requested from collaborators", Kind: forge.ErrInvalidInput})
 				return f
 			}(),
 			want: outcome{Reason: ReasonForgeRefused, Stall: true, Calls: map[string]int{"Create": 1}},
@@ -296,7 +297,7 @@ func TestCreatePaced(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFake()
+			f := memory.New()
 			clk := clocktesting.NewFakeClock(t0)
 			e := newExternal(f, clk)
 			e.rates = tc.rates
@@ -311,7 +312,7 @@ func TestCreatePaced(t *testing.T) {
 					t.Fatalf("%s\ncreate %d beyond the burst: got %v, want a RateLimited wait", tc.reason, i, err)
 				}
 			}
-			if diff := cmp.Diff(tc.burst, f.calls["Create"]); diff != "" {
+			if diff := cmp.Diff(tc.burst, f.Calls()["Create"]); diff != "" {
 				t.Errorf("%s\ncreates sent: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -321,7 +322,7 @@ func TestCreatePaced(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	cases := map[string]struct {
 		reason string
-		forge  *fakeForge
+		forge  *memory.Forge
 		mg     *v1alpha1.PullRequest
 		want   outcome
 		title  string
@@ -329,25 +330,25 @@ func TestUpdate(t *testing.T) {
 	}{
 		"PutTitleBack": {
 			reason: "A person's title edit is put back.",
-			forge:  newFake(func() forge.PullRequest { p := open(1); p.Title = "Edited"; return p }()),
+			forge:  memory.New(func() forge.PullRequest { p := open(1); p.Title = "Edited"; return p }()),
 			mg:     pullRequest(numbered("1")),
 			want:   outcome{Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1, "Update": 1}},
 			title:  "Add demo", state: forge.StateOpen,
 		},
 		"AutoMerge": {
 			reason: "merge Auto asks the forge to merge once checks and reviews allow.",
-			forge:  newFake(open(1)),
+			forge:  memory.New(open(1)),
 			mg:     pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }),
 			want:   outcome{Name: "1", State: "Open", Calls: map[string]int{"ListOpen": 1, "Get": 1, "AutoMerge": 1}},
 			title:  "Add demo", state: forge.StateOpen,
 		},
 		"MergeWhereNoAutoMerge": {
 			reason: "Where the forge has no auto-merge, the provider merges once the pull request is mergeable and no check failed.",
-			forge: func() *fakeForge {
+			forge: func() *memory.Forge {
 				p := open(1)
 				p.Mergeable, p.Checks = ptr.To(true), forge.ChecksSuccess
-				f := newFake(p)
-				f.autoMerge = false
+				f := memory.New(p)
+				f.NoAutoMerge()
 				return f
 			}(),
 			mg:    pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }),
@@ -356,11 +357,11 @@ func TestUpdate(t *testing.T) {
 		},
 		"NoMergeWhileChecksFail": {
 			reason: "Without auto-merge, failing checks hold the merge.",
-			forge: func() *fakeForge {
+			forge: func() *memory.Forge {
 				p := open(1)
 				p.Mergeable, p.Checks = ptr.To(true), forge.ChecksFailure
-				f := newFake(p)
-				f.autoMerge = false
+				f := memory.New(p)
+				f.NoAutoMerge()
 				return f
 			}(),
 			mg:    pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }),
@@ -379,7 +380,7 @@ func TestUpdate(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nUpdate(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			pr := tc.forge.prs[1]
+			pr, _ := tc.forge.PR(1)
 			if diff := cmp.Diff([]any{tc.title, tc.state}, []any{pr.Title, pr.State}); diff != "" {
 				t.Errorf("%s\nthe forge's pull request (title, state): -want, +got:\n%s", tc.reason, diff)
 			}
@@ -388,14 +389,14 @@ func TestUpdate(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
-	f := newFake(open(1))
+	f := memory.New(open(1))
 	mg := pullRequest(numbered("1"), deleting)
 	e := newExternal(f, clocktesting.NewFakeClock(t0))
 	if _, err := e.Delete(context.Background(), mg); err != nil {
 		t.Fatal(err)
 	}
-	if f.prs[1].State != forge.StateClosed {
-		t.Errorf("Delete left the pull request %s, want Closed", f.prs[1].State)
+	if pr, _ := f.PR(1); pr.State != forge.StateClosed {
+		t.Errorf("Delete left the pull request %s, want Closed", pr.State)
 	}
 	// The next Observe reports it gone, and the finalizer can go.
 	obs, err := newExternal(f, clocktesting.NewFakeClock(t0)).Observe(context.Background(), mg)
@@ -415,7 +416,7 @@ func TestSteadyStateOneListPerPoll(t *testing.T) {
 		p.Head = fmt.Sprintf("request/%d", i)
 		prs = append(prs, p)
 	}
-	f := newFake(prs...)
+	f := memory.New(prs...)
 	clk := clocktesting.NewFakeClock(t0)
 	board := forge.NewBoard(clk)
 	pacer := forge.NewPacer(clk)
@@ -434,8 +435,8 @@ func TestSteadyStateOneListPerPoll(t *testing.T) {
 		}
 		clk.Step(time.Minute)
 	}
-	t.Logf("%d open PullRequests, %d polls: %v", n, polls, f.calls)
-	if diff := cmp.Diff(map[string]int{"ListOpen": polls}, f.calls); diff != "" {
+	t.Logf("%d open PullRequests, %d polls: %v", n, polls, f.Calls())
+	if diff := cmp.Diff(map[string]int{"ListOpen": polls}, f.Calls()); diff != "" {
 		t.Errorf("forge requests: -want, +got:\n%s", diff)
 	}
 }
@@ -443,7 +444,7 @@ func TestSteadyStateOneListPerPoll(t *testing.T) {
 // TestAutoMergeAskedOncePerHead: a forge that does not report a scheduled
 // auto-merge (Gitea) is asked once per head commit, not at every poll.
 func TestAutoMergeAskedOncePerHead(t *testing.T) {
-	f := newFake(open(1))
+	f := memory.New(open(1))
 	clk := clocktesting.NewFakeClock(t0)
 	acc := &account{client: f}
 	auto := func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }
@@ -461,18 +462,18 @@ func TestAutoMergeAskedOncePerHead(t *testing.T) {
 			}
 		}
 		// The forge does not say it is scheduled.
-		f.prs[1].AutoMerge = false
+		f.Edit(1, func(p *forge.PullRequest) { p.AutoMerge = false })
 		return obs
 	}
 	observe()
 	if obs := observe(); !obs.ResourceUpToDate {
 		t.Errorf("asked again for the same head: %+v", obs)
 	}
-	f.prs[1].HeadSHA = "def"
+	f.Edit(1, func(p *forge.PullRequest) { p.HeadSHA = "def" })
 	if obs := observe(); obs.ResourceUpToDate {
 		t.Errorf("not asked again after the head moved")
 	}
-	if diff := cmp.Diff(2, f.calls["AutoMerge"]); diff != "" {
+	if diff := cmp.Diff(2, f.Calls()["AutoMerge"]); diff != "" {
 		t.Errorf("auto-merge requests: -want, +got:\n%s", diff)
 	}
 }

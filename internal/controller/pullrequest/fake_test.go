@@ -18,7 +18,7 @@ package pullrequest
 
 import (
 	"context"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -28,138 +28,9 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
-
-// fakeForge is a forge.Client over an in-memory repository of pull
-// requests; it counts every call and fails those it is told to.
-type fakeForge struct {
-	mu    sync.Mutex
-	prs   map[int64]*forge.PullRequest
-	next  int64
-	calls map[string]int
-	fail  map[string]error
-	// autoMerge false answers AutoMerge with ErrUnsupported.
-	autoMerge bool
-	// lostCreate opens the next Create's pull request but answers it with
-	// an error, as a create whose answer timed out.
-	lostCreate error
-}
-
-func newFake(prs ...forge.PullRequest) *fakeForge {
-	f := &fakeForge{prs: map[int64]*forge.PullRequest{}, next: 1, calls: map[string]int{}, fail: map[string]error{}, autoMerge: true}
-	for i := range prs {
-		pr := prs[i]
-		f.prs[pr.Number] = &pr
-		f.next = max(f.next, pr.Number+1)
-	}
-	return f
-}
-
-func (f *fakeForge) call(name string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls[name]++
-	return f.fail[name]
-}
-
-func (f *fakeForge) Type() forge.Type { return forge.Gitea }
-
-func (f *fakeForge) ListOpen(context.Context) ([]forge.PullRequest, bool, error) {
-	if err := f.call("ListOpen"); err != nil {
-		return nil, false, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []forge.PullRequest
-	for n := int64(1); n < f.next; n++ {
-		if pr, ok := f.prs[n]; ok && pr.State == forge.StateOpen {
-			out = append(out, *pr)
-		}
-	}
-	return out, false, nil
-}
-
-func (f *fakeForge) Get(_ context.Context, n int64) (forge.PullRequest, error) {
-	if err := f.call("Get"); err != nil {
-		return forge.PullRequest{}, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	pr, ok := f.prs[n]
-	if !ok {
-		return forge.PullRequest{}, forge.ErrNotFound
-	}
-	return *pr, nil
-}
-
-func (f *fakeForge) Create(_ context.Context, s forge.Spec) (forge.PullRequest, error) {
-	if err := f.call("Create"); err != nil {
-		return forge.PullRequest{}, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, pr := range f.prs {
-		if pr.Head == s.Head && pr.Base == s.Base && pr.State == forge.StateOpen {
-			return forge.PullRequest{}, forge.ErrExists
-		}
-	}
-	pr := &forge.PullRequest{Number: f.next, URL: "https://forge/pulls/" + itoa(f.next), State: forge.StateOpen, Head: s.Head, Base: s.Base,
-		HeadSHA: "abc", Title: s.Title, Body: s.Body, Draft: s.Draft, Labels: s.Labels, Reviewers: s.Reviewers, Assignees: s.Assignees}
-	f.prs[f.next] = pr
-	f.next++
-	if err := f.lostCreate; err != nil {
-		f.lostCreate = nil
-		return forge.PullRequest{}, err
-	}
-	return *pr, nil
-}
-
-func (f *fakeForge) Update(_ context.Context, n int64, s forge.Spec) (forge.PullRequest, error) {
-	if err := f.call("Update"); err != nil {
-		return forge.PullRequest{}, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	pr := f.prs[n]
-	pr.Title, pr.Body, pr.Draft, pr.Labels, pr.Reviewers, pr.Assignees = s.Title, s.Body, s.Draft, s.Labels, s.Reviewers, s.Assignees
-	return *pr, nil
-}
-
-func (f *fakeForge) Close(_ context.Context, n int64) error {
-	if err := f.call("Close"); err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.prs[n].State = forge.StateClosed
-	return nil
-}
-
-func (f *fakeForge) Merge(_ context.Context, n int64, _ forge.Merge) error {
-	if err := f.call("Merge"); err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.prs[n].State, f.prs[n].MergeCommit = forge.StateMerged, "m3rg3"
-	return nil
-}
-
-func (f *fakeForge) AutoMerge(_ context.Context, n int64, _ forge.Merge) error {
-	if err := f.call("AutoMerge"); err != nil {
-		return err
-	}
-	if !f.autoMerge {
-		return forge.ErrUnsupported
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.prs[n].AutoMerge = true
-	return nil
-}
-
-func itoa(n int64) string { return string(rune('0' + n)) }
 
 // fakeRepo is the clone: it knows the branches in heads.
 type fakeRepo struct{ heads map[string]string }
@@ -179,7 +50,7 @@ var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // newExternal returns an external client of f whose clone holds heads,
 // with a board and pacer of its own on a fake clock.
-func newExternal(f *fakeForge, clk *clocktesting.FakeClock, heads ...string) *external {
+func newExternal(f *memory.Forge, clk *clocktesting.FakeClock, heads ...string) *external {
 	r := fakeRepo{heads: map[string]string{}}
 	for _, h := range heads {
 		r.heads[h] = "abc"
@@ -212,6 +83,6 @@ func deleting(mg *v1alpha1.PullRequest) {
 
 // open is pull request n as declared by pullRequest().
 func open(n int64) forge.PullRequest {
-	return forge.PullRequest{Number: n, URL: "https://forge/pulls/" + itoa(n), State: forge.StateOpen, Head: "request/demo", Base: "main",
+	return forge.PullRequest{Number: n, URL: "https://forge/pulls/" + strconv.FormatInt(n, 10), State: forge.StateOpen, Head: "request/demo", Base: "main",
 		HeadSHA: "abc", Title: "Add demo", Labels: []string{"env"}}
 }

@@ -25,6 +25,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 )
 
 // fakeFollower records what a PullRequest follows.
@@ -97,25 +99,26 @@ func TestObserveFollowsBranches(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFake(open(1))
+			f := memory.New(open(1))
 			e := newExternal(f, clocktesting.NewFakeClock(t0))
 			follows := &fakeFollower{follows: map[watch.Ref][]string{}}
 			e.watch = follows
 			repo := fakeRepo{heads: map[string]string{}}
 			e.repo = repo
-			got := want{Calls: f.calls}
+			got := want{}
 			for _, s := range tc.steps {
 				clear(repo.heads)
 				for b, h := range s.clone {
 					repo.heads[b] = h
 				}
-				f.prs[1].HeadSHA = s.forge
+				f.Edit(1, func(p *forge.PullRequest) { p.HeadSHA = s.forge })
 				mg := pullRequest(numbered("1"))
 				if _, err := e.Observe(context.Background(), mg); err != nil {
 					t.Fatal(err)
 				}
 				got.HeadSHA = append(got.HeadSHA, mg.Status.AtProvider.HeadSHA)
 			}
+			got.Calls = f.Calls()
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nObserve(...) per step: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -130,7 +133,7 @@ func TestObserveFollowsBranches(t *testing.T) {
 // TestObserveUnfollowsFinal: a merged pull request follows its branches no
 // more.
 func TestObserveUnfollowsFinal(t *testing.T) {
-	f := newFake(open(1))
+	f := memory.New(open(1))
 	e := newExternal(f, clocktesting.NewFakeClock(t0))
 	follows := &fakeFollower{follows: map[watch.Ref][]string{}}
 	e.watch = follows

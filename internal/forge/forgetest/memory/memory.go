@@ -44,8 +44,14 @@ type Forge struct {
 	// mergeOnAuto merges at once when auto-merge is asked for, as a forge
 	// whose checks already passed does.
 	mergeOnAuto bool
-	typ         forge.Type
+	// lostCreate opens the next Create's pull request but answers it with
+	// this error, as a create whose answer was lost to a timeout.
+	lostCreate error
+	typ        forge.Type
 }
+
+// HeadSHA is the head commit of every pull request Create opens.
+const HeadSHA = "0123456789abcdef0123456789abcdef01234567"
 
 // New returns a Forge holding prs.
 func New(prs ...forge.PullRequest) *Forge {
@@ -77,6 +83,14 @@ func (f *Forge) NoAutoMerge() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.noAutoMerge = true
+}
+
+// LoseNextCreate makes the next Create open its pull request and answer
+// err all the same, as a create whose answer was lost to a timeout.
+func (f *Forge) LoseNextCreate(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lostCreate = err
 }
 
 // MergeOnAuto makes an auto-merge request merge at once.
@@ -168,9 +182,13 @@ func (f *Forge) Create(_ context.Context, s forge.Spec) (forge.PullRequest, erro
 	n := f.next
 	f.next++
 	pr := &forge.PullRequest{Number: n, URL: "https://forge.example/pulls/" + strconv.FormatInt(n, 10), State: forge.StateOpen,
-		Head: s.Head, Base: s.Base, HeadSHA: "0123456789abcdef0123456789abcdef01234567"}
+		Head: s.Head, Base: s.Base, HeadSHA: HeadSHA}
 	put(pr, s)
 	f.prs[n] = pr
+	if err := f.lostCreate; err != nil {
+		f.lostCreate = nil
+		return forge.PullRequest{}, err
+	}
 	return clone(*pr), nil
 }
 
