@@ -45,7 +45,6 @@ const (
 	// for the API: about a second each on an idle machine, far more on a
 	// loaded one.
 	giteaStartTimeout = 2 * time.Minute
-	giteaMissing      = " not found: run 'make forge-tools' (make test does)"
 )
 
 // Gitea is a real Gitea (built into ./bin by `make forge-tools`) serving the
@@ -61,6 +60,8 @@ type Gitea struct {
 	Token string
 	// Started is how long the start took: ini, migrate, admin, web up.
 	Started time.Duration
+	// Binary is the program's name in ./bin: gitea, or forgejo (GiteaBinary).
+	Binary string
 
 	bin, ini, dir string
 	done          chan struct{}
@@ -71,6 +72,7 @@ type GiteaOption func(*giteaConfig)
 
 type giteaConfig struct {
 	pageSize int
+	binary   string
 }
 
 // GiteaPageSize makes n the most items per page the API answers (Gitea's
@@ -80,11 +82,12 @@ func GiteaPageSize(n int) GiteaOption {
 }
 
 // StartGitea starts a fresh Gitea in a temporary directory and waits until
-// its API answers. It is skipped under -short; without ./bin/gitea it fails
-// in CI (CI is set) and is skipped elsewhere.
+// its API answers. It is skipped under -short; without its binary in ./bin
+// it fails where that binary is required (requireGiteaBinary) and is
+// skipped elsewhere.
 func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	tb.Helper()
-	cfg := giteaConfig{}
+	cfg := giteaConfig{binary: "gitea"}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -93,12 +96,12 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bin := filepath.Join(root, "bin", "gitea")
+	bin := filepath.Join(root, "bin", cfg.binary)
 	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatal(bin + giteaMissing)
+		if requireGiteaBinary(cfg.binary) {
+			tb.Fatal(bin + giteaMissingFor(cfg.binary))
 		}
-		tb.Skip(bin + giteaMissing)
+		tb.Skip(bin + giteaMissingFor(cfg.binary))
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), giteaStartTimeout)
@@ -107,8 +110,8 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 	dir := tb.TempDir()
 	port := freePort(tb)
 	g := &Gitea{
-		URL: fmt.Sprintf("http://127.0.0.1:%d/", port),
-		bin: bin, ini: filepath.Join(dir, "app.ini"), dir: dir,
+		URL:    fmt.Sprintf("http://127.0.0.1:%d/", port),
+		Binary: cfg.binary, bin: bin, ini: filepath.Join(dir, "app.ini"), dir: dir,
 		done: make(chan struct{}),
 	}
 	g.APIURL = g.URL + "api/v1/"
@@ -125,15 +128,8 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 		tb.Fatal(err)
 	}
 	migrated := time.Now()
-	out, err := g.cli(ctx, "admin", "user", "create", "--admin",
-		"--username", GiteaAdmin, "--password", GiteaAdminPassword, "--email", GiteaAdmin+"@example.com",
-		"--must-change-password=false", "--access-token", "--access-token-name", "test", "--access-token-scopes", "all")
-	if err != nil {
+	if g.Token, err = g.createAdmin(ctx); err != nil {
 		tb.Fatal(err)
-	}
-	g.Token = parseToken(out)
-	if g.Token == "" {
-		tb.Fatalf("gitea admin user create printed no access token:\n%s", out)
 	}
 
 	admin := time.Now()
@@ -160,8 +156,8 @@ func StartGitea(tb testing.TB, opts ...GiteaOption) *Gitea {
 		tb.Fatalf("%v\n%s", err, g.Log())
 	}
 	g.Started = time.Since(start)
-	tb.Logf("gitea %s up in %s (migrate %s, admin and token %s, web until the API answers %s)", g.URL,
-		g.Started.Round(time.Millisecond), migrated.Sub(start).Round(time.Millisecond),
+	tb.Logf("%s %s up in %s (migrate %s, admin and token %s, web until the API answers %s)", g.URL,
+		g.Binary, g.Started.Round(time.Millisecond), migrated.Sub(start).Round(time.Millisecond),
 		admin.Sub(migrated).Round(time.Millisecond), time.Since(admin).Round(time.Millisecond))
 	return g
 }
@@ -206,17 +202,6 @@ func (g *Gitea) waitAPI(ctx context.Context) error {
 		case <-tick.C:
 		}
 	}
-}
-
-// parseToken finds the token in `admin user create --access-token`'s
-// "Access token was successfully created... <token>".
-func parseToken(out string) string {
-	for l := range strings.SplitSeq(out, "\n") {
-		if _, tok, ok := strings.Cut(l, "Access token was successfully created... "); ok {
-			return strings.TrimSpace(tok)
-		}
-	}
-	return ""
 }
 
 // giteaEnv isolates Gitea from the user's git configuration and home.
