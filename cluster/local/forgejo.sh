@@ -23,18 +23,19 @@ mkdir -p "$WORK"
 cp -R "$SRC" "$WORK/src"
 chmod -R u+w "$WORK/src"
 cd "$WORK/src"
-# The module proxy refuses (403) every module of code.forgejo.org, where Forgejo keeps its forks, so
-# the copy is built against what they were forked from, as Gitea (1.26, already in the module cache
-# when gitea.sh ran) uses them; the API and Git over HTTP build and run alike. Renamed forks get
-# their imports rewritten, forks replacing a module lose the replace (act: Gitea's fork as of Gitea
-# 1.22, the last with pkg/jobparser, which Gitea has since moved in-tree); the `forgejo f3` command
-# (code.forgejo.org/f3/gof3 has no upstream; F3 is disabled unless set up, "for development
-# purposes") becomes a stub. The missing go.sum lines come from the proxy (-mod=mod).
+# The module proxy refuses (403) every module of code.forgejo.org, where Forgejo keeps ten of its
+# dependencies, so the copy is built against what they were forked from: as Gitea 1.26 pins them
+# (already in the module cache once gitea.sh ran), or as of Gitea 1.22 where their API has changed
+# since (session's Provider; act, whose pkg/jobparser Gitea has since moved in-tree). Renamed forks
+# get their imports rewritten, forks that replace a module lose the replace; the `forgejo f3`
+# command becomes a stub (code.forgejo.org/f3/gof3 has no upstream, and F3 is disabled unless set
+# up: "only present for development purposes"). The missing go.sum lines come from the proxy
+# (-mod=mod). What Forgejo changed in those forks is not in this binary.
 while read -r fork upstream version; do
   grep -rlZ --include='*.go' "\"$fork" . | xargs -0r sed -i "s|\"$fork|\"$upstream|g"
   go mod edit -droprequire "$fork" -require "$upstream@$version"
 done <<'FORKS'
-code.forgejo.org/go-chi/session gitea.com/go-chi/session v0.0.0-20251124165456-68e0254e989e
+code.forgejo.org/go-chi/session gitea.com/go-chi/session v0.0.0-20240316035857-16768d98ec96
 code.forgejo.org/go-chi/cache gitea.com/go-chi/cache v0.2.1
 code.forgejo.org/go-chi/binding gitea.com/go-chi/binding v0.0.0-20260414111559-654cea7ac60a
 code.forgejo.org/go-chi/captcha gitea.com/go-chi/captcha v0.0.0-20240315150714-fb487f629098
@@ -44,6 +45,9 @@ FORKS
 go mod edit -dropreplace github.com/mholt/archiver/v3 -dropreplace github.com/gliderlabs/ssh \
   -replace github.com/nektos/act=gitea.com/gitea/act@v0.259.1 -droprequire code.forgejo.org/f3/gof3/v3
 rm -rf services/f3
+# Forgejo's ssh fork adds Session.ConnPermissions (the permissions of the key that was accepted, not
+# of the last one offered); upstream has them on the session's context. The tests run no SSH server.
+sed -i 's/session\.ConnPermissions()/session.Context().Permissions()/' modules/ssh/ssh.go
 cat > cmd/forgejo/f3.go <<'GO'
 package forgejo
 
