@@ -26,7 +26,8 @@ cd "$WORK/src"
 # The module proxy refuses (403) every module of code.forgejo.org, where Forgejo keeps ten of its
 # dependencies, so the copy is built against what they were forked from: as Gitea 1.26 pins them
 # (already in the module cache once gitea.sh ran), or as of Gitea 1.22 where their API has changed
-# since (session's Provider; act, whose pkg/jobparser Gitea has since moved in-tree). Renamed forks
+# since (session's Provider, binding's JSON decoder; act, whose pkg/jobparser Gitea has since moved in-tree), or the module
+# Forgejo forked directly (captcha: dchest/captcha, not gitea.com's go-chi one). Renamed forks
 # get their imports rewritten, forks that replace a module lose the replace; the `forgejo f3`
 # command becomes a stub (code.forgejo.org/f3/gof3 has no upstream, and F3 is disabled unless set
 # up: "only present for development purposes"). The missing go.sum lines come from the proxy
@@ -37,8 +38,8 @@ while read -r fork upstream version; do
 done <<'FORKS'
 code.forgejo.org/go-chi/session gitea.com/go-chi/session v0.0.0-20240316035857-16768d98ec96
 code.forgejo.org/go-chi/cache gitea.com/go-chi/cache v0.2.1
-code.forgejo.org/go-chi/binding gitea.com/go-chi/binding v0.0.0-20260414111559-654cea7ac60a
-code.forgejo.org/go-chi/captcha gitea.com/go-chi/captcha v0.0.0-20240315150714-fb487f629098
+code.forgejo.org/go-chi/binding gitea.com/go-chi/binding v0.0.0-20240430071103-39a851e106ed
+code.forgejo.org/go-chi/captcha github.com/dchest/captcha v1.1.0
 code.forgejo.org/forgejo/reply github.com/dimiro1/reply v0.0.0-20200315094148-d0136a4c9e21
 code.forgejo.org/forgejo-contrib/go-libravatar strk.kbt.io/projects/go/libravatar v0.0.0-20260301104140-add494e31dab
 FORKS

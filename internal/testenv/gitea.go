@@ -34,9 +34,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/localenv"
 )
 
-// Gitea's admin, as StartGitea creates it.
+// Gitea's admin, as StartGitea creates it. Not "admin": Forgejo reserves
+// that name ("name is reserved").
 const (
-	GiteaAdmin         = "admin"
+	GiteaAdmin         = "forge-admin"
 	GiteaAdminPassword = "Passw0rd-test"
 )
 

@@ -159,7 +159,7 @@ func (c *client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 		}
 	})
 	var ae *forge.APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusInternalServerError) {
 		return forge.PullRequest{}, c.missingBranch(cl, s, ae, err)
 	}
 	if err != nil {
@@ -168,8 +168,11 @@ func (c *client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	return convert(p), nil
 }
 
-// missingBranch tells which branch a create's 404 was about: Gitea answers
-// a missing head or base with the same 404 as a missing repository.
+// missingBranch tells which branch a create's 404 or 500 was about: Gitea
+// answers a missing head or base with the same 404 as a missing
+// repository, Forgejo (10) a missing head with a 500 of Git's words
+// ("fatal: bad revision 'refs/heads/main...head'"). Where both branches
+// exist, the forge's own error stands.
 func (c *client) missingBranch(cl *call, s forge.Spec, refused *forge.APIError, createErr error) error {
 	if err := c.run(cl, errCreate, func(sc *sdk.Client) (r *sdk.Response, err error) {
 		_, r, err = sc.GetRepo(c.owner, c.name)
