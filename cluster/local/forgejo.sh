@@ -25,13 +25,13 @@ chmod -R u+w "$WORK/src"
 cd "$WORK/src"
 # The module proxy refuses (403) every module of code.forgejo.org, where Forgejo keeps ten of its
 # dependencies, so the copy is built against what they were forked from: as Gitea 1.26 pins them
-# (already in the module cache once gitea.sh ran), or as of Gitea 1.22 where their API has changed
-# since (session's Provider, binding's JSON decoder; act, whose pkg/jobparser Gitea has since moved in-tree), or the module
-# Forgejo forked directly (captcha: dchest/captcha, not gitea.com's go-chi one). Renamed forks
-# get their imports rewritten, forks that replace a module lose the replace; the `forgejo f3`
-# command becomes a stub (code.forgejo.org/f3/gof3 has no upstream, and F3 is disabled unless set
-# up: "only present for development purposes"). The missing go.sum lines come from the proxy
-# (-mod=mod). What Forgejo changed in those forks is not in this binary.
+# (already in the module cache once gitea.sh ran), or as of spring 2024 where their API has changed
+# since (session's Provider, binding's JSON decoder; act, whose pkg/jobparser Gitea has since moved
+# in-tree), or the module Forgejo forked directly (captcha: dchest/captcha). Renamed forks get
+# their imports rewritten, forks that replace a module lose the replace; the `forgejo f3` command
+# becomes a stub (code.forgejo.org/f3/gof3 has no upstream, and F3 is disabled unless set up: "only
+# present for development purposes"). The missing go.sum lines come from the proxy (-mod=mod).
+# What Forgejo changed in those forks is not in this binary. Go 1.26 itself needed no change.
 while read -r fork upstream version; do
   grep -rlZ --include='*.go' "\"$fork" . | xargs -0r sed -i "s|\"$fork|\"$upstream|g"
   go mod edit -droprequire "$fork" -require "$upstream@$version"

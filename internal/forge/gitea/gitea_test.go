@@ -252,6 +252,19 @@ func testClient(t *testing.T, b *bed) {
 		})
 	})
 
+	t.Run("AutoMergeNothingToWaitFor", func(t *testing.T) {
+		// No checks on the head: merged now, on Forgejo too (which only
+		// schedules, and would wait for a status that never comes).
+		b.branch(t, "auto-now")
+		pr := must(b.c.Create(ctx(t), forge.Spec{Head: "auto-now", Base: "main", Title: "Auto now"}))(t)
+		testenv.Eventually(t, time.Minute, func() error {
+			return b.c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge})
+		})
+		if got := must(b.c.Get(ctx(t), pr.Number))(t); got.State != forge.StateMerged || got.MergeCommit == "" {
+			t.Errorf("%s: nothing to wait for, AutoMerge must have merged: state %s, merge commit %q", b.name, got.State, got.MergeCommit)
+		}
+	})
+
 	t.Run("WrongToken", func(t *testing.T) {
 		c := b.client(t, func(context.Context) (string, error) { return "0123456789abcdef0123456789abcdef01234567", nil })
 		_, _, err := c.ListOpen(ctx(t))

@@ -211,9 +211,28 @@ func (c *client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	return c.merge(ctx, number, m, false)
 }
 
-// AutoMerge schedules Gitea's "merge when checks succeed"; Gitea merges at
-// once when they already have. Asking again while scheduled is no error.
+// AutoMerge schedules Gitea's "merge when checks succeed". Where nothing is
+// left to wait for (the head's checks passed, or it has none) it merges at
+// once instead, as Gitea 1.26 does by itself: Forgejo (10) only schedules,
+// and merges on the next commit status, which may never come. Then a pull
+// request whose mergeability is not known yet (or false) is
+// ErrNotMergeable, asked again later rather than scheduled, and a merge
+// the forge refuses for another reason (reviews) is scheduled after all.
+// Asking again while scheduled is no error.
 func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
+	pr, err := c.Get(ctx, number)
+	if err != nil {
+		return err
+	}
+	if pr.State == forge.StateOpen && (pr.Checks == "" || pr.Checks == forge.ChecksSuccess) {
+		if pr.Mergeable == nil || !*pr.Mergeable {
+			return xerrors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
+		}
+		err := c.merge(ctx, number, m, false)
+		if !errors.Is(err, forge.ErrNotMergeable) {
+			return err
+		}
+	}
 	return c.merge(ctx, number, m, true)
 }
 
