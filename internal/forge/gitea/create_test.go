@@ -67,7 +67,7 @@ func TestCreateMissingBranch(t *testing.T) {
 			want: want{status: 500},
 		},
 		"NoRepository": {
-			reason: "A 404 for a repository that is not there is no missing branch.",
+			reason:  "A 404 for a repository that is not there is no missing branch.",
 			answers: map[string]answer{pulls: {status: 404, body: notFound}},
 			want:    want{status: 404},
 		},
