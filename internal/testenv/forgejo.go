@@ -30,7 +30,7 @@ const ForgejoRequired = "PROVIDER_GIT_FORGEJO"
 
 const (
 	giteaMissing   = " not found: run 'make forge-tools' (make test does)"
-	forgejoMissing = " not found: run 'make test-forgejo' (or 'make bin/forgejo')"
+	forgejoMissing = " not found: run 'make test-forgejo'"
 	errNoTokenFmt  = "%s admin user generate-access-token printed no token:\n%s"
 )
 
