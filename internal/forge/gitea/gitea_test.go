@@ -102,7 +102,6 @@ func TestGitea(t *testing.T) {
 }
 
 func testClient(t *testing.T, b *bed) {
-
 	t.Run("OpenDuplicateList", func(t *testing.T) {
 		sha := b.branch(t, "open")
 		s := forge.Spec{Head: "open", Base: "main", Title: "Open", Body: "body"}
