@@ -78,9 +78,9 @@ func giteaMissingFor(binary string) string {
 
 // createAdmin creates the admin and an API token of all scopes, in two
 // commands both Gitea and Forgejo know: Forgejo's `admin user create
-// --access-token` takes no scopes, and its API refuses a token without
-// scopes every scoped call (403); generate-access-token --raw prints the
-// token alone on both.
+// --access-token` takes no scopes (the token it makes has none), and
+// generate-access-token --scopes all --raw makes one of all scopes and
+// prints it alone on both.
 func (g *Gitea) createAdmin(ctx context.Context) (string, error) {
 	if _, err := g.cli(ctx, "admin", "user", "create", "--admin",
 		"--username", GiteaAdmin, "--password", GiteaAdminPassword, "--email", GiteaAdmin+"@example.com",
