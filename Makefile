@@ -28,6 +28,13 @@ GARBAGE_COLLECTOR     ?= $(LOCALBIN)/garbage-collector
 # The real forge the pull request tests run against (internal/testenv.StartGitea).
 GITEA_VERSION         ?= 1.26.0
 GITEA                 ?= $(LOCALBIN)/gitea
+# Forgejo, the same tests' second forge (make test-forgejo, not make test).
+# The module proxy has no Forgejo release: a snapshot of its main branch by
+# pseudo-version, and the version that build reports (Forgejo 10's
+# development line; cluster/local/forgejo.sh).
+FORGEJO_MODULE_VERSION ?= v1.21.0-rc0.0.20241219112042-456d05998231
+FORGEJO_VERSION       ?= 10.0.0-dev-456d05998231
+FORGEJO               ?= $(LOCALBIN)/forgejo
 # The runtime image and the package: their platforms, the repository and tag
 # recorded in the image tarballs, and where they land.
 IMAGE_PLATFORMS       ?= linux/amd64 linux/arm64
@@ -123,6 +130,14 @@ $(GITEA): $(LOCALBIN)/.gitea-$(GITEA_VERSION).stamp
 	cluster/local/gitea.sh $(GITEA_VERSION) $(LOCALBIN)
 
 $(LOCALBIN)/.gitea-$(GITEA_VERSION).stamp:
+	@mkdir -p $(LOCALBIN) && touch $@
+
+# Forgejo the same way (cluster/local/forgejo.sh), stamped by its module
+# version. Not a prerequisite of make test: see test-forgejo.
+$(FORGEJO): $(LOCALBIN)/.forgejo-$(FORGEJO_MODULE_VERSION).stamp
+	cluster/local/forgejo.sh $(FORGEJO_MODULE_VERSION) $(FORGEJO_VERSION) $(LOCALBIN)
+
+$(LOCALBIN)/.forgejo-$(FORGEJO_MODULE_VERSION).stamp:
 	@mkdir -p $(LOCALBIN) && touch $@
 
 # The forges the pull request tests run: Gitea (GitHub and GitLab are fakes).
@@ -241,6 +256,17 @@ test-xpkg:
 .PHONY: unit
 unit:
 	go test -short ./...
+
+# The tests of Gitea's API against Forgejo as well: builds ./bin/forgejo
+# (minutes of CPU cold, more than make test can spare: docs/development.md)
+# and runs the Forgejo rows of the tests that take testenv.GiteaForges, a
+# missing Forgejo failing them rather than skipping.
+FORGEJO_TESTS    ?= TestGitea|TestGiteaPages|TestPullRequestOnGitea|TestPullRequestFollowsItsHeadOnGitea
+FORGEJO_PACKAGES ?= ./internal/testenv ./internal/forge/gitea ./internal/controller/e2e/pullrequest/gitea
+.PHONY: test-forgejo
+test-forgejo: system-deps setup-envtest $(FORGEJO)
+	PROVIDER_GIT_FORGEJO=1 KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
+	  go test $(GO_TEST_FLAGS) -run '^($(FORGEJO_TESTS))$$/Forgejo' $(FORGEJO_PACKAGES)
 
 .PHONY: bench
 bench: system-deps setup-envtest forge-tools

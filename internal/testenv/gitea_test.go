@@ -21,11 +21,17 @@ import (
 	"testing"
 )
 
-// TestGitea: the harness's Gitea takes a clone, a push and a merge over
+// TestGitea: the harness's Gitea (and Forgejo) takes a clone, a push and a merge over
 // HTTP with its token, refuses a push to a protected branch, and stops when
 // the test ends.
 func TestGitea(t *testing.T) {
-	g := StartGitea(t)
+	for _, f := range GiteaForges() {
+		t.Run(f.Name, func(t *testing.T) { testGitea(t, f) })
+	}
+}
+
+func testGitea(t *testing.T, f GiteaForge) {
+	g := StartGitea(t, f.Options...)
 	repo := g.CreateRepo(t, "harness")
 	dir := t.TempDir()
 	url := AuthURL(repo.CloneURL, GiteaAdmin, g.Token)
@@ -44,7 +50,7 @@ func TestGitea(t *testing.T) {
 	}
 	_, err := Git(dir, nil, "push", "-q", "origin", "HEAD:main")
 	if err == nil || !strings.Contains(err.Error(), "Not allowed to push to protected branch main") {
-		t.Fatalf("a push to a protected main must be refused in Gitea's words, got %v", err)
+		t.Fatalf("a push to a protected main must be refused in Gitea's words (Forgejo's are the same), got %v", err)
 	}
 	sha := g.CommitFile(t, repo.Name, "feature", "main", "f.yaml", "f: 1\n")
 	if sha == "" {

@@ -35,6 +35,12 @@ import (
 //		os.Exit(code)
 //	}
 type SharedGitea struct {
+	mu sync.Mutex
+	// by is one forge per binary (GiteaBinary): Gitea, or Forgejo.
+	by map[string]*sharedOne
+}
+
+type sharedOne struct {
 	once sync.Once
 	g    *Gitea
 	dir  string
@@ -42,37 +48,52 @@ type SharedGitea struct {
 	err  error
 }
 
-// Get returns the package's Gitea, started by the first call. It skips tb
-// as StartGitea does (-short, no ./bin/gitea outside CI), and fails every
-// test that asks if the start failed. opts configure the start: the first
-// call's count, later ones are ignored.
+// Get returns the package's Gitea (or the forge GiteaBinary names), started
+// by the first call for that binary. It skips tb as StartGitea does
+// (-short, no binary where it is not required), and fails every test that
+// asks if the start failed. opts configure the start: the first call's
+// count, later ones are ignored.
 func (s *SharedGitea) Get(tb testing.TB, opts ...GiteaOption) *Gitea {
 	tb.Helper()
-	bin := giteaBin(tb)
-	s.once.Do(func() {
-		cfg := giteaConfig{}
-		for _, o := range opts {
-			o(&cfg)
-		}
-		if s.dir, s.err = os.MkdirTemp("", "gitea-"); s.err != nil {
+	cfg := giteaConfig{binary: "gitea"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	bin := giteaBin(tb, cfg.binary)
+	s.mu.Lock()
+	if s.by == nil {
+		s.by = map[string]*sharedOne{}
+	}
+	one := s.by[cfg.binary]
+	if one == nil {
+		one = &sharedOne{}
+		s.by[cfg.binary] = one
+	}
+	s.mu.Unlock()
+	one.once.Do(func() {
+		if one.dir, one.err = os.MkdirTemp("", cfg.binary+"-"); one.err != nil {
 			return
 		}
-		if s.g, s.stop, s.err = startGitea(bin, s.dir, cfg); s.err == nil {
-			tb.Log(s.g.startLine() + ", shared by the package's tests")
+		if one.g, one.stop, one.err = startGitea(bin, one.dir, cfg); one.err == nil {
+			tb.Log(one.g.startLine() + ", shared by the package's tests")
 		}
 	})
-	if s.err != nil {
-		tb.Fatal(s.err)
+	if one.err != nil {
+		tb.Fatal(one.err)
 	}
-	return s.g
+	return one.g
 }
 
-// Stop stops the Gitea Get started, if any, and removes its directory.
+// Stop stops every forge Get started, and removes their directories.
 func (s *SharedGitea) Stop() {
-	if s.stop != nil {
-		s.stop()
-	}
-	if s.dir != "" {
-		_ = os.RemoveAll(s.dir)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, one := range s.by {
+		if one.stop != nil {
+			one.stop()
+		}
+		if one.dir != "" {
+			_ = os.RemoveAll(one.dir)
+		}
 	}
 }

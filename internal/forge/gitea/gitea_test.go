@@ -33,20 +33,22 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
-// bed is one real Gitea with a repository, a reviewer and two labels; the
-// tests below share it (each on branches of its own) since a start costs
-// seconds.
+// bed is one real Gitea (or Forgejo) with a repository, a reviewer and two
+// labels; the tests below share it (each on branches of its own) since a
+// start costs seconds.
 type bed struct {
+	// name is the forge's, as forge.Type spells it: Gitea or Forgejo.
+	name     string
 	g        *testenv.Gitea
 	repo     testenv.GiteaRepo
 	reviewer testenv.GiteaUser
 	c        forge.Client
 }
 
-func newBed(t *testing.T) *bed {
+func newBed(t *testing.T, f testenv.GiteaForge) *bed {
 	t.Helper()
-	g := testenv.StartGitea(t)
-	b := &bed{g: g, repo: g.CreateRepo(t, "apps")}
+	g := testenv.StartGitea(t, f.Options...)
+	b := &bed{name: f.Name, g: g, repo: g.CreateRepo(t, "apps")}
 	b.reviewer = g.CreateUser(t, "reviewer", b.repo.Name)
 	g.CreateLabel(t, b.repo.Name, "team-a")
 	g.CreateLabel(t, b.repo.Name, "team-b")
@@ -56,7 +58,7 @@ func newBed(t *testing.T) *bed {
 
 func (b *bed) client(t *testing.T, token func(context.Context) (string, error)) forge.Client {
 	t.Helper()
-	cfg, err := forge.Resolve(b.repo.CloneURL, forge.Gitea, b.repo.APIURL)
+	cfg, err := forge.Resolve(b.repo.CloneURL, forge.Type(b.name), b.repo.APIURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +93,15 @@ func must[T any](v T, err error) func(*testing.T) T {
 	}
 }
 
+// TestGitea runs the client against each real forge of Gitea's API, with
+// the same assertions.
 func TestGitea(t *testing.T) {
-	b := newBed(t)
+	for _, f := range testenv.GiteaForges() {
+		t.Run(f.Name, func(t *testing.T) { testClient(t, newBed(t, f)) })
+	}
+}
 
+func testClient(t *testing.T, b *bed) {
 	t.Run("OpenDuplicateList", func(t *testing.T) {
 		sha := b.branch(t, "open")
 		s := forge.Spec{Head: "open", Base: "main", Title: "Open", Body: "body"}
@@ -108,7 +116,7 @@ func TestGitea(t *testing.T) {
 		if !errors.Is(err, forge.ErrExists) || !errors.As(err, &ae) || ae.Status != http.StatusConflict {
 			t.Fatalf("a second Create for the same head and base must be ErrExists (409), got %v", err)
 		}
-		t.Logf("Gitea on a duplicate: %v", err)
+		t.Logf("%s on a duplicate: %v", b.name, err)
 		open, notModified := must2(b.c.ListOpen(ctx(t)))(t)
 		if notModified || !slices.ContainsFunc(open, func(p forge.PullRequest) bool { return p.Number == pr.Number && p.Head == "open" }) {
 			t.Errorf("ListOpen must list #%d: %+v (notModified %v)", pr.Number, open, notModified)
@@ -120,7 +128,7 @@ func TestGitea(t *testing.T) {
 		if !errors.Is(err, forge.ErrNoSuchBranch) {
 			t.Fatalf("a head branch that does not exist must be ErrNoSuchBranch, got %v", err)
 		}
-		t.Logf("Gitea on a missing head: %v", err)
+		t.Logf("%s on a missing head: %v", b.name, err)
 	})
 
 	t.Run("PutBackAPersonsEdits", func(t *testing.T) {
@@ -161,7 +169,7 @@ func TestGitea(t *testing.T) {
 		if !errors.Is(err, forge.ErrNotMergeable) {
 			t.Errorf("Gitea does not merge a draft: want ErrNotMergeable, got %v", err)
 		}
-		t.Logf("Gitea on merging a draft: %v", err)
+		t.Logf("%s on merging a draft: %v", b.name, err)
 		s.Draft = false
 		got := must(b.c.Update(ctx(t), pr.Number, s))(t)
 		if got.Draft || got.Title != "Draft" || b.g.PR(t, b.repo.Name, pr.Number).Title != "Draft" {
@@ -243,13 +251,26 @@ func TestGitea(t *testing.T) {
 		})
 	})
 
+	t.Run("AutoMergeNothingToWaitFor", func(t *testing.T) {
+		// No checks on the head: merged now, on Forgejo too (which only
+		// schedules, and would wait for a status that never comes).
+		b.branch(t, "auto-now")
+		pr := must(b.c.Create(ctx(t), forge.Spec{Head: "auto-now", Base: "main", Title: "Auto now"}))(t)
+		testenv.Eventually(t, time.Minute, func() error {
+			return b.c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge})
+		})
+		if got := must(b.c.Get(ctx(t), pr.Number))(t); got.State != forge.StateMerged || got.MergeCommit == "" {
+			t.Errorf("%s: nothing to wait for, AutoMerge must have merged: state %s, merge commit %q", b.name, got.State, got.MergeCommit)
+		}
+	})
+
 	t.Run("WrongToken", func(t *testing.T) {
 		c := b.client(t, func(context.Context) (string, error) { return "0123456789abcdef0123456789abcdef01234567", nil })
 		_, _, err := c.ListOpen(ctx(t))
 		if !errors.Is(err, forge.ErrUnauthorized) {
 			t.Fatalf("a token Gitea does not know must be ErrUnauthorized, got %v", err)
 		}
-		t.Logf("Gitea on a wrong token: %v", err)
+		t.Logf("%s on a wrong token: %v", b.name, err)
 	})
 }
 
@@ -270,10 +291,16 @@ func reviewRequests(t *testing.T, b *bed, number int64) int {
 }
 
 // TestGiteaPages: ListOpen follows Gitea's pages to the last one, on a
-// Gitea answering two pull requests a page.
+// Gitea (and a Forgejo) answering two pull requests a page.
 func TestGiteaPages(t *testing.T) {
-	g := testenv.StartGitea(t, testenv.GiteaPageSize(2))
-	b := &bed{g: g, repo: g.CreateRepo(t, "paged")}
+	for _, f := range testenv.GiteaForges() {
+		t.Run(f.Name, func(t *testing.T) { testPages(t, f) })
+	}
+}
+
+func testPages(t *testing.T, f testenv.GiteaForge) {
+	g := testenv.StartGitea(t, slices.Concat(f.Options, []testenv.GiteaOption{testenv.GiteaPageSize(2)})...)
+	b := &bed{name: f.Name, g: g, repo: g.CreateRepo(t, "paged")}
 	b.c = b.client(t, func(context.Context) (string, error) { return g.Token, nil })
 	var want []int64
 	for i := range 5 {

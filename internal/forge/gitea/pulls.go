@@ -159,7 +159,7 @@ func (c *client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 		}
 	})
 	var ae *forge.APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusInternalServerError) {
 		return forge.PullRequest{}, c.missingBranch(cl, s, ae, err)
 	}
 	if err != nil {
@@ -168,8 +168,11 @@ func (c *client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	return convert(p), nil
 }
 
-// missingBranch tells which branch a create's 404 was about: Gitea answers
-// a missing head or base with the same 404 as a missing repository.
+// missingBranch tells which branch a create's 404 or 500 was about: Gitea
+// answers a missing head or base with the same 404 as a missing
+// repository, Forgejo (10) a missing head with a 500 of Git's words
+// ("fatal: bad revision 'refs/heads/main...head'"). Where both branches
+// exist, the forge's own error stands.
 func (c *client) missingBranch(cl *call, s forge.Spec, refused *forge.APIError, createErr error) error {
 	if err := c.run(cl, errCreate, func(sc *sdk.Client) (r *sdk.Response, err error) {
 		_, r, err = sc.GetRepo(c.owner, c.name)
@@ -208,9 +211,28 @@ func (c *client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	return c.merge(ctx, number, m, false)
 }
 
-// AutoMerge schedules Gitea's "merge when checks succeed"; Gitea merges at
-// once when they already have. Asking again while scheduled is no error.
+// AutoMerge schedules Gitea's "merge when checks succeed". Where nothing is
+// left to wait for (the head's checks passed, or it has none) it merges at
+// once instead, as Gitea 1.26 does by itself: Forgejo (10) only schedules,
+// and merges on the next commit status, which may never come. Then a pull
+// request whose mergeability is not known yet (or false) is
+// ErrNotMergeable, asked again later rather than scheduled, and a merge
+// the forge refuses for another reason (reviews) is scheduled after all.
+// Asking again while scheduled is no error.
 func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
+	pr, err := c.Get(ctx, number)
+	if err != nil {
+		return err
+	}
+	if pr.State == forge.StateOpen && (pr.Checks == "" || pr.Checks == forge.ChecksSuccess) {
+		if pr.Mergeable == nil || !*pr.Mergeable {
+			return xerrors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
+		}
+		err := c.merge(ctx, number, m, false)
+		if !errors.Is(err, forge.ErrNotMergeable) {
+			return err
+		}
+	}
 	return c.merge(ctx, number, m, true)
 }
 

@@ -117,14 +117,14 @@ func (c *giteaAPICounter) refusals() map[string]int {
 }
 
 // giteaFixture is a namespace whose ProviderConfig reaches a repository of
-// the real Gitea over HTTP, its API through apiURL.
+// the real Gitea (or Forgejo: typ) over HTTP, its API through apiURL.
 type giteaFixture struct {
 	ns   string
 	g    *testenv.Gitea
 	repo testenv.GiteaRepo
 }
 
-func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixture {
+func newGiteaFixture(t *testing.T, g *testenv.Gitea, typ forge.Type, apiURL string) *giteaFixture {
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-gitea-"}}
@@ -141,7 +141,7 @@ func newGiteaFixture(t *testing.T, g *testenv.Gitea, apiURL string) *giteaFixtur
 	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "git"},
 		Spec: v1alpha1.ProviderConfigSpec{URL: repo.CloneURL,
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.LocalCredentialsSecretRef{Name: secret.Name}},
-			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(forge.Gitea), APIURL: apiURL}}}
+			Forge:       &v1alpha1.ForgeConfig{Type: v1alpha1.ForgeType(typ), APIURL: apiURL}}}
 	e2e.CreateAll(t, secret, pc)
 	return &giteaFixture{ns: ns.Name, g: g, repo: repo}
 }
@@ -169,14 +169,25 @@ func (f *giteaFixture) onGitea(t *testing.T, pr *v1alpha1.PullRequest) func() er
 	}
 }
 
+// giteaForges are the forges of cmd/provider that speak Gitea's API.
 func giteaForges() e2e.ProviderOption {
-	return e2e.WithForges(map[forge.Type]forge.Opener{forge.Gitea: gitea.New})
+	return e2e.WithForges(map[forge.Type]forge.Opener{forge.Gitea: gitea.New, forge.Forgejo: gitea.New})
 }
 
+// TestPullRequestOnGitea: a PullRequest's life (open, a person's edit put
+// back, update, delete closes, adopt, closed by a person, auto-merge, a
+// reviewer's merge) on each real forge of Gitea's API, with the same
+// assertions.
 func TestPullRequestOnGitea(t *testing.T) {
-	g := shared.Get(t)
+	for _, fg := range testenv.GiteaForges() {
+		t.Run(fg.Name, func(t *testing.T) { testPullRequestLifecycle(t, fg) })
+	}
+}
+
+func testPullRequestLifecycle(t *testing.T, fg testenv.GiteaForge) {
+	g := shared.Get(t, fg.Options...)
 	e2e.StartProvider(t, "", giteaForges())
-	f := newGiteaFixture(t, g, "")
+	f := newGiteaFixture(t, g, forge.Type(fg.Name), "")
 	f.g.CommitFile(t, f.repo.Name, "request/demo", "main", "apps/demo.yaml", "a: 1\n")
 	pr := f.pullRequest("demo", "request/demo", func(p *v1alpha1.PullRequestParameters) { p.Labels = nil })
 	e2e.CreateAll(t, pr)
@@ -319,7 +330,7 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 		counter.Next = rt
 		return counter
 	}))
-	f := newGiteaFixture(t, g, apiURL)
+	f := newGiteaFixture(t, g, forge.Gitea, apiURL)
 	prs := make([]*v1alpha1.PullRequest, n)
 	objs := make([]client.Object, n)
 	heads := map[string]testenv.CommitSpec{}

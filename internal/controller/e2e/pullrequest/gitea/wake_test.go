@@ -25,18 +25,27 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/e2e"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // TestPullRequestFollowsItsHeadOnGitea: a File this provider pushes to a
 // pull request's head branch shows in the PullRequest's atProvider.headSHA
 // at once, as Gitea reports it. The poll interval is an hour, far beyond
 // the wait: only the wake of the branch's move (and the one read of the
-// pull request it causes, the shared list being an hour old) passes.
+// pull request it causes, the shared list being an hour old) passes. On
+// each real forge of Gitea's API.
 func TestPullRequestFollowsItsHeadOnGitea(t *testing.T) {
+	for _, fg := range testenv.GiteaForges() {
+		t.Run(fg.Name, func(t *testing.T) { testFollowsItsHead(t, fg) })
+	}
+}
+
+func testFollowsItsHead(t *testing.T, fg testenv.GiteaForge) {
 	const head = "request/follow"
-	g := shared.Get(t)
+	g := shared.Get(t, fg.Options...)
 	e2e.StartProvider(t, "", giteaForges(), e2e.WithPoll(time.Hour))
-	f := newGiteaFixture(t, g, "")
+	f := newGiteaFixture(t, g, forge.Type(fg.Name), "")
 	first := g.CommitFile(t, f.repo.Name, head, "main", "apps/first.yaml", "a: 1\n")
 	pr := f.pullRequest("follow", head, func(p *v1alpha1.PullRequestParameters) { p.Labels, p.Body = nil, "" })
 	e2e.CreateAll(t, pr)
