@@ -49,7 +49,8 @@ type Files struct {
 	Cert, Key, CA, Token string
 }
 
-// FromFiles reads the endpoint's credentials from files.
+// FromFiles reads the endpoint's credentials from files; they must hold a
+// client CA or a token.
 func FromFiles(f Files) (Credentials, error) {
 	cert, err := os.ReadFile(f.Cert)
 	if err != nil {
@@ -70,7 +71,14 @@ func FromFiles(f Files) (Credentials, error) {
 			return Credentials{}, errors.Wrapf(err, errReadFmt, f.Token)
 		}
 	}
-	return credentials(cert, key, ca, token)
+	c, err := credentials(cert, key, ca, token)
+	if err != nil {
+		return Credentials{}, err
+	}
+	if !c.clientAuth() {
+		return Credentials{}, errors.New(errNoClientAuth)
+	}
+	return c, nil
 }
 
 // fromSecret parses the credentials of s, the Secret nn.
@@ -84,7 +92,10 @@ func fromSecret(s *corev1.Secret, nn types.NamespacedName) (Credentials, error) 
 }
 
 // credentials parses PEM; a token's surrounding white space (a file's
-// final newline) is not part of it.
+// final newline) is not part of it. Neither a CA nor a token is not an
+// error here: a source that had them and lost them lets no client in,
+// while one that never had them is refused at start (newReloading,
+// NewServer).
 func credentials(cert, key, ca, token []byte) (Credentials, error) {
 	kp, err := tls.X509KeyPair(cert, key)
 	if err != nil {
@@ -96,9 +107,6 @@ func credentials(cert, key, ca, token []byte) (Credentials, error) {
 		if !c.ClientCAs.AppendCertsFromPEM(ca) {
 			return Credentials{}, errors.New(errClientCA)
 		}
-	}
-	if c.ClientCAs == nil && len(c.Token) == 0 {
-		return Credentials{}, errors.New(errNoClientAuth)
 	}
 	return c, nil
 }

@@ -29,6 +29,11 @@ const (
 	resultUnwatched = "unwatched"
 	resultNotAWrite = "not_a_write"
 	resultInvalid   = "invalid"
+
+	reloadTaken   = "reloaded"
+	reloadRevoked = "revoked"
+	reloadInvalid = "invalid"
+	reloadError   = "error"
 )
 
 // Metrics of the audit endpoint and its Store. No label names a user or an
@@ -41,6 +46,7 @@ type Metrics struct {
 	evictions *prometheus.CounterVec
 	// attributions are counted by the Mirror controller (Attributed).
 	attributions *prometheus.CounterVec
+	reloads      *prometheus.CounterVec
 }
 
 // NewMetrics returns unregistered metrics; Register registers them.
@@ -64,12 +70,15 @@ func NewMetrics() *Metrics {
 		attributions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_mirror_attributions_total", Help: "Changes Mirrors with attribution: Audit committed or held back, by result: resolved (an audit event named the author), unresolved (none within --audit-attribution-wait), ignored (ignore.users alone made them).",
 		}, []string{"result"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_audit_credential_reloads_total", Help: "Looks at the audit endpoint's credentials that changed what is in force or failed, by result: reloaded, revoked (the Secret or a file is gone, or holds neither CA nor token: every client is refused), invalid (changed but does not load; kept), error (could not look; kept).",
+		}, []string{"result"}),
 	}
 }
 
 // Register registers every metric on r.
 func (m *Metrics) Register(r prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{m.requests, m.events, m.bytes, m.facts, m.evictions, m.attributions} {
+	for _, c := range []prometheus.Collector{m.requests, m.events, m.bytes, m.facts, m.evictions, m.attributions, m.reloads} {
 		if err := r.Register(c); err != nil {
 			return err
 		}
@@ -93,6 +102,12 @@ func (m *Metrics) evicted(reason string) {
 func (m *Metrics) event(result string, n int) {
 	if m != nil && n > 0 {
 		m.events.WithLabelValues(result).Add(float64(n))
+	}
+}
+
+func (m *Metrics) reload(result string) {
+	if m != nil {
+		m.reloads.WithLabelValues(result).Inc()
 	}
 }
 

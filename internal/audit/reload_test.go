@@ -151,6 +151,10 @@ func TestReloadFilesRotates(t *testing.T) {
 	}
 	for i, st := range steps {
 		st.do()
+		// The first caller after the interval starts the look, which runs
+		// beside it: wait for it, so that the step sees what it put in force.
+		src.Current()
+		settle(src)
 		got := struct{ Old, New accepted }{old.try(t, url, trustAll), next.try(t, url, trustAll)}
 		want := struct{ Old, New accepted }{st.old, st.new}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -160,7 +164,8 @@ func TestReloadFilesRotates(t *testing.T) {
 }
 
 // TestReloadSecretRotates: credentials from a Secret are read again when
-// its resourceVersion changes, at most every interval.
+// its resourceVersion changes, at most every interval; a token removed
+// from it is revoked.
 func TestReloadSecretRotates(t *testing.T) {
 	old, next := newGeneration(t, "old", "old-token"), newGeneration(t, "next", "next-token")
 	nn := types.NamespacedName{Namespace: "crossplane-system", Name: "audit"}
@@ -173,7 +178,11 @@ func TestReloadSecretRotates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := func() string { return string(src.Current().Token) }
+	token := func() string {
+		src.Current()
+		settle(src)
+		return string(src.Current().Token)
+	}
 	sec.Data = map[string][]byte{SecretKeyCert: next.cert, SecretKeyKey: next.key, SecretKeyToken: []byte(next.token)}
 	if err := c.Update(context.Background(), sec); err != nil {
 		t.Fatal(err)
@@ -187,8 +196,11 @@ func TestReloadSecretRotates(t *testing.T) {
 	}
 	clk.Step(10 * time.Second)
 	got = append(got, token())
-	want := []string{old.token, next.token, next.token}
+	want := []string{old.token, next.token, ""}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("tokens in force: before the interval, after it, after a rotation that does not load (no token, no CA): -want +got:\n%s", diff)
+		t.Errorf("tokens in force: before the interval, after it, after the token is removed (and there is no CA: every client refused): -want +got:\n%s", diff)
 	}
 }
+
+// settle waits for the look r has under way, if any.
+func settle(r *Reloading) { r.looks.Wait() }

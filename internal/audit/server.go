@@ -64,6 +64,10 @@ type Credentials struct {
 	Token       []byte
 }
 
+// clientAuth reports whether c lets any client in: a client CA or a
+// token.
+func (c Credentials) clientAuth() bool { return c.ClientCAs != nil || len(c.Token) > 0 }
+
 // Server is the audit webhook endpoint: it accepts a POST of an
 // audit.k8s.io/v1 EventList from an authenticated client and keeps the
 // facts its Store wants. Any request it cannot authenticate is 401 and
@@ -94,7 +98,7 @@ func WithLogger(l logging.Logger) ServerOption { return func(s *Server) { s.log 
 // ones, or Reloading ones that follow a rotation).
 func NewServer(addr string, store *Store, src CredentialSource, o ...ServerOption) (*Server, error) {
 	c := src.Current()
-	if c.ClientCAs == nil && len(c.Token) == 0 {
+	if !c.clientAuth() {
 		return nil, errors.New(errNoClientAuth)
 	}
 	if len(c.Certificate.Certificate) == 0 {
