@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string) error {
 		auditKey       = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
 		auditCA        = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
 		auditToken     = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
-		auditReload    = app.Flag("audit-webhook-reload-interval", "How often, at most, the audit endpoint looks at its certificate, key, client CA and token (files or Secret) again; a rotation is in force within it, without a restart.").Default("10s").Duration()
+		auditReload    = app.Flag("audit-webhook-reload-interval", "How often, at most, the audit endpoint looks at its certificate, key, client CA and token (files or Secret) again; a rotation is in force within it, without a restart. At least 1s.").Default("10s").Duration()
 		auditWait      = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
 		auditMaxBytes  = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()
 		auditMaxAge    = app.Flag("audit-store-max-age", "How long an audit fact is kept at most.").Default("5m").Duration()
@@ -109,6 +109,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	selector, jitter, err := checkFlags(*pollInterval, *pollJitter, *watchSelector, *shareRepos, *leaderElection)
 	if err != nil {
+		return err
+	}
+	if err := checkReloadInterval(*auditReload); err != nil {
 		return err
 	}
 
@@ -200,7 +203,7 @@ func run(ctx context.Context, args []string) error {
 	store := audit.NewStore(audit.WithMaxBytes(*auditMaxBytes), audit.WithMaxAge(*auditMaxAge), audit.WithMetrics(auditMetrics))
 	if *auditAddr != "" {
 		creds, err := auditCredentials(ctx, mgr.GetAPIReader(), *auditSecret, audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken},
-			audit.WithReloadInterval(*auditReload), audit.WithReloadLogger(log.WithValues("component", "audit-webhook")))
+			audit.WithReloadInterval(*auditReload), audit.WithReloadLogger(log.WithValues("component", "audit-webhook")), audit.WithReloadMetrics(auditMetrics))
 		if err != nil {
 			return err
 		}
@@ -293,4 +296,14 @@ func checkFlags(poll time.Duration, pollJitter uint, watchSelector string, share
 		return nil, 0, errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
 	}
 	return selector, poll * time.Duration(pollJitter) / 100, nil
+}
+
+// checkReloadInterval refuses an audit reload interval below
+// audit.MinReloadInterval: each look is a Secret Get, and 0 would be one
+// per request to the endpoint.
+func checkReloadInterval(d time.Duration) error {
+	if d < audit.MinReloadInterval {
+		return errors.Errorf("--audit-webhook-reload-interval must be at least %s, not %s", audit.MinReloadInterval, d)
+	}
+	return nil
 }

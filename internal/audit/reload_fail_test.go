@@ -318,3 +318,22 @@ func TestReloadSecretDeletedAndBack(t *testing.T) {
 		t.Errorf("before, after the Secret is deleted, after it is made again: -want +got:\n%s", diff)
 	}
 }
+
+// TestReloadIntervalBound: a Reloading source refuses an interval below
+// MinReloadInterval, as the flag does: 0 would be a look per request.
+func TestReloadIntervalBound(t *testing.T) {
+	g := newGeneration(t, "only", "the-token")
+	creds, err := credentials(g.cert, g.key, nil, []byte(g.token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{-time.Second, 0, MinReloadInterval - time.Nanosecond} {
+		b := &blockingLoader{creds: creds}
+		if _, err := newReloading(context.Background(), b, []ReloadOption{WithReloadInterval(d)}); err == nil {
+			t.Errorf("newReloading with interval %s: want an error", d)
+		}
+	}
+	if _, err := newReloading(context.Background(), &blockingLoader{creds: creds}, []ReloadOption{WithReloadInterval(MinReloadInterval)}); err != nil {
+		t.Errorf("newReloading with interval %s: %v", MinReloadInterval, err)
+	}
+}
