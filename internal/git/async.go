@@ -113,7 +113,9 @@ func (r *Repository) InFlight(branch, key string) bool {
 }
 
 // TakeResult returns, and forgets, the result of the last enqueued change
-// under key that finished and was not taken yet.
+// under key that finished and was not taken yet. A change that InFlight
+// reported not in flight has its result kept already (finished): ask
+// InFlight first.
 func (r *Repository) TakeResult(key string) (Result, bool) {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
@@ -153,18 +155,23 @@ func (w *writer) heldLocked(o *op) bool {
 }
 
 // finished records the result of an enqueued change and calls its done.
-// The change leaves the in-flight batch first, so whoever done wakes no
-// longer finds it under way.
+// The result is kept before the change leaves the in-flight batch, so a
+// caller that asks InFlight and then TakeResult never finds the change
+// neither under way nor finished: it would compute its next step from a
+// head that already shows the push, without the push's result (a Mirror
+// then published Ready without the commit, and again with it: two status
+// writes for one push). Both happen before done, so whoever done wakes
+// finds the change finished.
 func (w *writer) finished(o *op, res Result) {
+	r := w.repo
+	r.wmu.Lock()
+	r.results[o.key] = res
+	r.wmu.Unlock()
 	w.mu.Lock()
 	if w.inflight[o.key] == o {
 		delete(w.inflight, o.key)
 	}
 	w.mu.Unlock()
-	r := w.repo
-	r.wmu.Lock()
-	r.results[o.key] = res
-	r.wmu.Unlock()
 	r.cache.pending.Add(-1)
 	// Before done, as for a shared fetch: whoever done wakes sees the clone
 	// as used until now.

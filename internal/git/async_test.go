@@ -222,3 +222,54 @@ func TestInFlight(t *testing.T) {
 		t.Errorf("a change whose result is in is no longer in flight")
 	}
 }
+
+// TestFinishedKeepsResultBeforeLeavingInFlight: a change's result is kept
+// before it leaves the in-flight batch, so a caller asking InFlight and
+// then TakeResult never finds it neither under way nor finished (a Mirror
+// would plan on the head that shows the push without its result). The test
+// holds the writer's lock, which finished needs to take the change out of
+// the batch: the result must be kept meanwhile, the change still in flight.
+func TestFinishedKeepsResultBeforeLeavingInFlight(t *testing.T) {
+	s := httpServer(t)
+	r, c := newRepo(t, s.remote)
+	const key = "Mirror/ns/m"
+	done := make(chan Result, 1)
+	w := r.writerFor("main")
+	o := &op{kind: opChange, change: &Change{}, key: key, callback: func(res Result) { done <- res }, w: w}
+	// As Enqueue and the batch would have left it: begun, pending, in flight.
+	if err := r.begin(); err != nil {
+		t.Fatal(err)
+	}
+	c.pending.Add(1)
+	w.mu.Lock()
+	w.inflight[key] = o
+	locked := true
+	defer func() {
+		if locked {
+			w.mu.Unlock()
+		}
+	}()
+	go w.finished(o, Result{Commit: "c1"})
+	testenv.Eventually(t, 30*time.Second, func() error {
+		r.wmu.Lock()
+		defer r.wmu.Unlock()
+		if _, ok := r.results[key]; !ok {
+			return fmt.Errorf("the result of the finishing change is not kept while it is in flight")
+		}
+		return nil
+	})
+	if w.inflight[key] != o {
+		t.Errorf("the change left the in-flight batch before the writer's lock was free")
+	}
+	w.mu.Unlock()
+	locked = false
+	if res := <-done; res.Commit != "c1" {
+		t.Errorf("done got %+v, want commit c1", res)
+	}
+	if r.InFlight("main", key) {
+		t.Errorf("a change whose done was called is still in flight")
+	}
+	if res, ok := r.TakeResult(key); !ok || res.Commit != "c1" {
+		t.Errorf("TakeResult() = %+v, %v; want commit c1", res, ok)
+	}
+}

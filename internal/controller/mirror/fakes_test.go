@@ -69,6 +69,11 @@ type fakeRepository struct {
 	enqueued *git.Change
 	// result is the outcome of a write that finished, taken once.
 	result *git.Result
+	// finishing, when set, is the result of the write in flight, which
+	// finishes (leaves inflight, kept as result) right after the first
+	// InFlight or TakeResult call answered: a push that lands between a
+	// reconcile's two questions.
+	finishing *git.Result
 }
 
 func (f *fakeRepository) ID() string                                              { return "repo" }
@@ -76,10 +81,22 @@ func (f *fakeRepository) Poll(context.Context) ([]git.Move, error)              
 func (f *fakeRepository) Refresh(context.Context, time.Duration, ...string) error { return nil }
 func (f *fakeRepository) Empty() bool                                             { return f.empty }
 func (f *fakeRepository) Queued(string, string, git.Change) bool                  { return f.queued }
-func (f *fakeRepository) InFlight(string, string) bool                            { return f.inflight }
+
+func (f *fakeRepository) InFlight(string, string) bool {
+	defer f.finish()
+	return f.inflight
+}
 
 func (f *fakeRepository) TakeResult(string) (git.Result, bool) {
+	defer f.finish()
 	return controllertest.TakeResult(&f.result)
+}
+
+// finish ends the write in flight with the result finishing names.
+func (f *fakeRepository) finish() {
+	if f.finishing != nil {
+		f.inflight, f.result, f.finishing = false, f.finishing, nil
+	}
 }
 
 func (f *fakeRepository) Head(string) (string, error) {

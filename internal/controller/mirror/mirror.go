@@ -262,15 +262,21 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, err
 	}
 	p := mg.Spec.ForProvider
-	if err := e.collect(mg, errWriteFmt); err != nil {
-		return xpmanaged.ExternalObservation{}, err
-	}
 	e.watch.TrackFolder(e.repo, refOf(mg), p.Branch, p.Path)
 	if e.repo.InFlight(p.Branch, keyOf(mg)) {
 		// The head does not show the push under way yet: a change computed
 		// without it could drop from the marker a file it adds. Its result
 		// wakes the Mirror.
 		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, mg.Status.AtProvider.Pending)
+	}
+	// After InFlight, not before: a push that finishes between the two
+	// calls is then either still under way (held above, its result left
+	// for the reconcile it wakes) or collected here. Collected first, it
+	// could be neither: no result yet, then not in flight, and the plan
+	// on the head that shows it publishes Ready without its commit, a
+	// status write the result then repeats.
+	if err := e.collect(mg, errWriteFmt); err != nil {
+		return xpmanaged.ExternalObservation{}, err
 	}
 
 	snap, err := e.src.Ensure(ctx, req)
@@ -347,11 +353,12 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 		}
 		return xpmanaged.ExternalObservation{}, err
 	}
-	if err := e.collect(mg, errRemoveFmt); err != nil {
-		return xpmanaged.ExternalObservation{}, err
-	}
 	if e.repo.InFlight(p.Branch, keyOf(mg)) {
 		return xpmanaged.ExternalObservation{}, e.hold(mg, msgRemovingFmt, mg.Status.AtProvider.Pending)
+	}
+	// After InFlight, as in Observe.
+	if err := e.collect(mg, errRemoveFmt); err != nil {
+		return xpmanaged.ExternalObservation{}, err
 	}
 	head, err := e.head(ctx, p.Branch)
 	if git.KindOf(err) == git.KindBranchNotFound || (err == nil && head == "") {

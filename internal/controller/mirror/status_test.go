@@ -109,3 +109,46 @@ func TestHoldPublishedWait(t *testing.T) {
 		})
 	}
 }
+
+// TestPushLandingDuringObserve: a push that lands while a reconcile asks
+// whether it is under way and for its result costs one status write, not
+// two. The reconcile that catches it landing publishes the wait it
+// published, and the one its result wakes publishes the commit with the
+// counts. Asked the other way round (the result, then whether it is under
+// way), the first found neither, planned on the head that already shows
+// the push, and published Ready without its commit; the result then
+// published it again (a third status write for one push in the e2e test
+// TestMirrorStatusWritesPerCommitWindow under load).
+func TestPushLandingDuringObserve(t *testing.T) {
+	a := object("a", "1")
+	// The push deleted b: the head shows a alone, as does the snapshot.
+	folder := map[string]string{"live/" + a.Path: string(a.Content), "live/" + MarkerFile: markerOf("ns/m", a.Path)}
+	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{a}}
+	waiting := fmt.Sprintf(msgCommittingFmt, 1, "live", "main")
+	mg := newMirror(func(m *v1alpha1.Mirror) {
+		m.SetConditions(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: ReasonCommitting, Message: waiting})
+		m.Status.AtProvider = v1alpha1.MirrorObservation{Objects: 2, Pending: 1, Commit: "c0"}
+	})
+	published := *mg.Status.AtProvider.DeepCopy()
+	repo := &fakeRepository{files: folder, inflight: true, finishing: &git.Result{Commit: "c1"}}
+
+	// The reconcile during which the push lands.
+	_, err := newExternal(t, repo, &fakeSources{snap: snap}).Observe(context.Background(), mg)
+	w, ok := managed.IsWaiting(err)
+	if !ok || w.Reason != ReasonCommitting || w.Message != waiting {
+		t.Fatalf("Observe as the push lands: %v, want the published Waiting %s %q", err, ReasonCommitting, waiting)
+	}
+	if diff := cmp.Diff(published, mg.Status.AtProvider); diff != "" {
+		t.Errorf("Observe as the push lands publishes what was published (no status write)\n-want, +got:\n%s", diff)
+	}
+
+	// The reconcile the result wakes.
+	obs, err := newExternal(t, repo, &fakeSources{snap: snap}).Observe(context.Background(), mg)
+	if err != nil || !obs.ResourceUpToDate {
+		t.Fatalf("Observe woken by the result: %+v, %v; want up to date", obs, err)
+	}
+	mg.Status.AtProvider.Resources = nil
+	if diff := cmp.Diff(v1alpha1.MirrorObservation{Objects: 1, Commit: "c1"}, mg.Status.AtProvider); diff != "" {
+		t.Errorf("Observe woken by the result publishes the push's commit and counts\n-want, +got:\n%s", diff)
+	}
+}
