@@ -337,11 +337,15 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			since = t
 		}
 		fs = a.store.Since(k, since)
-		if len(fs) == 0 && sha == "" {
-			// A deletion no fact of its own object names: a
-			// deletecollection of its resource, in its namespace or
-			// all, in the same window, deleted it (its audit event
-			// names no object).
+		if len(fs) == 0 && sha == "" && !now.Before(noticed.Add(a.wait)) {
+			// A deletion no fact of its own object names once the
+			// wait for one is over: a deletecollection of its
+			// resource, in its namespace or all, in the same window,
+			// deleted it (its audit event names no object). Not
+			// before: the window opens a wait before the deletion
+			// was noticed, so an earlier, unrelated deletecollection
+			// would author a deletion whose own event is still on
+			// its way, and that event, when it comes in time, wins.
 			fs = a.store.Collection(k.GroupResource, k.Namespace, since)
 		}
 	}

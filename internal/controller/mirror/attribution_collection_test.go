@@ -44,8 +44,11 @@ func deleteOf(b *joinBed, name, user string) {
 
 // TestAttributionDeleteCollection: the deletions that follow a
 // deletecollection of their resource, in their namespace or all, in the
-// join's window are authored by its user, unless a fact of the object's
-// own names who deleted it; it attributes nothing else.
+// join's window are authored by its user once the wait for a fact of the
+// object's own is over, unless such a fact names who deleted it (before the
+// deletecollection's or after it, within the wait); it attributes nothing
+// else. Each case observes within the wait (waiting), lets after run, then
+// observes once the wait is over (commits).
 func TestAttributionDeleteCollection(t *testing.T) {
 	const (
 		a = "live/ns/core/configmap/a.yaml"
@@ -53,9 +56,9 @@ func TestAttributionDeleteCollection(t *testing.T) {
 		m = "live/" + MarkerFile
 	)
 	type want struct {
-		commits []commit
 		waiting bool
 		woken   []types.NamespacedName
+		commits []commit
 	}
 	cases := map[string]struct {
 		reason string
@@ -65,14 +68,14 @@ func TestAttributionDeleteCollection(t *testing.T) {
 		want   want
 	}{
 		"Namespace": {
-			reason: "bob's deletecollection of the namespace's ConfigMaps authors the deletion of both.",
+			reason: "bob's deletecollection of the namespace's ConfigMaps authors the deletion of both, once no fact of their own came.",
 			before: func(b *joinBed) { collectionOf(b, "ns", "bob") },
-			want:   want{commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
+			want:   want{waiting: true, commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
 		},
 		"AllNamespaces": {
 			reason: "A deletecollection across namespaces covers the objects of every one.",
 			before: func(b *joinBed) { collectionOf(b, "", "bob") },
-			want:   want{commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
+			want:   want{waiting: true, commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}}},
 		},
 		"OwnFactFirst": {
 			reason: "A deletion with a fact of its own object is that fact's: carol deleted a herself.",
@@ -81,28 +84,47 @@ func TestAttributionDeleteCollection(t *testing.T) {
 				b.clk.Step(10 * time.Millisecond)
 				collectionOf(b, "ns", "bob")
 			},
-			want: want{commits: []commit{{Author: user("carol"), Files: []string{a}}, {Author: user("bob"), Files: []string{m, c}}}},
+			// a is written at once, b waits for a fact of its own.
+			want: want{waiting: false, commits: []commit{{Author: user("carol"), Files: []string{a}}, {Author: user("bob"), Files: []string{m, c}}}},
+		},
+		"OwnFactLater": {
+			reason: "An earlier, unrelated deletecollection (kubectl delete cm -l app=x) does not author deletions whose own facts arrive within the wait: carol's deletes do.",
+			before: func(b *joinBed) { collectionOf(b, "ns", "bob") },
+			after: func(b *joinBed) {
+				b.clk.Step(time.Second)
+				deleteOf(b, "a", "carol")
+				deleteOf(b, "b", "carol")
+			},
+			want: want{
+				waiting: true,
+				woken:   []types.NamespacedName{{Namespace: "ns", Name: "m"}, {Namespace: "ns", Name: "m"}},
+				commits: []commit{{Author: user("carol"), Files: []string{m, a, c}}},
+			},
 		},
 		"OtherNamespace": {
-			reason: "A deletecollection of another namespace deleted nothing here: the deletions wait.",
+			reason: "A deletecollection of another namespace deleted nothing here: the deletions wait, then are unresolved.",
 			before: func(b *joinBed) { collectionOf(b, "other", "bob") },
-			want:   want{waiting: true},
+			want:   want{waiting: true, commits: []commit{{Author: unresolved(), Files: []string{m, a, c}}}},
 		},
 		"NotAPut": {
 			reason: "A deletecollection authors deletions only: a changed object waits for a fact of its own.",
 			before: func(b *joinBed) { collectionOf(b, "ns", "bob") },
 			live:   []mirror.Object{cm("a", "2"), cm("b", "1")},
-			want:   want{waiting: true},
+			want:   want{waiting: true, commits: []commit{{Author: unresolved(), Files: []string{a}}}},
 		},
 		"Wakes": {
 			reason: "A deletecollection that arrives while the deletions wait wakes the Mirror.",
 			after:  func(b *joinBed) { collectionOf(b, "ns", "bob") },
-			want:   want{waiting: true, woken: []types.NamespacedName{{Namespace: "ns", Name: "m"}}},
+			want: want{
+				waiting: true,
+				woken:   []types.NamespacedName{{Namespace: "ns", Name: "m"}},
+				commits: []commit{{Author: user("bob"), Files: []string{m, a, c}}},
+			},
 		},
 		"WakesNotOthers": {
 			reason: "A deletecollection of another namespace wakes nobody.",
 			after:  func(b *joinBed) { collectionOf(b, "other", "bob") },
-			want:   want{waiting: true},
+			want:   want{waiting: true, commits: []commit{{Author: unresolved(), Files: []string{m, a, c}}}},
 		},
 	}
 	for name, tc := range cases {
@@ -123,7 +145,7 @@ func TestAttributionDeleteCollection(t *testing.T) {
 			if tc.before != nil {
 				tc.before(b)
 			}
-			ch, err := b.observe(tc.live...)
+			_, err = b.observe(tc.live...)
 			_, waiting := managed.IsWaiting(err)
 			if err != nil && !waiting {
 				t.Fatal(err)
@@ -132,7 +154,14 @@ func TestAttributionDeleteCollection(t *testing.T) {
 			if tc.after != nil {
 				tc.after(b)
 			}
-			got := want{commits: commitsOf(ch), waiting: waiting, woken: b.woken}
+			woken := b.woken
+			// The wait (3s) is over.
+			b.clk.Step(3 * time.Second)
+			ch, err := b.observe(tc.live...)
+			if err != nil {
+				t.Fatalf("Observe() once the wait is over: %v", err)
+			}
+			got := want{waiting: waiting, woken: woken, commits: commitsOf(ch)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}

@@ -41,9 +41,13 @@ type leases struct {
 	requests int
 	// down fails every request, as an unreachable API server would.
 	down bool
-	// slow, when set, runs inside every Update before it lands: a slow
-	// API server, during which a test moves the clock and looks around.
+	// slow, when set, runs at the start of every Update, before the API
+	// server reads or writes anything: a slow request, during which a test
+	// moves the clock, ticks other members and looks around. It runs
+	// without the lock, so the hook may use these Leases itself.
 	slow func()
+	// slowList is slow for every List.
+	slowList func()
 }
 
 func newLeases() *leases { return &leases{items: map[string]*coordinationv1.Lease{}} }
@@ -88,6 +92,9 @@ func (l *leases) Create(_ context.Context, o *coordinationv1.Lease, _ metav1.Cre
 }
 
 func (l *leases) Update(_ context.Context, o *coordinationv1.Lease, _ metav1.UpdateOptions) (*coordinationv1.Lease, error) {
+	if l.slow != nil {
+		l.slow()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.begin(); err != nil {
@@ -100,9 +107,6 @@ func (l *leases) Update(_ context.Context, o *coordinationv1.Lease, _ metav1.Upd
 	if cur.ResourceVersion != o.ResourceVersion {
 		return nil, kerrors.NewConflict(leaseResource, o.Name, nil)
 	}
-	if l.slow != nil {
-		l.slow()
-	}
 	l.version++
 	c := o.DeepCopy()
 	c.ResourceVersion = strconv.Itoa(l.version)
@@ -111,6 +115,9 @@ func (l *leases) Update(_ context.Context, o *coordinationv1.Lease, _ metav1.Upd
 }
 
 func (l *leases) List(_ context.Context, opts metav1.ListOptions) (*coordinationv1.LeaseList, error) {
+	if l.slowList != nil {
+		l.slowList()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.begin(); err != nil {

@@ -248,7 +248,6 @@ func (m *Membership) currentAtLocked(now time.Time) bool {
 func (m *Membership) Tick(ctx context.Context) {
 	start := m.o.Clock.Now()
 	m.mu.Lock()
-	wasCurrent := m.currentAtLocked(start)
 	own, held := m.own, m.held
 	m.mu.Unlock()
 
@@ -258,6 +257,15 @@ func (m *Membership) Tick(ctx context.Context) {
 	if err != nil {
 		m.o.Log.Info(errRenew, "error", err)
 	}
+	m.mu.Lock()
+	if err == nil {
+		m.renewedLocked(own, start, m.o.Clock.Now())
+	} else if kerrors.IsConflict(err) || kerrors.IsNotFound(err) {
+		// Read again (or create) next time.
+		m.own = nil
+	}
+	m.mu.Unlock()
+
 	lctx, cancel := context.WithTimeout(ctx, m.renew)
 	m.o.Metrics.request()
 	list, lerr := m.leases.List(lctx, metav1.ListOptions{LabelSelector: LabelGroup + "=" + m.o.Group})
@@ -268,16 +276,6 @@ func (m *Membership) Tick(ctx context.Context) {
 
 	now := m.o.Clock.Now()
 	m.mu.Lock()
-	if err == nil {
-		m.own = own
-		if !wasCurrent {
-			m.joined = start
-		}
-		m.renewed = start
-	} else if kerrors.IsConflict(err) || kerrors.IsNotFound(err) {
-		// Read again (or create) next time.
-		m.own = nil
-	}
 	var stale []string
 	if lerr == nil {
 		m.observeLocked(list.Items, now)
@@ -299,6 +297,28 @@ func (m *Membership) Tick(ctx context.Context) {
 	}
 	m.count(ctx, v)
 	m.deleteStale(ctx, stale)
+}
+
+// renewedLocked records a renewal that started at start and whose response
+// arrived at landed. It is recorded at once, before the List that follows:
+// a View taken while a slow List is under way must not see a lapse that is
+// not one (each lapse is two changes of the view, and each makes every
+// kind's Handover list and queue every resource this replica holds).
+//
+// A renewal that lands once the Lease is no longer current (two thirds of a
+// lease after the last one started) is a rejoin: the others count this
+// replica gone a whole lease after they last saw its Lease change and may
+// have taken its repositories, and they see the renewal only at their next
+// List, up to a renewal later. So this replica holds nothing for the full
+// settling time, counted from when the response arrived rather than from
+// when the request left (the request may have taken up to a renewal, and
+// the others' List up to one more), as a joiner does.
+func (m *Membership) renewedLocked(own *coordinationv1.Lease, start, landed time.Time) {
+	m.own = own
+	if !m.currentAtLocked(landed) {
+		m.joined = landed
+	}
+	m.renewed = start
 }
 
 // observeLocked records what changed on the members' Leases. A Lease seen

@@ -58,11 +58,17 @@ func newBed(t *testing.T, f testenv.GiteaForge) *bed {
 
 func (b *bed) client(t *testing.T, token func(context.Context) (string, error)) forge.Client {
 	t.Helper()
+	return b.clientVia(t, token, nil)
+}
+
+// clientVia is client, its requests sent through rt (nil: the default).
+func (b *bed) clientVia(t *testing.T, token func(context.Context) (string, error), rt http.RoundTripper) forge.Client {
+	t.Helper()
 	cfg, err := forge.Resolve(b.repo.CloneURL, forge.Type(b.name), b.repo.APIURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Token, cfg.HTTPClient = token, &http.Client{Timeout: 30 * time.Second}
+	cfg.Token, cfg.HTTPClient = token, &http.Client{Timeout: 30 * time.Second, Transport: rt}
 	c, err := gitea.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +269,8 @@ func testClient(t *testing.T, b *bed) {
 			t.Errorf("%s: nothing to wait for, AutoMerge must have merged: state %s, merge commit %q", b.name, got.State, got.MergeCommit)
 		}
 	})
+
+	testAutoMergeJudged(t, b)
 
 	t.Run("WrongToken", func(t *testing.T) {
 		c := b.client(t, func(context.Context) (string, error) { return "0123456789abcdef0123456789abcdef01234567", nil })

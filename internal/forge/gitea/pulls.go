@@ -208,16 +208,20 @@ func (c *client) Close(ctx context.Context, number int64) error {
 }
 
 func (c *client) Merge(ctx context.Context, number int64, m forge.Merge) error {
-	return c.merge(ctx, number, m, false)
+	return c.merge(ctx, number, m, "", false)
 }
 
 // AutoMerge schedules Gitea's "merge when checks succeed". Where nothing is
 // left to wait for (the head's checks passed, or it has none) it merges at
 // once instead, as Gitea 1.26 does by itself: Forgejo (10) only schedules,
-// and merges on the next commit status, which may never come. Then a pull
-// request whose mergeability is not known yet (or false) is
-// ErrNotMergeable, asked again later rather than scheduled, and a merge
-// the forge refuses for another reason (reviews) is scheduled after all.
+// and merges on the next commit status, which may never come. That merge
+// names the head whose checks were judged, so a head pushed meanwhile is
+// refused (409) and scheduled, to be judged by the forge. Then a pull
+// request not mergeable (Gitea still checking, a draft, conflicts) is
+// ErrNotMergeable, asked again later, not scheduled: Forgejo accepts the
+// schedule of one still checking and then waits for a status that never
+// comes, and both refuse a draft's (405, "Work in progress"). A merge the
+// forge refuses for another reason (reviews) is scheduled after all.
 // Asking again while scheduled is no error.
 func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	pr, err := c.Get(ctx, number)
@@ -228,15 +232,17 @@ func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 		if pr.Mergeable == nil || !*pr.Mergeable {
 			return xerrors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
 		}
-		err := c.merge(ctx, number, m, false)
+		err := c.merge(ctx, number, m, pr.HeadSHA, false)
 		if !errors.Is(err, forge.ErrNotMergeable) {
 			return err
 		}
 	}
-	return c.merge(ctx, number, m, true)
+	return c.merge(ctx, number, m, "", true)
 }
 
-func (c *client) merge(ctx context.Context, number int64, m forge.Merge, auto bool) error {
+// merge merges number now, or schedules its merge when its checks succeed
+// (auto); head, when not "", is the head commit the merge must be of.
+func (c *client) merge(ctx context.Context, number int64, m forge.Merge, head string, auto bool) error {
 	cl, err := c.sdk(ctx)
 	if err != nil {
 		return err
@@ -255,7 +261,7 @@ func (c *client) merge(ctx context.Context, number int64, m forge.Merge, auto bo
 	err = c.run(cl, xerrors.Errorf(what, number).Error(), func(s *sdk.Client) (r *sdk.Response, err error) {
 		_, r, err = s.MergePullRequest(c.owner, c.name, number, sdk.MergePullRequestOption{
 			Style: style, Title: msgTitle, Message: strings.TrimSpace(msgBody),
-			DeleteBranchAfterMerge: &del, MergeWhenChecksSucceed: auto,
+			DeleteBranchAfterMerge: &del, MergeWhenChecksSucceed: auto, HeadCommitId: head,
 		})
 		return r, err
 	}, func(e *forge.APIError) {
