@@ -17,7 +17,8 @@ limitations under the License.
 package yamledit
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"fmt"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -49,6 +50,16 @@ const (
 	errDeepFmt        = "a document nests deeper than %d levels"
 )
 
+// BoundError is content past one of the bounds above: not invalid YAML,
+// but more than this provider reads. Its caller can tell the two apart and
+// say which bound the file is past.
+type BoundError struct {
+	// Reason names the bound and what the content holds past it.
+	Reason string
+}
+
+func (e *BoundError) Error() string { return e.Reason }
+
 // Check refuses content above MaxFileBytes or of more than MaxDocuments
 // documents, before any of it is parsed: the one rule for every parser of
 // YAML from a repository (Parse here, the SOPS reader in internal/encrypt).
@@ -61,7 +72,7 @@ func Check(content []byte) error {
 // parser that cannot keep such a document aside as Parse does.
 func CheckDepth(n *yaml.Node) error {
 	if deeper(n, MaxDepth) {
-		return errors.Errorf(errDeepFmt, MaxDepth)
+		return &BoundError{Reason: fmt.Sprintf(errDeepFmt, MaxDepth)}
 	}
 	return nil
 }
@@ -70,11 +81,11 @@ func CheckDepth(n *yaml.Node) error {
 // refuses it past either bound.
 func bounded(content []byte) ([][2]int, error) {
 	if len(content) > MaxFileBytes {
-		return nil, errors.Errorf(errTooLargeFmt, len(content), MaxFileBytes)
+		return nil, &BoundError{Reason: fmt.Sprintf(errTooLargeFmt, len(content), MaxFileBytes)}
 	}
 	segs := split(content)
 	if len(segs) > MaxDocuments {
-		return nil, errors.Errorf(errTooManyDocsFmt, MaxDocuments)
+		return nil, &BoundError{Reason: fmt.Sprintf(errTooManyDocsFmt, MaxDocuments)}
 	}
 	return segs, nil
 }
