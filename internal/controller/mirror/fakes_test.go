@@ -99,10 +99,14 @@ func (f *fakeRepository) ListFiles(_, prefix string) (map[string]string, error) 
 	return out, nil
 }
 
-func (f *fakeRepository) ReadFile(_, p string) (git.Blob, error) {
+// ReadFileMax refuses a file past max as the engine does: SHA, no content.
+func (f *fakeRepository) ReadFileMax(_, p string, max int64) (git.Blob, error) {
 	c, ok := f.files[p]
 	if !ok {
 		return git.Blob{}, git.ErrNotExist
+	}
+	if max >= 0 && int64(len(c)) > max {
+		return git.Blob{SHA: git.BlobSHA([]byte(c))}, &git.TooLargeError{Path: p, Size: int64(len(c)), Max: max}
 	}
 	return git.Blob{Content: []byte(c), SHA: git.BlobSHA([]byte(c))}, nil
 }
