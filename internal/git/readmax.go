@@ -37,10 +37,10 @@ func (e *TooLargeError) Error() string {
 }
 
 // ReadFileMax is ReadFile for content that will be parsed: a file of more
-// than max bytes is refused with a *TooLargeError before its content is
+// than limit bytes is refused with a *TooLargeError before its content is
 // allocated, so whoever can push a file cannot make the provider hold a
 // blob of any size in memory. The Blob returned with that error has its
-// SHA and mode but no Content. max < 0 reads any size.
-func (r *Repository) ReadFileMax(commit, p string, max int64) (Blob, error) {
-	return r.readFile(commit, p, max)
+// SHA and mode but no Content. limit < 0 reads any size.
+func (r *Repository) ReadFileMax(commit, p string, limit int64) (Blob, error) {
+	return r.readFile(commit, p, limit)
 }

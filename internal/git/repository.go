@@ -284,8 +284,8 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return r.readFile(commit, p, -1)
 }
 
-// readFile is ReadFile and ReadFileMax: max < 0 reads any size.
-func (r *Repository) readFile(commit, p string, max int64) (Blob, error) {
+// readFile is ReadFile and ReadFileMax: limit < 0 reads any size.
+func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
 	if err := r.begin(); err != nil {
 		return Blob{}, err
 	}
@@ -304,10 +304,10 @@ func (r *Repository) readFile(commit, p string, max int64) (Blob, error) {
 	if err != nil {
 		return Blob{}, errors.Wrap(err, errReadBlob)
 	}
-	if max >= 0 && b.Size > max {
+	if limit >= 0 && b.Size > limit {
 		// Refused on the size the object header states, before a byte of
 		// it is allocated.
-		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, &TooLargeError{Path: p, Size: b.Size, Max: max}
+		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, &TooLargeError{Path: p, Size: b.Size, Max: limit}
 	}
 	rd, err := b.Reader()
 	if err != nil {

@@ -90,20 +90,20 @@ func (f *fakeRepository) Head(branch string) (string, error) {
 	return f.HeadFn(branch)
 }
 
-// ReadFileMax answers with ReadFileFn, refusing a blob past max as the
+// ReadFileMax answers with ReadFileFn, refusing a blob past limit as the
 // engine does (SHA and mode, no content); a read past
 // yamledit.MaxFileBytes, or unbounded, fails the test.
-func (f *fakeRepository) ReadFileMax(commit, path string, max int64) (git.Blob, error) {
+func (f *fakeRepository) ReadFileMax(commit, path string, limit int64) (git.Blob, error) {
 	if f.ReadFileFn == nil {
 		f.unexpected("ReadFileMax")
 		return git.Blob{}, nil
 	}
-	if max < 0 || max > yamledit.MaxFileBytes {
-		f.t.Errorf("ReadFileMax(%q, %q, %d): a read past yamledit.MaxFileBytes", commit, path, max)
+	if limit < 0 || limit > yamledit.MaxFileBytes {
+		f.t.Errorf("ReadFileMax(%q, %q, %d): a read past yamledit.MaxFileBytes", commit, path, limit)
 	}
 	b, err := f.ReadFileFn(commit, path)
-	if err == nil && max >= 0 && int64(len(b.Content)) > max {
-		return git.Blob{SHA: b.SHA, Executable: b.Executable}, &git.TooLargeError{Path: path, Size: int64(len(b.Content)), Max: max}
+	if err == nil && limit >= 0 && int64(len(b.Content)) > limit {
+		return git.Blob{SHA: b.SHA, Executable: b.Executable}, &git.TooLargeError{Path: path, Size: int64(len(b.Content)), Max: limit}
 	}
 	return b, err
 }

@@ -151,9 +151,9 @@ type repository interface {
 	watch.Repository
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
-	// ReadFileMax reads a file to compare it, refusing one past max bytes
+	// ReadFileMax reads a file to compare it, refusing one past limit bytes
 	// with a *git.TooLargeError before reading it.
-	ReadFileMax(commit, path string, max int64) (git.Blob, error)
+	ReadFileMax(commit, path string, limit int64) (git.Blob, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool

@@ -42,13 +42,13 @@ type boundedRepo struct {
 	unbound []string
 }
 
-func (r *boundedRepo) ReadFileMax(commit, p string, max int64) (git.Blob, error) {
-	if max < 0 || max > yamledit.MaxFileBytes {
+func (r *boundedRepo) ReadFileMax(commit, p string, limit int64) (git.Blob, error) {
+	if limit < 0 || limit > yamledit.MaxFileBytes {
 		r.mu.Lock()
-		r.unbound = append(r.unbound, fmt.Sprintf("%s (max %d)", p, max))
+		r.unbound = append(r.unbound, fmt.Sprintf("%s (limit %d)", p, limit))
 		r.mu.Unlock()
 	}
-	return r.fakeRepository.ReadFileMax(commit, p, max)
+	return r.fakeRepository.ReadFileMax(commit, p, limit)
 }
 
 // TestPlanFileTooLarge plans folders holding a file past
