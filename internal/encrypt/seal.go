@@ -27,6 +27,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 const errCompare = "cannot read the manifest to compare"
@@ -187,8 +189,14 @@ func digest(k *Keys, plain []byte) [sha256.Size]byte {
 
 // SameManifest reports whether two YAML documents hold the same data,
 // whatever their key order, indentation or quoting: SOPS writes decrypted
-// YAML in its own style.
+// YAML in its own style. Both are held to yamledit's size and document
+// bounds before they are parsed; their depth is Decrypt's to bound.
 func SameManifest(a, b []byte) (bool, error) {
+	for _, m := range [][]byte{a, b} {
+		if err := yamledit.Check(m); err != nil {
+			return false, errors.Wrap(err, errCompare)
+		}
+	}
 	va, err := decoded(a)
 	if err != nil {
 		return false, err

@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 func TestSeal(t *testing.T) {
@@ -86,6 +88,13 @@ func TestSeal(t *testing.T) {
 			keys:        k,
 			plain:       secretYAML,
 			existing:    forStranger,
+			wantChanged: true,
+		},
+		"PastTheBounds": {
+			reason:      "A valid SOPS file of the same Secret grown past yamledit.MaxFileBytes (a comment the MAC does not cover) is not decrypted to compare: it is encrypted again.",
+			keys:        k,
+			plain:       secretYAML,
+			existing:    append(append([]byte{}, written...), "#"+strings.Repeat("x", yamledit.MaxFileBytes)+"\n"...),
 			wantChanged: true,
 		},
 		"PlainTextFile": {

@@ -28,6 +28,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 // The SOPS document tree, as the SOPS YAML store reads and writes it: one
@@ -110,7 +112,14 @@ type leaf func(n *yaml.Node, path []string) (*yaml.Node, any, error)
 // some of them; the provider's manifests have none), and aliases refused
 // (the provider's manifests have none either, and expanding them is how a
 // small file becomes a large one).
+//
+// It holds b to yamledit's bounds (size and documents before parsing,
+// depth after each document): a SOPS file is written by whoever can push,
+// and age recipients are public, so a valid one can be of any size.
 func parseDocuments(b []byte) ([]*yaml.Node, error) {
+	if err := yamledit.Check(b); err != nil {
+		return nil, err
+	}
 	var docs []*yaml.Node
 	d := yaml.NewDecoder(bytes.NewReader(b))
 	for {
@@ -132,6 +141,9 @@ func parseDocuments(b []byte) ([]*yaml.Node, error) {
 			root = &yaml.Node{Kind: yaml.MappingNode}
 		default:
 			return nil, errors.New(errDocShape)
+		}
+		if err := yamledit.CheckDepth(root); err != nil {
+			return nil, err
 		}
 		docs = append(docs, root)
 	}

@@ -278,8 +278,14 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 }
 
 // ReadFile returns the file at p in commit, or an error wrapping
-// ErrNotExist. It does not touch the network.
+// ErrNotExist. It does not touch the network. It reads the whole blob,
+// whatever its size: content that will be parsed is read with ReadFileMax.
 func (r *Repository) ReadFile(commit, p string) (Blob, error) {
+	return r.readFile(commit, p, -1)
+}
+
+// readFile is ReadFile and ReadFileMax: limit < 0 reads any size.
+func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
 	if err := r.begin(); err != nil {
 		return Blob{}, err
 	}
@@ -297,6 +303,11 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	b, err := object.GetBlob(r.st, e.Hash)
 	if err != nil {
 		return Blob{}, errors.Wrap(err, errReadBlob)
+	}
+	if limit >= 0 && b.Size > limit {
+		// Refused on the size the object header states, before a byte of
+		// it is allocated.
+		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, &TooLargeError{Path: p, Size: b.Size, Max: limit}
 	}
 	rd, err := b.Reader()
 	if err != nil {

@@ -30,6 +30,12 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
+// What a file the index cannot use is, as UnsupportedLayoutError names it.
+const (
+	featureInvalid = "a file that is not valid YAML"
+	featureBound   = "a file past the bounds of what this provider reads"
+)
+
 // Index is every YAML document of a Mirror's folder, by identity, for the
 // InPlace layout. It is kept between plans and reads a file again only when
 // its blob changed, so a steady folder costs no read at all.
@@ -72,7 +78,9 @@ func Indexed(rel string) bool {
 }
 
 // Update brings the index to files (relative path to blob id), reading
-// with read the files whose blob it has not parsed.
+// with read the files whose blob it has not parsed. A read that fails with
+// a *yamledit.BoundError (a file too large to read) indexes the file as
+// unusable, as Parse does a file past a bound, rather than failing.
 func (x *Index) Update(files map[string]string, read func(rel string) ([]byte, error)) error {
 	for rel := range x.files {
 		if _, ok := files[rel]; !ok {
@@ -87,6 +95,12 @@ func (x *Index) Update(files map[string]string, read func(rel string) ([]byte, e
 			continue
 		}
 		b, err := read(rel)
+		var bound *yamledit.BoundError
+		if errors.As(err, &bound) {
+			x.files[rel] = &indexed{blob: blob, err: bound}
+			x.stale = true
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -148,8 +162,14 @@ func (x *Index) kustomizations() (*kustomize.Layout, error) {
 func (x *Index) lookup(l *kustomize.Layout) (map[yamledit.ID][]loc, error) {
 	out := map[yamledit.ID][]loc{}
 	for rel, f := range x.files {
-		if f.err != nil {
-			return nil, &UnsupportedLayoutError{Feature: "a file that is not valid YAML (" + f.err.Error() + ")", File: rel}
+		var bound *yamledit.BoundError
+		switch {
+		case errors.As(f.err, &bound):
+			// Not parsed, so whether it holds a mirrored object is unknown:
+			// skipping it could write an object's second copy.
+			return nil, &UnsupportedLayoutError{Feature: featureBound + " (" + bound.Error() + ")", File: rel}
+		case f.err != nil:
+			return nil, &UnsupportedLayoutError{Feature: featureInvalid + " (" + f.err.Error() + ")", File: rel}
 		}
 		if l.Governed(rel) {
 			// Found where its kustomization renders it, below.

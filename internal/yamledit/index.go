@@ -88,12 +88,9 @@ type File struct {
 // documents before parsing any, and marks a document nesting deeper than
 // MaxDepth with Err: the bounds of what a file from a repository may cost.
 func Parse(content []byte) (*File, error) {
-	if len(content) > MaxFileBytes {
-		return nil, errors.Errorf(errTooLargeFmt, len(content), MaxFileBytes)
-	}
-	segs := split(content)
-	if len(segs) > MaxDocuments {
-		return nil, errors.Errorf(errTooManyDocsFmt, MaxDocuments)
+	segs, err := bounded(content)
+	if err != nil {
+		return nil, err
 	}
 	f := &File{Content: content}
 	line, at := 1, 0

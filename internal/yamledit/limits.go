@@ -17,6 +17,8 @@ limitations under the License.
 package yamledit
 
 import (
+	"fmt"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -45,7 +47,48 @@ const (
 	errTooLargeFmt    = "the file is %d bytes, more than the %d bytes this provider reads"
 	errTooManyDocsFmt = "the file has more than %d documents"
 	errTooDeepFmt     = "document %d (line %d) nests deeper than %d levels"
+	errDeepFmt        = "a document nests deeper than %d levels"
 )
+
+// BoundError is content past one of the bounds above: not invalid YAML,
+// but more than this provider reads. Its caller can tell the two apart and
+// say which bound the file is past.
+type BoundError struct {
+	// Reason names the bound and what the content holds past it.
+	Reason string
+}
+
+func (e *BoundError) Error() string { return e.Reason }
+
+// Check refuses content above MaxFileBytes or of more than MaxDocuments
+// documents, before any of it is parsed: the one rule for every parser of
+// YAML from a repository (Parse here, the SOPS reader in internal/encrypt).
+func Check(content []byte) error {
+	_, err := bounded(content)
+	return err
+}
+
+// CheckDepth refuses a parsed node nesting deeper than MaxDepth, for a
+// parser that cannot keep such a document aside as Parse does.
+func CheckDepth(n *yaml.Node) error {
+	if deeper(n, MaxDepth) {
+		return &BoundError{Reason: fmt.Sprintf(errDeepFmt, MaxDepth)}
+	}
+	return nil
+}
+
+// bounded splits content into its documents after checking its size, and
+// refuses it past either bound.
+func bounded(content []byte) ([][2]int, error) {
+	if len(content) > MaxFileBytes {
+		return nil, &BoundError{Reason: fmt.Sprintf(errTooLargeFmt, len(content), MaxFileBytes)}
+	}
+	segs := split(content)
+	if len(segs) > MaxDocuments {
+		return nil, &BoundError{Reason: fmt.Sprintf(errTooManyDocsFmt, MaxDocuments)}
+	}
+	return segs, nil
+}
 
 // deeper reports whether n nests more than levels levels (n itself is
 // level 1). It stops at the first node past them, so it costs no more

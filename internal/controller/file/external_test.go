@@ -18,6 +18,7 @@ package file
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 const (
@@ -88,12 +90,22 @@ func (f *fakeRepository) Head(branch string) (string, error) {
 	return f.HeadFn(branch)
 }
 
-func (f *fakeRepository) ReadFile(commit, path string) (git.Blob, error) {
+// ReadFileMax answers with ReadFileFn, refusing a blob past limit as the
+// engine does (SHA and mode, no content); a read past
+// yamledit.MaxFileBytes, or unbounded, fails the test.
+func (f *fakeRepository) ReadFileMax(commit, path string, limit int64) (git.Blob, error) {
 	if f.ReadFileFn == nil {
-		f.unexpected("ReadFile")
+		f.unexpected("ReadFileMax")
 		return git.Blob{}, nil
 	}
-	return f.ReadFileFn(commit, path)
+	if limit < 0 || limit > yamledit.MaxFileBytes {
+		f.t.Errorf("ReadFileMax(%q, %q, %d): a read past yamledit.MaxFileBytes", commit, path, limit)
+	}
+	b, err := f.ReadFileFn(commit, path)
+	if err == nil && limit >= 0 && int64(len(b.Content)) > limit {
+		return git.Blob{SHA: b.SHA, Executable: b.Executable}, &git.TooLargeError{Path: path, Size: int64(len(b.Content)), Max: limit}
+	}
+	return b, err
 }
 
 func (f *fakeRepository) Submit(_ context.Context, branch string, c git.Change) git.Result {
@@ -311,6 +323,20 @@ func TestObserve(t *testing.T) {
 			mg:     fileOn("x", "a", withCommit(landed)),
 			repo:   atHead(holding("b", false)),
 			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: "content differs from the spec"},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"TooLarge": {
+			reason: "A file past yamledit.MaxFileBytes is larger than any File's content: drift to put back, said with its size and the bound, and never read whole.",
+			mg:     fileOn("x", "a", withCommit(landed)),
+			repo:   atHead(holding(strings.Repeat("a", yamledit.MaxFileBytes+1), false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: (&git.TooLargeError{Path: "x", Size: yamledit.MaxFileBytes + 1, Max: yamledit.MaxFileBytes}).Error()},
+				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
+		},
+		"TooLargeForEmptyContent": {
+			reason: "Unread content is not empty content: a File of no content differs from a file too large to read.",
+			mg:     fileOn("x", "", withCommit(landed)),
+			repo:   atHead(holding(strings.Repeat("a", yamledit.MaxFileBytes+1), false)),
+			want: want{o: xpmanaged.ExternalObservation{ResourceExists: true, Diff: (&git.TooLargeError{Path: "x", Size: yamledit.MaxFileBytes + 1, Max: yamledit.MaxFileBytes}).Error()},
 				status: v1alpha1.FileObservation{Blob: blob, Commit: landed}},
 		},
 		"ModeDiffers": {

@@ -41,6 +41,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 const (
@@ -150,7 +151,9 @@ type repository interface {
 	watch.Repository
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
-	ReadFile(commit, path string) (git.Blob, error)
+	// ReadFileMax reads a file to compare it, refusing one past limit bytes
+	// with a *git.TooLargeError before reading it.
+	ReadFileMax(commit, path string, limit int64) (git.Blob, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool
@@ -262,7 +265,13 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 	}
 
-	have, err := e.repo.ReadFile(head, p.Path)
+	have, err := e.repo.ReadFileMax(head, p.Path, yamledit.MaxFileBytes)
+	var tooLarge *git.TooLargeError
+	if errors.As(err, &tooLarge) {
+		// Larger than any File's content can be (the API server keeps no
+		// object of this size): it differs, and is not read to say so.
+		err = nil
+	}
 	if errors.Is(err, git.ErrNotExist) {
 		mg.Status.AtProvider.Blob = ""
 		if meta.WasDeleted(mg) {
@@ -287,6 +296,8 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 	}
 	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
 	switch {
+	case tooLarge != nil:
+		obs.ResourceUpToDate, obs.Diff = false, tooLarge.Error()
 	case !bytes.Equal(have.Content, want.Content):
 		obs.ResourceUpToDate, obs.Diff = false, "content differs from the spec"
 	case have.Executable != want.Executable:

@@ -116,10 +116,14 @@ func (f *fakeRepository) ListFiles(_, prefix string) (map[string]string, error) 
 	return out, nil
 }
 
-func (f *fakeRepository) ReadFile(_, p string) (git.Blob, error) {
+// ReadFileMax refuses a file past limit as the engine does: SHA, no content.
+func (f *fakeRepository) ReadFileMax(_, p string, limit int64) (git.Blob, error) {
 	c, ok := f.files[p]
 	if !ok {
 		return git.Blob{}, git.ErrNotExist
+	}
+	if limit >= 0 && int64(len(c)) > limit {
+		return git.Blob{SHA: git.BlobSHA([]byte(c))}, &git.TooLargeError{Path: p, Size: int64(len(c)), Max: limit}
 	}
 	return git.Blob{Content: []byte(c), SHA: git.BlobSHA([]byte(c))}, nil
 }

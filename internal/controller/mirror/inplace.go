@@ -21,9 +21,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
 // Reasons of the InPlace layout.
@@ -51,11 +51,12 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirr
 	}
 	x := e.memo.index(keyOf(mg))
 	err := x.Update(rel, func(r string) ([]byte, error) {
-		b, err := e.repo.ReadFile(head, join(p.Path, r))
-		if err != nil {
-			return nil, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, join(p.Path, r), p.Branch)
+		b, tooLarge, err := e.readBounded(head, join(p.Path, r), p.Branch)
+		if tooLarge != nil {
+			// Indexed as a file past a bound: the plan stalls naming it.
+			return nil, &yamledit.BoundError{Reason: tooLarge.Error()}
 		}
-		return b.Content, nil
+		return b.Content, err
 	})
 	if err != nil {
 		return mirror.InPlacePlan{}, errors.Wrapf(err, errIndexFmt, p.Path, p.Branch)

@@ -156,7 +156,9 @@ type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
 	Head(branch string) (string, error)
 	ListFiles(commit, prefix string) (map[string]string, error)
-	ReadFile(commit, path string) (git.Blob, error)
+	// ReadFileMax reads a file for parsing, refusing one past limit bytes
+	// with a *git.TooLargeError before reading it.
+	ReadFileMax(commit, path string, limit int64) (git.Blob, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool

@@ -110,11 +110,16 @@ func (e *external) marker(mg *v1alpha1.Mirror, head, mp, sha string) (marker, bo
 	if m, ok, known := e.memo.markerAt(keyOf(mg), sha); known {
 		return m, ok, nil
 	}
-	b, err := e.repo.ReadFile(head, mp)
+	b, tooLarge, err := e.readBounded(head, mp, mg.Spec.ForProvider.Branch)
 	if err != nil {
-		return marker{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, mp, mg.Spec.ForProvider.Branch)
+		return marker{}, false, err
 	}
-	m, ok := parseMarker(b.Content)
+	// A marker too large to read is not one, as parseMarker says of one
+	// past the bound: someone else wrote it.
+	m, ok := marker{}, false
+	if tooLarge == nil {
+		m, ok = parseMarker(b.Content)
+	}
 	e.memo.keepMarker(keyOf(mg), sha, m, ok)
 	return m, ok, nil
 }
@@ -263,9 +268,13 @@ func (e *external) file(mg *v1alpha1.Mirror, head string, f folder, full string,
 		return git.File{Content: o.Content}, true, nil
 	}
 	p := mg.Spec.ForProvider
-	b, err := e.repo.ReadFile(head, full)
+	b, tooLarge, err := e.readBounded(head, full, p.Branch)
 	if err != nil {
-		return git.File{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, full, p.Branch)
+		return git.File{}, false, err
+	}
+	if tooLarge != nil {
+		// Past the bound, it is no object's (sameObject): say why.
+		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))
 	}
 	if !sameObject(b.Content, o) {
 		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, objectName(o)))

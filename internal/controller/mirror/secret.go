@@ -99,10 +99,16 @@ func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.O
 	}
 	var existing []byte
 	if present {
-		b, err := e.repo.ReadFile(head, full)
-		if err != nil {
-			return git.File{}, false, errors.Wrapf(spec.GitErrorBy(err, e.creds), errReadFmt, full, mg.Spec.ForProvider.Branch)
+		b, tooLarge, err := e.readBounded(head, full, mg.Spec.ForProvider.Branch)
+		switch {
+		case err != nil:
+			return git.File{}, false, err
+		case tooLarge != nil && !owned:
+			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, objectName(o)))
 		}
+		// An owned file too large to read cannot hold this Secret: with no
+		// existing content the Sealer encrypts it afresh, and the write
+		// replaces it.
 		existing = b.Content
 		if !owned && !sameObject(existing, o) {
 			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, objectName(o)))
