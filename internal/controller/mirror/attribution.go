@@ -244,6 +244,11 @@ type attributed struct {
 	// wait is how long until the first deferred change's wait ends.
 	wait     time.Duration
 	deferred int
+	// collected are the deletions a deletecollection authors (by its
+	// fact), and pending the deletions still waiting for a fact of their own
+	// object: see holdCollections.
+	collected map[string]factID
+	pending   map[string]pendingDeletion
 }
 
 // decide joins the changes of d (mg's first plan of snap) to facts.
@@ -263,10 +268,11 @@ func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff,
 	}
 	changed := changedFiles(p.Path, d)
 	l.settle(snap, changed)
-	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}}
+	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}, collected: map[string]factID{}, pending: map[string]pendingDeletion{}}
 	for rel, sha := range changed {
 		a.decideOne(&out, l, nameOf(mg), rel, sha, now, ignore, who)
 	}
+	a.holdCollections(&out, now)
 	return out
 }
 
@@ -331,8 +337,9 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 	}
 	k, known := l.keys[rel]
 	var fs []audit.Fact
+	var since time.Time
 	if known {
-		since := noticed.Add(-a.wait)
+		since = noticed.Add(-a.wait)
 		if t := l.after[rel]; t.After(since) {
 			since = t
 		}
@@ -347,6 +354,9 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			// would author a deletion whose own event is still on
 			// its way, and that event, when it comes in time, wins.
 			fs = a.store.Collection(k.GroupResource, k.Namespace, since)
+			if len(fs) > 0 {
+				out.collected[rel] = idOf(fs[len(fs)-1])
+			}
 		}
 	}
 	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
@@ -372,6 +382,9 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			a.waiting[k] = map[types.NamespacedName]bool{}
 		}
 		a.waiting[k][nn] = true
+		if sha == "" {
+			out.pending[rel] = pendingDeletion{key: k, since: since, until: noticed.Add(a.wait)}
+		}
 	default:
 		// No facts, and none can come (the wait is over, or the object
 		// was never seen: deleted while the provider was down).

@@ -168,3 +168,57 @@ func TestAttributionDeleteCollection(t *testing.T) {
 		})
 	}
 }
+
+// TestAttributionDeleteCollectionNoticedApart: the deletions of one
+// deletecollection noticed by two plans a second apart are one commit
+// authored by its user: the first, whose wait ends first, is held until the
+// wait of the second ends, not committed alone.
+func TestAttributionDeleteCollectionNoticedApart(t *testing.T) {
+	const (
+		a = "live/ns/core/configmap/a.yaml"
+		c = "live/ns/core/configmap/b.yaml"
+		m = "live/" + MarkerFile
+	)
+	b := newJoinBed(t)
+	b.store.Add(keyOfCM("a"), by("alice"))
+	b.store.Add(keyOfCM("b"), by("alice"))
+	created, err := b.observe(cm("a", "1"), cm("b", "1"))
+	if err != nil || created == nil {
+		t.Fatalf("creating a and b: %v, %v", created, err)
+	}
+	b.land(created)
+	b.clk.Step(time.Minute)
+
+	// a's deletion is noticed first, b's a second later; the
+	// deletecollection's fact arrives once both are gone.
+	if _, err := b.observe(cm("b", "1")); !isWaiting(err) {
+		t.Fatalf("Observe() with a deleted: want waiting, got %v", err)
+	}
+	b.clk.Step(time.Second)
+	if _, err := b.observe(); !isWaiting(err) {
+		t.Fatalf("Observe() with b deleted too: want waiting, got %v", err)
+	}
+	b.clk.Step(500 * time.Millisecond)
+	collectionOf(b, "ns", "bob")
+
+	// a's wait is over, b's is not.
+	b.clk.Step(1500 * time.Millisecond)
+	ch, err := b.observe()
+	if !isWaiting(err) || ch != nil {
+		t.Errorf("Observe() once a's wait is over: want waiting and no change, got %v, %v", commitsOf(ch), err)
+	}
+	b.clk.Step(time.Second)
+	ch, err = b.observe()
+	if err != nil {
+		t.Fatalf("Observe() once b's wait is over: %v", err)
+	}
+	want := []commit{{Author: user("bob"), Files: []string{m, a, c}}}
+	if diff := cmp.Diff(want, commitsOf(ch)); diff != "" {
+		t.Errorf("commits once both waits are over: -want +got:\n%s", diff)
+	}
+}
+
+func isWaiting(err error) bool {
+	_, ok := managed.IsWaiting(err)
+	return ok
+}
