@@ -160,6 +160,9 @@ type Cache struct {
 	// A leaf: nothing is taken under it.
 	hmu    sync.Mutex
 	onMove []func(HeadMove)
+
+	// work counts the goroutines the cache started (workers.go).
+	work workers
 }
 
 // NewCache opens (creating if needed) a cache under dir.
@@ -191,8 +194,9 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{}}
+	c.work.init()
 	if o.IdleTimeout > 0 {
-		go c.sweepEvery(o.IdleTimeout / 4)
+		c.work.start(func() { c.sweepEvery(o.IdleTimeout / 4) })
 	}
 	return c, nil
 }
@@ -231,11 +235,14 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 	return repo, nil
 }
 
-// Close cancels in-flight fetches and pushes; callers waiting on them get
-// an error. The cache's directory stays for the next process.
+// Close cancels in-flight fetches and pushes (callers waiting on them get
+// an error) and returns once the goroutines that ran them ended, so nothing
+// writes under the cache's directory after it. The directory stays for the
+// next process.
 func (c *Cache) Close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
 	c.cancel()
+	c.work.wait()
 }

@@ -90,14 +90,19 @@ func (r *Repository) startFetchLocked(now time.Time) *fetchCall {
 	// to start it: it runs on the cache's context with its own timeout, and
 	// holds the clone until it is done.
 	r.hold()
-	go func() {
+	r.cache.work.start(func() {
 		ctx, cancel := context.WithTimeout(r.cache.ctx, r.cache.opts.FetchTimeout)
 		defer cancel()
 		branches := make([]string, 0, len(c.branches))
 		for b := range c.branches {
 			branches = append(branches, b)
 		}
-		c.err = r.fetch(ctx, branches)
+		if c.err = ctx.Err(); c.err != nil {
+			// The cache closed: nothing more is written under it.
+			c.err = &Error{Kind: KindTransient, Err: errors.New(errCacheClosing)}
+		} else {
+			c.err = r.fetch(ctx, branches)
+		}
 		r.rmu.Lock()
 		r.inflight = nil
 		if c.err == nil {
@@ -106,7 +111,7 @@ func (r *Repository) startFetchLocked(now time.Time) *fetchCall {
 		r.rmu.Unlock()
 		r.end() // before done: whoever waits sees the clone as used until now
 		close(c.done)
-	}()
+	})
 	return c
 }
 

@@ -189,7 +189,7 @@ func (w *writer) startLocked(o *op) {
 		// nothing and nothing leaks. It holds the clone while it runs.
 		w.running = true
 		w.repo.hold()
-		go w.run()
+		w.repo.cache.work.start(w.run)
 	} else if _, ok := windowOf(o); ok {
 		select {
 		case w.kick <- struct{}{}:
