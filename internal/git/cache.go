@@ -235,14 +235,27 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 	return repo, nil
 }
 
+// closeWait bounds how long Close waits for the goroutines it cancelled: a
+// transport that does not honour the cancellation must not hold a
+// provider's shutdown past Kubernetes' default grace period (30s).
+const closeWait = 20 * time.Second
+
 // Close cancels in-flight fetches and pushes (callers waiting on them get
 // an error) and returns once the goroutines that ran them ended, so nothing
-// writes under the cache's directory after it. The directory stays for the
-// next process.
+// writes under the cache's directory after it, or after closeWait by the
+// cache's clock. The directory stays for the next process.
 func (c *Cache) Close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
 	c.cancel()
-	c.work.wait()
+	ended := make(chan struct{})
+	go func() {
+		c.work.wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-c.opts.Clock.After(closeWait):
+	}
 }

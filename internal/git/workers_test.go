@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestCloseWaitsForItsGoroutines: Close returns only once the fetch or the
@@ -83,4 +84,34 @@ func TestCloseWaitsForItsGoroutines(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestCloseWaitIsBounded: a goroutine that ignores the cancellation holds
+// Close for closeWait by the cache's clock, no longer, so a provider's
+// shutdown ends within its grace period. synctest's clock is the fake one.
+func TestCloseWaitIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		proxy := func(*http.Request) (*url.URL, error) {
+			<-release
+			return nil, errors.New("released")
+		}
+		c, err := NewCache(dir, WithProxy(proxy), WithIdleTimeout(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Repository(Remote{URL: "http://127.0.0.1:9/repo.git"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = r.Refresh(context.Background(), 0, "main") }()
+		synctest.Wait()
+		start := time.Now()
+		c.Close()
+		if got := time.Since(start); got != closeWait {
+			t.Errorf("Close returned after %s with a goroutine that never ends, want %s", got, closeWait)
+		}
+		close(release)
+	})
 }
