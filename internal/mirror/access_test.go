@@ -25,12 +25,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
@@ -95,11 +98,39 @@ func TestNotPermitted(t *testing.T) {
 		t.Errorf("access reviews within the backoff: %d, want still 1", got)
 	}
 
+	// The API server's authorizer learns of the grant from its own
+	// informer: past the backoff Ensure asks once, and a review made before
+	// the grant took effect would start another hour of backoff.
+	waitAllowed(t, cfg, ns, watchVerbs...)
 	now = now.Add(time.Hour)
 	snap := ensureSynced(t, h.s, req)
 	if diff := cmp.Diff([]string{ns + "/core/configmap/c.yaml"}, paths(snap)); diff != "" {
 		t.Errorf("after the grant: -want, +got:\n%s", diff)
 	}
+}
+
+// waitAllowed waits until the API server allows cfg's user verbs on the
+// ConfigMaps of ns.
+func waitAllowed(t *testing.T, cfg *rest.Config, ns string, verbs ...string) {
+	t.Helper()
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, func() error {
+		for _, verb := range verbs {
+			r, err := kc.AuthorizationV1().SelfSubjectAccessReviews().Create(context.Background(), &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Resource: "configmaps"}},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+			if !r.Status.Allowed {
+				return fmt.Errorf("%s configmaps in %s not allowed yet", verb, ns)
+			}
+		}
+		return nil
+	})
 }
 
 // TestClusterScoped checks that a cluster-scoped kind needs
