@@ -73,7 +73,8 @@ func benchFile(b *testing.B, ns, name string) {
 // holder of each of the dead replica's repositories (a File is created in
 // each right after the kill): p50 and max of the slowest repository per
 // kill, and of the first. Lease 6s (SHARE_BENCH_LEASE_SECONDS), so a
-// failover is bounded by 6s + one renewal (2s) + a reconcile and a push.
+// failover takes 4s to 10s (a lease, less one renewal or plus two) and a
+// reconcile, a commit window and a push.
 func BenchmarkShareFailover(b *testing.B) {
 	kills := e2e.BenchN("SHARE_BENCH_KILLS", 10)
 	d := time.Duration(e2e.BenchN("SHARE_BENCH_LEASE_SECONDS", 6)) * time.Second
@@ -93,16 +94,25 @@ func BenchmarkShareFailover(b *testing.B) {
 		for i, r := range live {
 			names[i] = r.Name
 		}
-		victim := live[k%len(live)]
+		// The victim goes round the replicas, skipping one that holds
+		// none of the repositories (9 hashed over 3 leave one empty now
+		// and then), so every kill is a failover that is timed.
+		var victim *e2e.Replica
 		var theirs []string
-		for _, ns := range nss {
-			if share.Holder(keys[ns], names) == victim.Name {
-				theirs = append(theirs, ns)
+		for i := range live {
+			r := live[(k+i)%len(live)]
+			for _, ns := range nss {
+				if share.Holder(keys[ns], names) == r.Name {
+					theirs = append(theirs, ns)
+				}
+			}
+			if len(theirs) > 0 {
+				victim = r
+				break
 			}
 		}
-		if len(theirs) == 0 {
-			b.Logf("kill %d: %s holds none of the repositories; skipped", k, victim.Name)
-			continue
+		if victim == nil {
+			b.Fatalf("kill %d: no replica holds a repository", k)
 		}
 		// From the signal, not from the reaping Kill waits for.
 		killed := time.Now()
@@ -144,9 +154,13 @@ func BenchmarkShareFailover(b *testing.B) {
 	slices.Sort(first)
 	b.ReportMetric(slowest[len(slowest)/2].Seconds(), "failover-p50-s")
 	b.ReportMetric(slowest[len(slowest)-1].Seconds(), "failover-max-s")
-	b.Logf("FIGURE share-failover lease=%s kills=%d all-repos-resumed p50=%.1fs max=%.1fs; first-repo p50=%.1fs max=%.1fs (baseline: lease+renewal = %s)",
+	// The others count the victim gone at their first renewal a whole
+	// lease after they saw its last one, which they read up to a renewal
+	// after it landed, and it renewed up to a renewal before the kill:
+	// between lease-renewal and lease+2*renewal after the kill.
+	b.Logf("FIGURE share-failover lease=%s kills=%d all-repos-resumed p50=%.1fs max=%.1fs; first-repo p50=%.1fs max=%.1fs (expected: the others count it gone %s to %s after the kill, then a reconcile, a commit window and a push)",
 		d, len(slowest), slowest[len(slowest)/2].Seconds(), slowest[len(slowest)-1].Seconds(),
-		first[len(first)/2].Seconds(), first[len(first)-1].Seconds(), d+d/3)
+		first[len(first)/2].Seconds(), first[len(first)-1].Seconds(), d-d/3, d+2*(d/3))
 }
 
 // BenchmarkShareBalance: three replicas, 300 repositories with one File
