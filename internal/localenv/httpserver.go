@@ -68,9 +68,12 @@ type HTTPServer struct {
 	user     string
 	password string
 
-	// mu guards failWith, which a caller changes while requests are served.
+	// mu guards failWith and gates, which a caller changes while requests
+	// are served.
 	mu       sync.Mutex
 	failWith int
+	// gates hold pushes to their repositories (advertgate.go).
+	gates []*AdvertGate
 
 	uploadAdverts, receivePosts atomic.Int64
 
@@ -165,6 +168,11 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	if failWith != 0 {
 		http.Error(w, http.StatusText(failWith), failWith)
 		return
+	}
+	if g := s.gateOf(r); g != nil {
+		if h := g.hold(r); h != nil {
+			defer close(h.served)
+		}
 	}
 	s.count(r)
 	// net/http/cgi answers chunked request bodies with 400, and the git CLI

@@ -75,6 +75,14 @@ type HTTPServer = localenv.HTTPServer
 // Push is one receive-pack POST an HTTPServer answered (HTTPServer.Pushes).
 type Push = localenv.Push
 
+// AdvertGate holds the pushes to one repository at their first request,
+// the receive-pack advertisement, until released
+// (HTTPServer.HoldAdvertisements); PushGate holds them after the pack.
+type AdvertGate = localenv.AdvertGate
+
+// HeldAdvert is one push an AdvertGate holds.
+type HeldAdvert = localenv.HeldAdvert
+
 // Overlaps returns the pairs of pushes to one repository by two different
 // User-Agents at overlapping times.
 func Overlaps(pushes []Push) [][2]Push { return localenv.Overlaps(pushes) }

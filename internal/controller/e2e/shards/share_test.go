@@ -63,8 +63,9 @@ func TestShareThree(t *testing.T) {
 		})
 	}
 	var figures []string
+	var reconciles float64
 	testenv.Eventually(t, 30*time.Second, func() error {
-		figures = figures[:0]
+		figures, reconciles = figures[:0], 0
 		for _, r := range rs {
 			h, err := r.Metric("provider_git_share_repositories_held")
 			if err != nil {
@@ -77,10 +78,11 @@ func TestShareThree(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			figures = append(figures, fmt.Sprintf("%s:repos=%d,file-reconciles=%.0f", r.Name, held[r.Name], rec))
+			reconciles += rec
+			figures = append(figures, fmt.Sprintf("%s:repos=%d,file-reconciles=%.0f,view-changes=%d", r.Name, held[r.Name], rec, sharing.ViewChanges(t, r)))
 		}
 		return nil
 	})
-	t.Logf("FIGURE share-three repos=%d files=%d converge=%.1fs pushes=%d lost=%d duplicated=%d %s",
-		nRepos, nRepos*nFiles, converge.Seconds(), len(all), lost, dup, strings.Join(figures, " "))
+	t.Logf("FIGURE share-three repos=%d files=%d converge=%.1fs pushes=%d lost=%d duplicated=%d file-reconciles-per-file=%.2f %s",
+		nRepos, nRepos*nFiles, converge.Seconds(), len(all), lost, dup, reconciles/float64(nRepos*nFiles), strings.Join(figures, " "))
 }

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,9 +149,7 @@ func Files(t *testing.T, fx []*e2e.Fixture, m int, prefix string) map[*e2e.Fixtu
 	return out
 }
 
-// AllReady waits until every File of the fixtures is Ready, listing each
-// Namespace once a second (a list of thousands of Files costs the API
-// server, and a second is well inside the poll).
+// AllReady waits until every File of the fixtures is Ready.
 func AllReady(t *testing.T, fx []*e2e.Fixture, timeout time.Duration) {
 	t.Helper()
 	nss := make([]string, len(fx))
@@ -160,24 +159,37 @@ func AllReady(t *testing.T, fx []*e2e.Fixture, timeout time.Duration) {
 	ReadyIn(t, nss, timeout)
 }
 
-// ReadyIn waits until every File of the namespaces is Ready.
+// ReadyIn waits until every File of the namespaces is Ready. It lists the
+// Files once a second: of one namespace, or of all at once when there are
+// more (a list per namespace of hundreds, every second, would load the API
+// server the replicas renew their Leases on, and slow their renewals into
+// lapses that the figures would then count).
 func ReadyIn(t testing.TB, nss []string, timeout time.Duration) {
 	t.Helper()
+	want := map[string]bool{}
+	for _, ns := range nss {
+		want[ns] = true
+	}
+	var opts []client.ListOption
+	if len(nss) == 1 {
+		opts = append(opts, client.InNamespace(nss[0]))
+	}
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
+		l := &v1alpha1.FileList{}
+		if err := e2e.CP.Client.List(context.Background(), l, opts...); err != nil {
+			t.Fatal(err)
+		}
 		pending, total := 0, 0
-		for _, ns := range nss {
-			l := &v1alpha1.FileList{}
-			if err := e2e.CP.Client.List(context.Background(), l, client.InNamespace(ns)); err != nil {
-				t.Fatal(err)
+		for i := range l.Items {
+			if !want[l.Items[i].Namespace] {
+				continue
 			}
-			for i := range l.Items {
-				total++
-				if l.Items[i].GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
-					pending++
-				}
+			total++
+			if l.Items[i].GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+				pending++
 			}
 		}
 		if pending == 0 {
@@ -330,4 +342,48 @@ func Busiest(t *testing.T, rs []*e2e.Replica, hs map[*e2e.Fixture]string) (*e2e.
 		}
 	}
 	return victim, theirs, others
+}
+
+// AwaitHeld waits until gate holds a push whose User-Agent satisfies from,
+// and returns it.
+func AwaitHeld(t *testing.T, gate *testenv.AdvertGate, from func(ua string) bool) *testenv.HeldAdvert {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		held, next := gate.Held()
+		for _, h := range held {
+			if from(h.UserAgent) {
+				return h
+			}
+		}
+		select {
+		case <-next:
+		case <-timeout:
+			t.Fatalf("no push held within a minute from the expected agent; held: %d", len(held))
+		}
+	}
+}
+
+// AwaitServed waits until the server answered a held push.
+func AwaitServed(t *testing.T, h *testenv.HeldAdvert) {
+	t.Helper()
+	select {
+	case <-h.Served():
+	case <-time.After(time.Minute):
+		t.Fatalf("the held push of %s was not answered within a minute", h.UserAgent)
+	}
+}
+
+// ViewChanges counts the changes of its view of the membership a replica
+// logged ("Membership changed", each renewal that changed who holds what:
+// a member joining or gone, this replica settling, lapsing or recovering).
+// Each one queues, on every controller, the resources whose repositories
+// moved, so a figure of reconciles per resource reads beside it.
+func ViewChanges(t testing.TB, r *e2e.Replica) int {
+	t.Helper()
+	b, err := os.ReadFile(r.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "Membership changed")
 }
