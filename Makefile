@@ -46,13 +46,22 @@ GOLANGCI_LINT         ?= $(LOCALBIN)/golangci-lint
 # image does (static, trimmed paths): one compile of every dependency serves
 # them all, where each build configuration costs minutes on a cold cache.
 STATIC_FLAGS          := -trimpath
-# -race: the e2e suite runs fetches, pushes and checks of one repository
-# concurrently, and the race detector has found a real bug there.
+# make test compiles the tests as lint and the image compile the provider
+# (static, trimmed paths), so one compile of every dependency serves all
+# three: the race detector's own build of the ~900 packages the tests import
+# was about a fifth of a cold run's CPU, and its runtime costs 1.2-1.5x in the
+# end-to-end packages, whose CPU is mostly the API servers, Git and Gitea it
+# does not instrument. `make test-race` runs every test under it.
+# -vet=off: lint's govet runs go vet's analyzers already.
+# -ldflags='-s -w': linking ~50 test binaries of 70-130 MB each is minutes of
+# CPU; without symbol table and DWARF each link costs a third less (stack
+# traces keep their files and lines).
 # -p: a test binary holds one of go test's slots while it runs, and the
 # end-to-end packages spend most of theirs waiting on a control plane, Git
 # servers and forges, so more of them run at once than there are cores.
 GO_TEST_PARALLEL      ?= 4
-GO_TEST_FLAGS         ?= -count=1 -race -timeout=40m -p $(GO_TEST_PARALLEL)
+GO_TEST_FLAGS         ?= -count=1 -vet=off -timeout=40m -p $(GO_TEST_PARALLEL) -ldflags='-s -w'
+GO_TEST_ENV           := CGO_ENABLED=0 GOFLAGS="$(GOFLAGS) $(STATIC_FLAGS)"
 
 .PHONY: all
 all: build
@@ -226,11 +235,17 @@ fuzz:
 
 # The seed corpus of every fuzz target runs with the tests; the search itself
 # is `make fuzz`, which a release runs. `make vet` is not a step: lint's govet
-# runs go vet's analyzers, and a separate vet compiled every test-only
-# dependency once more without -race (3 to 5 minutes of a cold run).
+# runs go vet's analyzers.
 .PHONY: test
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
-	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
+	$(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
+
+# Every test under the race detector (cgo on, its own compile of every
+# dependency): run it for a change to the engine's or a controller's
+# concurrency; it takes about twice make test's CPU.
+.PHONY: test-race
+test-race: system-deps test-tools
+	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test -count=1 -race -timeout=60m -p $(GO_TEST_PARALLEL) ./...
 
 # Every program the tests run, built in two lanes at once: Gitea shares no
 # package with the others, and on two cores its cgo compile and downloads
@@ -255,7 +270,7 @@ test-xpkg:
 # (testenv.Integration skips those), no race detector, cached results reused.
 .PHONY: unit
 unit:
-	go test -short ./...
+	$(GO_TEST_ENV) go test -short ./...
 
 # The tests of Gitea's API against Forgejo as well: builds ./bin/forgejo
 # (minutes of CPU cold, more than make test can spare: docs/development.md)
@@ -265,12 +280,12 @@ FORGEJO_TESTS    ?= TestGitea|TestGiteaPages|TestPullRequestOnGitea|TestPullRequ
 FORGEJO_PACKAGES ?= ./internal/testenv ./internal/forge/gitea ./internal/controller/e2e/pullrequest/gitea
 .PHONY: test-forgejo
 test-forgejo: system-deps setup-envtest $(FORGEJO)
-	PROVIDER_GIT_FORGEJO=1 KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
+	PROVIDER_GIT_FORGEJO=1 $(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
 	  go test $(GO_TEST_FLAGS) -run '^($(FORGEJO_TESTS))$$/Forgejo' $(FORGEJO_PACKAGES)
 
 .PHONY: bench
 bench: system-deps setup-envtest forge-tools
-	KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test -count=1 -timeout=60m -run '^$$' -bench . -benchtime=1x ./...
+	$(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test -count=1 -timeout=60m -run '^$$' -bench . -benchtime=1x ./...
 
 # The embedded default: a local control plane and a local Git server, the
 # CRDs and examples applied, the provider running, commits printed as they land.

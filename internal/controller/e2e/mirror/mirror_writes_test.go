@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -132,6 +133,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 
 	// Steady state: two polls of the repository, nothing moves.
 	before, polls0 := counter.Of(f.Namespace), e2e.CounterSum(t, reg, "provider_git_polls_total")
+	settled := m.Status.DeepCopy()
 	testenv.Eventually(t, time.Minute, func() error {
 		if got := e2e.CounterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
 			return fmt.Errorf("%.0f of 2 polls of the repository", got)
@@ -139,7 +141,11 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 		return nil
 	})
 	if got := e2e.Minus(counter.Of(f.Namespace), before); got[mirrorStatusWrite]+got[mirrorStatusConflict] != 0 {
-		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s", got[mirrorStatusWrite]+got[mirrorStatusConflict], e2e.Show(got))
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(m), m); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s\nstatus, -settled +now:\n%s",
+			got[mirrorStatusWrite]+got[mirrorStatusConflict], e2e.Show(got), cmp.Diff(settled, &m.Status))
 	}
 }
 
