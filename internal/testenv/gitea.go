@@ -251,9 +251,7 @@ func freePort() (int, error) {
 }
 
 // giteaINI is a headless configuration: sqlite, no SSH, LFS, mail, update
-// check, registration or Actions (no runner would take a workflow, and each
-// push and pull request would be scanned for one), in-memory queues; Git
-// over HTTP and the API on loopback only.
+// check or registration; Git over HTTP and the API on loopback only.
 func giteaINI(dir, runUser string, port int, cfg giteaConfig) string {
 	root := ""
 	if os.Geteuid() == 0 {
@@ -293,10 +291,6 @@ ENABLED = false
 ISSUE_INDEXER_TYPE = db
 [cron.update_checker]
 ENABLED = false
-[actions]
-ENABLED = false
-[queue]
-TYPE = channel
 [log]
 MODE = console
 LEVEL = Warn

@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -60,17 +61,39 @@ func counterValue(m *dto.Metric) float64 {
 // "VERB resource[/subresource]" (PUT files, PATCH files/status, POST events).
 type WriteCounter struct {
 	next http.RoundTripper
-	mu   sync.Mutex
-	n    map[string]map[string]int
+	// keep names the writes whose bodies are kept (KeepBodies).
+	keep   string
+	mu     sync.Mutex
+	n      map[string]map[string]int
+	bodies map[string][]string
+}
+
+// KeepBodies keeps the body of every write named what (as the counts name
+// it, e.g. "PATCH mirrors/status"), by namespace, so that a test can show
+// what a write it did not expect changed. Call it before the provider
+// starts.
+func (c *WriteCounter) KeepBodies(what string) { c.keep = what }
+
+// Bodies returns the kept bodies of ns, oldest first.
+func (c *WriteCounter) Bodies(ns string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.bodies[ns])
 }
 
 // RoundTrip counts r when it writes, then sends it on.
 func (c *WriteCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.next.RoundTrip(r)
 	if r.Method == http.MethodGet {
-		return resp, err
+		return c.next.RoundTrip(r)
 	}
+	body := c.bodyOf(r)
+	resp, err := c.next.RoundTrip(r)
 	if ns, what, ok := writeOf(r.Method, r.URL.Path); ok {
+		if body != "" {
+			c.mu.Lock()
+			c.bodies[ns] = append(c.bodies[ns], body)
+			c.mu.Unlock()
+		}
 		if resp != nil && resp.StatusCode >= http.StatusBadRequest {
 			// A refused write (a conflict) is counted apart.
 			what += " (" + http.StatusText(resp.StatusCode) + ")"
@@ -85,8 +108,27 @@ func (c *WriteCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// bodyOf is r's body when r is a write KeepBodies names, else "".
+func (c *WriteCounter) bodyOf(r *http.Request) string {
+	if c.keep == "" || r.GetBody == nil {
+		return ""
+	}
+	if _, what, ok := writeOf(r.Method, r.URL.Path); !ok || what != c.keep {
+		return ""
+	}
+	b, err := r.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = b.Close() }()
+	data, _ := io.ReadAll(io.LimitReader(b, 64<<10))
+	return string(data)
+}
+
 // NewWriteCounter counts nothing yet.
-func NewWriteCounter() *WriteCounter { return &WriteCounter{n: map[string]map[string]int{}} }
+func NewWriteCounter() *WriteCounter {
+	return &WriteCounter{n: map[string]map[string]int{}, bodies: map[string][]string{}}
+}
 
 // Through has the provider's API requests pass through c.
 func (c *WriteCounter) Through() ProviderOption {

@@ -51,6 +51,7 @@ const (
 func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	const n, edits, deletes = 60, 20, 5
 	counter := e2e.NewWriteCounter()
+	counter.KeepBodies(mirrorStatusWrite)
 	metrics, reg := e2e.WithNewGitMetrics(t)
 	e2e.StartProvider(t, "", metrics, counter.Through())
 	f := e2e.NewFixture(t)
@@ -66,6 +67,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 	phase := func(name string, act func()) {
 		t.Helper()
 		before, pushes0 := counter.Of(f.Namespace), e2e.CounterSum(t, reg, "provider_git_pushes_total")
+		bodies0 := len(counter.Bodies(f.Namespace))
 		act()
 		testenv.Eventually(t, time.Minute, func() error {
 			files := f.Mirrored(t)
@@ -91,7 +93,8 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 		pushes := int(e2e.CounterSum(t, reg, "provider_git_pushes_total") - pushes0)
 		t.Logf("%s: %d status writes, %d refused (Conflict), %d pushes", name, got[mirrorStatusWrite], got[mirrorStatusConflict], pushes)
 		if got[mirrorStatusWrite] > pushes+1 {
-			t.Errorf("%s: %d Mirror status writes for %d pushes, want <= %d", name, got[mirrorStatusWrite], pushes, pushes+1)
+			t.Errorf("%s: %d Mirror status writes for %d pushes, want <= %d; the writes:\n%s", name, got[mirrorStatusWrite], pushes, pushes+1,
+				strings.Join(counter.Bodies(f.Namespace)[bodies0:], "\n"))
 		}
 		if got[mirrorStatusConflict] != 0 {
 			t.Errorf("%s: %d Mirror status writes refused with Conflict, want 0", name, got[mirrorStatusConflict])
@@ -133,7 +136,7 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 
 	// Steady state: two polls of the repository, nothing moves.
 	before, polls0 := counter.Of(f.Namespace), e2e.CounterSum(t, reg, "provider_git_polls_total")
-	settled := m.Status.DeepCopy()
+	settled, bodiesSteady := m.Status.DeepCopy(), len(counter.Bodies(f.Namespace))
 	testenv.Eventually(t, time.Minute, func() error {
 		if got := e2e.CounterSum(t, reg, "provider_git_polls_total") - polls0; got < 2 {
 			return fmt.Errorf("%.0f of 2 polls of the repository", got)
@@ -144,8 +147,8 @@ func TestMirrorStatusWritesPerCommitWindow(t *testing.T) {
 		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(m), m); err != nil {
 			t.Fatal(err)
 		}
-		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s\nstatus, -settled +now:\n%s",
-			got[mirrorStatusWrite]+got[mirrorStatusConflict], e2e.Show(got), cmp.Diff(settled, &m.Status))
+		t.Errorf("steady state: %d Mirror status writes over two polls, want 0:\n%s\nstatus, -settled +now:\n%s\nthe writes:\n%s",
+			got[mirrorStatusWrite]+got[mirrorStatusConflict], e2e.Show(got), cmp.Diff(settled, &m.Status), strings.Join(counter.Bodies(f.Namespace)[bodiesSteady:], "\n"))
 	}
 }
 
