@@ -42,6 +42,21 @@ func deleteOf(b *joinBed, name, user string) {
 	b.store.Add(keyOfCM(name), f)
 }
 
+// aliceCreatedAB is a join bed whose Mirror committed the ConfigMaps a and b
+// that alice created.
+func aliceCreatedAB(t *testing.T) *joinBed {
+	t.Helper()
+	b := newJoinBed(t)
+	b.store.Add(keyOfCM("a"), by("alice"))
+	b.store.Add(keyOfCM("b"), by("alice"))
+	created, err := b.observe(cm("a", "1"), cm("b", "1"))
+	if err != nil || created == nil {
+		t.Fatalf("creating a and b: %v, %v", created, err)
+	}
+	b.land(created)
+	return b
+}
+
 // TestAttributionDeleteCollection: the deletions that follow a
 // deletecollection of their resource, in their namespace or all, in the
 // join's window are authored by its user once the wait for a fact of the
@@ -129,14 +144,7 @@ func TestAttributionDeleteCollection(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := newJoinBed(t)
-			b.store.Add(keyOfCM("a"), by("alice"))
-			b.store.Add(keyOfCM("b"), by("alice"))
-			created, err := b.observe(cm("a", "1"), cm("b", "1"))
-			if err != nil || created == nil {
-				t.Fatalf("creating a and b: %v, %v", created, err)
-			}
-			b.land(created)
+			b := aliceCreatedAB(t)
 			if _, err := b.observe(cm("a", "1"), cm("b", "1")); err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +153,7 @@ func TestAttributionDeleteCollection(t *testing.T) {
 			if tc.before != nil {
 				tc.before(b)
 			}
-			_, err = b.observe(tc.live...)
+			_, err := b.observe(tc.live...)
 			_, waiting := managed.IsWaiting(err)
 			if err != nil && !waiting {
 				t.Fatal(err)
@@ -179,14 +187,7 @@ func TestAttributionDeleteCollectionNoticedApart(t *testing.T) {
 		c = "live/ns/core/configmap/b.yaml"
 		m = "live/" + MarkerFile
 	)
-	b := newJoinBed(t)
-	b.store.Add(keyOfCM("a"), by("alice"))
-	b.store.Add(keyOfCM("b"), by("alice"))
-	created, err := b.observe(cm("a", "1"), cm("b", "1"))
-	if err != nil || created == nil {
-		t.Fatalf("creating a and b: %v, %v", created, err)
-	}
-	b.land(created)
+	b := aliceCreatedAB(t)
 	b.clk.Step(time.Minute)
 
 	// a's deletion is noticed first, b's a second later; the
