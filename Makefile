@@ -270,7 +270,7 @@ test-xpkg:
 # (testenv.Integration skips those), no race detector, cached results reused.
 .PHONY: unit
 unit:
-	$(GO_TEST_ENV) go test -short ./...
+	$(GO_TEST_ENV) go test -short -ldflags='-s -w' ./...
 
 # The tests of Gitea's API against Forgejo as well: builds ./bin/forgejo
 # (minutes of CPU cold, more than make test can spare: docs/development.md)
