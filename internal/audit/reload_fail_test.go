@@ -75,13 +75,7 @@ func TestReloadLookDoesNotBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := NewStore()
-	store.Want("m", configMaps)
-	s, err := NewServer("127.0.0.1:0", store, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := serve(t, s)
+	url := serveReloading(t, src)
 	t.Cleanup(func() { close(b.release); settle(src) })
 
 	clk.Step(10 * time.Second)
@@ -161,13 +155,7 @@ func TestReloadFilesDeletedRevokes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := NewStore()
-	store.Want("m", configMaps)
-	s, err := NewServer("127.0.0.1:0", store, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := serve(t, s)
+	url := serveReloading(t, src)
 	look := func() {
 		clk.Step(10 * time.Second)
 		src.Current()

@@ -108,13 +108,7 @@ func TestReloadFilesRotates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := NewStore()
-	store.Want("m", configMaps)
-	s, err := NewServer("127.0.0.1:0", store, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := serve(t, s)
+	url := serveReloading(t, src)
 
 	in := accepted{Handshake: true, Certificate: http.StatusOK, Token: http.StatusOK}
 	out := accepted{Handshake: false, Certificate: 0, Token: http.StatusUnauthorized}

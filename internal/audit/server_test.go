@@ -56,6 +56,19 @@ func startEndpoint(t *testing.T) *endpoint {
 	return e
 }
 
+// serveReloading serves, for src's credentials, a store that wants the
+// ConfigMaps, and returns its URL.
+func serveReloading(t *testing.T, src CredentialSource) string {
+	t.Helper()
+	store := NewStore()
+	store.Want("m", configMaps)
+	s, err := NewServer("127.0.0.1:0", store, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, s)
+}
+
 // serve runs s on a loopback port until the test ends, and returns its
 // URL.
 func serve(t *testing.T, s *Server) string {
