@@ -34,15 +34,10 @@ type pendingDeletion struct {
 // arrival (an audit ID alone may be empty, or sent at several stages).
 type factID struct {
 	auditID string
-	arrived time.Time
+	arrived int64
 }
 
-func idOf(f audit.Fact) factID { return factID{auditID: f.AuditID, arrived: f.Arrived} }
-
-// is reports whether f is the fact id names.
-func (id factID) is(f audit.Fact) bool {
-	return f.AuditID == id.auditID && f.Arrived.Equal(id.arrived)
-}
+func idOf(f audit.Fact) factID { return factID{auditID: f.AuditID, arrived: f.Arrived.UnixNano()} }
 
 // holdCollections keeps the deletions one deletecollection deleted in one
 // commit. The deletions of one request reach the Mirror as separate watch
@@ -52,37 +47,33 @@ func (id factID) is(f audit.Fact) bool {
 // another deletion that the same deletecollection may have deleted still
 // waits, until the last such wait ends: at most the time between the
 // first and the last notice. The others then resolve in the same plan, or
-// to their own facts. Call with mu held.
+// to their own facts. One pass over what waits, then one lookup per
+// deletion authored: a namespace emptied by the namespace controller is
+// thousands of both. Call with mu held.
 func (a *Attributions) holdCollections(out *attributed, now time.Time) {
+	if len(out.collected) == 0 || len(out.pending) == 0 {
+		return
+	}
+	// The latest end of the waits of the deletions each deletecollection
+	// may have deleted.
+	until := map[factID]time.Time{}
+	for _, p := range out.pending {
+		for _, f := range a.store.Collection(p.key.GroupResource, p.key.Namespace, p.since) {
+			if id := idOf(f); p.until.After(until[id]) {
+				until[id] = p.until
+			}
+		}
+	}
 	for rel, id := range out.collected {
-		until, ok := a.coveredWait(out, rel, id)
+		u, ok := until[id]
 		if !ok {
 			continue
 		}
 		delete(out.byPath, rel)
 		out.keep[rel] = true
 		out.deferred++
-		if w := until.Sub(now); out.wait == 0 || w < out.wait {
+		if w := u.Sub(now); out.wait == 0 || w < out.wait {
 			out.wait = w
 		}
 	}
-}
-
-// coveredWait returns the latest end of the waits of the pending
-// deletions, other than rel, that the deletecollection id may have
-// deleted.
-func (a *Attributions) coveredWait(out *attributed, rel string, id factID) (time.Time, bool) {
-	var until time.Time
-	found := false
-	for q, p := range out.pending {
-		if q == rel {
-			continue
-		}
-		for _, f := range a.store.Collection(p.key.GroupResource, p.key.Namespace, p.since) {
-			if id.is(f) && p.until.After(until) {
-				until, found = p.until, true
-			}
-		}
-	}
-	return until, found
 }
