@@ -198,12 +198,29 @@ func Minus(after, before map[string]int) map[string]int {
 type StatusCounter struct {
 	Next   http.RoundTripper
 	Writes atomic.Int64
+	mu     sync.Mutex
+	// paths are the written paths, in the order of Writes.
+	paths []string
 }
 
 // RoundTrip counts r when it writes a status, then sends it on.
 func (c *StatusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet && strings.HasSuffix(r.URL.Path, "/status") {
+		c.mu.Lock()
 		c.Writes.Add(1)
+		c.paths = append(c.paths, r.Method+" "+r.URL.Path)
+		c.mu.Unlock()
 	}
 	return c.Next.RoundTrip(r)
+}
+
+// Since names the writes after the first n (a Writes value read earlier),
+// so that a test can say which object wrote a status it did not expect.
+func (c *StatusCounter) Since(n int64) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int(n) >= len(c.paths) {
+		return nil
+	}
+	return slices.Clone(c.paths[n:])
 }

@@ -228,7 +228,7 @@ func TestFailedWriteRetriesWithBackoff(t *testing.T) {
 // from created to Ready. (How long that takes is a figure of make bench:
 // BenchmarkSteadyStateOf10000Files.)
 func TestNewFileAmongManyIsPrompt(t *testing.T) {
-	const n = 200
+	const n = 100
 	e2e.StartProvider(t, "")
 	f := e2e.NewFixture(t)
 	files := make([]*v1alpha1.File, n)

@@ -31,6 +31,18 @@ import (
 // of its own (one per namespace); benchmarks start their own.
 var shared testenv.SharedGitea
 
+// pageSize is the most pull requests a page of the shared Gitea's API holds
+// (its MAX_RESPONSE_ITEMS, 50 by default): small, so that a few dozen open
+// pull requests take the provider's list through several pages.
+const pageSize = 10
+
+// sharedGitea is the package's Gitea, or Forgejo per opts, answering pages
+// of pageSize.
+func sharedGitea(t *testing.T, opts ...testenv.GiteaOption) *testenv.Gitea {
+	t.Helper()
+	return shared.Get(t, append([]testenv.GiteaOption{testenv.GiteaPageSize(pageSize)}, opts...)...)
+}
+
 // TestMain starts the control plane and the Git server the tests share,
 // and stops the Gitea they shared once they all ran.
 func TestMain(m *testing.M) {

@@ -43,7 +43,7 @@ func TestPullRequestFollowsItsHeadOnGitea(t *testing.T) {
 
 func testFollowsItsHead(t *testing.T, fg testenv.GiteaForge) {
 	const head = "request/follow"
-	g := shared.Get(t, fg.Options...)
+	g := sharedGitea(t, fg.Options...)
 	e2e.StartProvider(t, "", giteaForges(), e2e.WithPoll(time.Hour))
 	f := newGiteaFixture(t, g, forge.Type(fg.Name), "")
 	first := g.CommitFile(t, f.repo.Name, head, "main", "apps/first.yaml", "a: 1\n")
