@@ -1,6 +1,10 @@
 // The Crossplane CLI (xpkg build, composition render, resource validate),
 // built into ./bin by the Makefile. Its own module so its dependencies never
-// change what the provider links.
+// change what the provider links. Every module it shares with
+// ../crossplane-core (and most it shares with ../function-patch-and-transform)
+// is required at the same version as there, the higher of the two, so the
+// packages they have in common compile once in the build cache (same flags,
+// same versions of the whole dependency tree): bump them together.
 module github.com/crossplane-contrib/provider-git/cluster/tools/crossplane-cli
 
 go 1.26.0

@@ -2,7 +2,10 @@
 // into, and the engine `crossplane composition render` shells out to), built
 // into ./bin by the Makefile. Core's own go.mod replaces its apis module with
 // a directory the module zip does not hold, so the published apis module is
-// required here explicitly.
+// required here explicitly. Every module it shares with ../crossplane-cli is
+// required at the same version as there, the higher of the two, so the
+// packages they have in common compile once in the build cache (same flags,
+// same versions of the whole dependency tree): bump them together.
 module github.com/crossplane-contrib/provider-git/cluster/tools/crossplane-core
 
 go 1.26.0

@@ -1,6 +1,13 @@
 // function-patch-and-transform, the composition function the examples use,
 // run as a local process by the render checks and the end-to-end tests. Built
-// into ./bin by the Makefile.
+// into ./bin by the Makefile. The modules it shares with ../crossplane-core
+// and ../crossplane-cli (Kubernetes 0.35, logr, protobuf, gRPC, otel,
+// prometheus, ...) are at their versions, so those packages compile once in
+// the build cache. Three stay at this function's own: crossplane-runtime
+// v2.1.0 (v2.3 and later drop apis/common/v1, which v0.10.7 imports),
+// function-sdk-go v0.5.0 (v0.7.1 requires crossplane-runtime v2.3.1) and
+// controller-runtime v0.22.0 (crossplane-runtime v2.1.0 does not build against
+// v0.23: its status client lacks Apply).
 module github.com/crossplane-contrib/provider-git/cluster/tools/function-patch-and-transform
 
 go 1.26.0
