@@ -1,6 +1,10 @@
 // The Crossplane CLI (xpkg build, composition render, resource validate),
 // built into ./bin by the Makefile. Its own module so its dependencies never
-// change what the provider links.
+// change what the provider links. Every module it shares with
+// ../crossplane-core (and most it shares with ../function-patch-and-transform)
+// is required at the same version as there, the higher of the two, so the
+// packages they have in common compile once in the build cache (same flags,
+// same versions of the whole dependency tree): bump them together.
 module github.com/crossplane-contrib/provider-git/cluster/tools/crossplane-cli
 
 go 1.26.0
@@ -25,7 +29,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/MakeNowJust/heredoc v1.0.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
-	github.com/Masterminds/semver/v3 v3.4.0 // indirect
+	github.com/Masterminds/semver/v3 v3.5.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/Masterminds/squirrel v1.5.4 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
@@ -49,7 +53,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.30.17 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.35.21 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.42.1 // indirect
-	github.com/aws/smithy-go v1.25.1 // indirect
+	github.com/aws/smithy-go v1.27.6 // indirect
 	github.com/awslabs/amazon-ecr-credential-helper/ecr-login v0.12.0 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/aymerick/douceur v0.2.0 // indirect
@@ -82,8 +86,8 @@ require (
 	github.com/containerd/platforms v0.2.1 // indirect
 	github.com/coreos/go-oidc/v3 v3.17.0 // indirect
 	github.com/crossplane/cli/v2 v2.5.0 // indirect
-	github.com/crossplane/crossplane-runtime/v2 v2.3.3 // indirect
-	github.com/crossplane/crossplane/apis/v2 v2.3.4 // indirect
+	github.com/crossplane/crossplane-runtime/v2 v2.4.0 // indirect
+	github.com/crossplane/crossplane/apis/v2 v2.4.0 // indirect
 	github.com/crossplane/function-sdk-go v0.7.1 // indirect
 	github.com/cyberphone/json-canonicalization v0.0.0-20241213102144-19d51d7fe467 // indirect
 	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
@@ -120,7 +124,7 @@ require (
 	github.com/go-gorp/gorp/v3 v3.1.0 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
 	github.com/go-json-experiment/json v0.0.0-20240815175050-ebd3a8989ca1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/analysis v0.25.2 // indirect
