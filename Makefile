@@ -239,12 +239,15 @@ fuzz:
 	  out=$$(go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}" 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 
+# The tests that run the provider's own binary take the one test-xpkg built
+# for the image (testenv.ProviderBinaryEnv) rather than each linking its own.
 # The seed corpus of every fuzz target runs with the tests; the search itself
 # is `make fuzz`, which a release runs. `make vet` is not a step: lint's govet
 # runs go vet's analyzers.
 .PHONY: test
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
-	$(GO_TEST_ENV) GOGC=$(GO_TEST_GOGC) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test $(GO_TEST_FLAGS) ./...
+	$(GO_TEST_ENV) GOGC=$(GO_TEST_GOGC) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
+	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider go test $(GO_TEST_FLAGS) ./...
 
 # Every test under the race detector (cgo on, its own compile of every
 # dependency): run it for a change to the engine's or a controller's

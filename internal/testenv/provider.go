@@ -18,6 +18,7 @@ package testenv
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -25,13 +26,26 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
-const errBuildProvider = "go build ./cmd/provider"
+const (
+	errBuildProvider = "go build ./cmd/provider"
+	errCopyProvider  = "cannot copy the provider binary " + ProviderBinaryEnv
+)
+
+// ProviderBinaryEnv names a provider binary already built from this tree,
+// as the image's (make test sets it to the one test-xpkg built moments
+// before): BuildProvider copies it instead of linking its own, a link of
+// several CPU-seconds in each test process that runs the binary.
+const ProviderBinaryEnv = "PROVIDER_GIT_BINARY"
 
 // BuildProvider builds the provider binary at out, as `make image` builds
 // the runtime image's (static, trimmed paths, stripped), so that a test run
 // after `make image`, as `make test` runs them, links packages already
-// compiled instead of compiling every dependency once more.
+// compiled instead of compiling every dependency once more. With
+// ProviderBinaryEnv set, it copies that binary instead.
 func BuildProvider(out string) error {
+	if built := os.Getenv(ProviderBinaryEnv); built != "" {
+		return errors.Wrapf(copyExecutable(built, out), "%s=%s", errCopyProvider, built)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out,
@@ -41,4 +55,22 @@ func BuildProvider(out string) error {
 		return errors.Wrapf(err, "%s: %s", errBuildProvider, b)
 	}
 	return nil
+}
+
+// copyExecutable copies the file at from to a new executable at to.
+func copyExecutable(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = src.Close() }() // read only
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return err
+	}
+	return dst.Close()
 }
