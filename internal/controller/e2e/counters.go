@@ -81,28 +81,32 @@ func (c *WriteCounter) Bodies(ns string) []string {
 	return slices.Clone(c.bodies[ns])
 }
 
-// RoundTrip counts r when it writes, then sends it on.
+// RoundTrip counts r when it writes, then sends it on. It counts before
+// sending: a test that reads what the write did from the API server must
+// find it counted already, or a write that ends one phase of a test is
+// taken for one of the next (a phase's last status write counted after the
+// test read that status). A write the API server refuses (a conflict) is
+// then moved to a count of its own.
 func (c *WriteCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet {
+	ns, what, ok := writeOf(r.Method, r.URL.Path)
+	if r.Method == http.MethodGet || !ok {
 		return c.next.RoundTrip(r)
 	}
 	body := c.bodyOf(r)
+	c.mu.Lock()
+	if body != "" {
+		c.bodies[ns] = append(c.bodies[ns], body)
+	}
+	if c.n[ns] == nil {
+		c.n[ns] = map[string]int{}
+	}
+	c.n[ns][what]++
+	c.mu.Unlock()
 	resp, err := c.next.RoundTrip(r)
-	if ns, what, ok := writeOf(r.Method, r.URL.Path); ok {
-		if body != "" {
-			c.mu.Lock()
-			c.bodies[ns] = append(c.bodies[ns], body)
-			c.mu.Unlock()
-		}
-		if resp != nil && resp.StatusCode >= http.StatusBadRequest {
-			// A refused write (a conflict) is counted apart.
-			what += " (" + http.StatusText(resp.StatusCode) + ")"
-		}
+	if resp != nil && resp.StatusCode >= http.StatusBadRequest {
 		c.mu.Lock()
-		if c.n[ns] == nil {
-			c.n[ns] = map[string]int{}
-		}
-		c.n[ns][what]++
+		c.n[ns][what]--
+		c.n[ns][what+" ("+http.StatusText(resp.StatusCode)+")"]++
 		c.mu.Unlock()
 	}
 	return resp, err

@@ -26,6 +26,7 @@ import (
 
 	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -149,6 +150,22 @@ func WritesLanded(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, func() error {
 		if n := Running.Cache.Pending(); n != 0 {
 			return fmt.Errorf("%d changes wait for their push", n)
+		}
+		return nil
+	})
+}
+
+// UsersCounted waits until the ProviderConfig "git" of namespace counts n
+// users. It writes that count once its usages have been still for
+// config.UsageDebounce (3 s), so a burst that converges sooner than that
+// has its configuration's status write still to come: a steady state
+// measured from here does not count it.
+func UsersCounted(t *testing.T, namespace string, n int) {
+	t.Helper()
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "git"}}
+	WaitFor(t, time.Minute, pc, func() error {
+		if pc.Status.Users != int64(n) {
+			return fmt.Errorf("ProviderConfig %s/git counts %d users, want %d", namespace, pc.Status.Users, n)
 		}
 		return nil
 	})

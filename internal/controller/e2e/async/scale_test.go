@@ -131,8 +131,11 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 	// Steady state: nothing changes in Git. A converged File is not polled
 	// on its own; the watcher checks the repository once per poll interval
 	// and reconciles no File while nothing moved. Measured over several of
-	// its polls, after the one that follows the last push.
+	// its polls, after the one that follows the last push, and after the
+	// ProviderConfig counted its users (150 Files converge in 2 s, within
+	// the count's debounce).
 	e2e.WritesLanded(t)
+	e2e.UsersCounted(t, f.Namespace, n)
 	polls0 := e2e.CounterSum(t, reg, "provider_git_polls_total")
 	testenv.Eventually(t, time.Minute, func() error {
 		if e2e.CounterSum(t, reg, "provider_git_polls_total") < polls0+1 {

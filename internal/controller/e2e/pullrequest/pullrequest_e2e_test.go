@@ -344,6 +344,7 @@ func TestPullRequestSteadyState(t *testing.T) {
 	// Let the last status writes of convergence land: a full poll of every
 	// resource, then count from there.
 	e2e.ReconciledAgain(t, 1, true, prs[0])
+	e2e.UsersCounted(t, f.Namespace, n)
 	calls0, writes0 := f.forge.Calls(), counter.Writes.Load()
 	start := time.Now()
 	// Three poll intervals of every PullRequest, each asked for by the

@@ -176,6 +176,7 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	// ETag, and it must come before the count starts, or it is counted as
 	// a changed poll.
 	e2e.ReconciledAgain(t, 1, false, objs...)
+	e2e.UsersCounted(t, f.Namespace, n)
 	gh.ResetRequests()
 	writes0 := counter.Writes.Load()
 	counts := make([]int, n)

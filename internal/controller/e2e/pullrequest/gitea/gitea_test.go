@@ -357,6 +357,7 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 		t.Errorf("Gitea holds %d pull requests for %d PullRequests: none may be opened twice", got, n)
 	}
 	e2e.ReconciledAgain(t, 1, true, prs[0])
+	e2e.UsersCounted(t, f.ns, n)
 	req0, writes0 := api.counts(), counter.Writes.Load()
 	counts := make([]int, n)
 	for i, o := range objs {
