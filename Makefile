@@ -256,10 +256,21 @@ fuzz:
 # The seed corpus of every fuzz target runs with the tests; the search itself
 # is `make fuzz`, which a release runs. `make vet` is not a step: lint's govet
 # runs go vet's analyzers.
+# Packages are run in two sets. Those whose tests start no process (their
+# test binary links no internal/localenv, which starts every server and
+# program a test runs) are run as make unit runs them: go test's own cache
+# reruns one when it, a dependency, or a file or variable its tests read
+# changed. Every other package runs each time (-count=1): what it runs
+# (./bin, git, Gitea) is outside what go test tracks.
+TEST_PACKAGES = go list -test -f '{{if .ForTest}}{{else}}{{.ImportPath}} {{range .Deps}}{{if eq . "$(MODULE)/internal/localenv"}}processes{{end}}{{end}}{{end}}' ./... | \
+	awk -v want=$(1) '$$1 ~ /\.test$$/ { p = substr($$1, 1, length($$1) - 5); k = ($$2 == "processes" || p == "$(MODULE)/internal/localenv") ? "processes" : "none"; if (k == want) print p }'
+MODULE = github.com/crossplane-contrib/provider-git
+
 .PHONY: test
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
+	$(GO_TEST_ENV) go test $(filter-out -count=1,$(GO_TEST_FLAGS)) $$($(call TEST_PACKAGES,none))
 	$(GO_TEST_ENV) GOGC=$(GO_TEST_GOGC) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
-	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider go test $(GO_TEST_FLAGS) ./...
+	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider go test $(GO_TEST_FLAGS) $$($(call TEST_PACKAGES,processes))
 
 # Every test under the race detector (cgo on, its own compile of every
 # dependency): run it for a change to the engine's or a controller's
