@@ -251,21 +251,21 @@ fuzz:
 	  out=$$(go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}" 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 
-# The tests that run the provider's own binary take the one test-xpkg built
-# for the image (testenv.ProviderBinaryEnv) rather than each linking its own.
-# The seed corpus of every fuzz target runs with the tests; the search itself
-# is `make fuzz`, which a release runs. `make vet` is not a step: lint's govet
-# runs go vet's analyzers.
-# Packages are run in two sets. Those whose tests start no process (their
-# test binary links no internal/localenv, which starts every server and
-# program a test runs) are run as make unit runs them: go test's own cache
-# reruns one when it, a dependency, or a file or variable its tests read
-# changed. Every other package runs each time (-count=1): what it runs
-# (./bin, git, Gitea) is outside what go test tracks.
+# The test packages of one set, none or processes: whether their test binary
+# links internal/localenv, which starts every server and program a test runs.
 TEST_PACKAGES = go list -test -f '{{if .ForTest}}{{else}}{{.ImportPath}} {{range .Deps}}{{if eq . "$(MODULE)/internal/localenv"}}processes{{end}}{{end}}{{end}}' ./... | \
 	awk -v want=$(1) '$$1 ~ /\.test$$/ { p = substr($$1, 1, length($$1) - 5); k = ($$2 == "processes" || p == "$(MODULE)/internal/localenv") ? "processes" : "none"; if (k == want) print p }'
 MODULE = github.com/crossplane-contrib/provider-git
 
+# The packages whose tests start no process are run as make unit runs them:
+# go test's own cache reruns one when it, a dependency, or a file or variable
+# its tests read changed. Every other package runs each time (-count=1): what
+# it runs (./bin, git, Gitea) is outside what go test tracks. The tests that
+# run the provider's own binary take the one test-xpkg built for the image
+# (testenv.ProviderBinaryEnv) rather than each linking its own. The seed
+# corpus of every fuzz target runs with the tests; the search itself is
+# `make fuzz`, which a release runs. `make vet` is not a step: lint's govet
+# runs go vet's analyzers.
 .PHONY: test
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
 	$(GO_TEST_ENV) go test $(filter-out -count=1,$(GO_TEST_FLAGS)) $$($(call TEST_PACKAGES,none))

@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -200,10 +199,9 @@ func Minus(after, before map[string]int) map[string]int {
 // StatusCounter counts the provider's writes to status subresources; Next
 // is the transport it wraps (set it in a WithTransport option).
 type StatusCounter struct {
-	Next   http.RoundTripper
-	Writes atomic.Int64
-	mu     sync.Mutex
-	// paths are the written paths, in the order of Writes.
+	Next http.RoundTripper
+	mu   sync.Mutex
+	// paths are the written paths, oldest first.
 	paths []string
 }
 
@@ -211,11 +209,17 @@ type StatusCounter struct {
 func (c *StatusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet && strings.HasSuffix(r.URL.Path, "/status") {
 		c.mu.Lock()
-		c.Writes.Add(1)
 		c.paths = append(c.paths, r.Method+" "+r.URL.Path)
 		c.mu.Unlock()
 	}
 	return c.Next.RoundTrip(r)
+}
+
+// Writes is how many status writes c has counted.
+func (c *StatusCounter) Writes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int64(len(c.paths))
 }
 
 // Since names the writes after the first n (a Writes value read earlier),

@@ -144,7 +144,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		return nil
 	})
 	const polls = 5
-	writes0, fetches1, steady := counter.Writes.Load(), e2e.CounterSum(t, reg, "provider_git_fetches_total"), time.Now()
+	writes0, fetches1, steady := counter.Writes(), e2e.CounterSum(t, reg, "provider_git_fetches_total"), time.Now()
 	reconciles0, polls1 := 0, e2e.CounterSum(t, reg, "provider_git_polls_total")
 	for _, o := range files {
 		reconciles0 += e2e.ReconcilesOf(o)
@@ -155,7 +155,7 @@ func TestScaleFilesOnOneBranch(t *testing.T) {
 		}
 		return nil
 	})
-	steadyWrites := counter.Writes.Load() - writes0
+	steadyWrites := counter.Writes() - writes0
 	intervals := float64(time.Since(steady)) / float64(e2e.Poll)
 	fetchesPerPoll := (e2e.CounterSum(t, reg, "provider_git_fetches_total") - fetches1) / intervals
 	steadyReconciles := -reconciles0

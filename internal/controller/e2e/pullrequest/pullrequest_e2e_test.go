@@ -345,7 +345,7 @@ func TestPullRequestSteadyState(t *testing.T) {
 	// resource, then count from there.
 	e2e.ReconciledAgain(t, 1, true, prs[0])
 	e2e.UsersCounted(t, f.Namespace, n)
-	calls0, writes0 := f.forge.Calls(), counter.Writes.Load()
+	calls0, writes0 := f.forge.Calls(), counter.Writes()
 	start := time.Now()
 	// Three poll intervals of every PullRequest, each asked for by the
 	// timer alone.
@@ -362,7 +362,7 @@ func TestPullRequestSteadyState(t *testing.T) {
 		return nil
 	})
 	elapsed := time.Since(start)
-	calls, writes := f.forge.Calls(), counter.Writes.Load()
+	calls, writes := f.forge.Calls(), counter.Writes()
 	lists := calls["ListOpen"] - calls0["ListOpen"]
 	others := 0
 	for k, v := range calls {

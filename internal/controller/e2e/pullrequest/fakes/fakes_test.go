@@ -178,7 +178,7 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 	e2e.ReconciledAgain(t, 1, false, objs...)
 	e2e.UsersCounted(t, f.Namespace, n)
 	gh.ResetRequests()
-	writes0 := counter.Writes.Load()
+	writes0 := counter.Writes()
 	counts := make([]int, n)
 	for i, o := range objs {
 		counts[i] = e2e.ReconcilesOf(o)
@@ -201,14 +201,14 @@ func TestPullRequestsOnGitHubSteadyState(t *testing.T) {
 		}
 	}
 	t.Logf("steady state: %.1f poll intervals (%s each), %d GitHub requests (%.2f per poll), %d answered 304, %d status writes",
-		polls, e2e.Poll, len(reqs), float64(len(reqs))/polls, notModified, counter.Writes.Load()-writes0)
+		polls, e2e.Poll, len(reqs), float64(len(reqs))/polls, notModified, counter.Writes()-writes0)
 	if float64(len(reqs)) > 2*polls+1 {
 		t.Errorf("%d requests in %.1f polls: want about one list per poll: %+v", len(reqs), polls, reqs)
 	}
 	if notModified != len(reqs) {
 		t.Errorf("%d of %d requests answered 304: an unchanged poll must cost nothing: %+v", notModified, len(reqs), reqs)
 	}
-	if w := counter.Writes.Load() - writes0; w != 0 {
+	if w := counter.Writes() - writes0; w != 0 {
 		t.Errorf("%d status writes in steady state, want 0: %v", w, counter.Since(writes0))
 	}
 }

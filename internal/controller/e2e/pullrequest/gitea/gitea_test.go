@@ -358,7 +358,7 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 	}
 	e2e.ReconciledAgain(t, 1, true, prs[0])
 	e2e.UsersCounted(t, f.ns, n)
-	req0, writes0 := api.counts(), counter.Writes.Load()
+	req0, writes0 := api.counts(), counter.Writes()
 	counts := make([]int, n)
 	for i, o := range objs {
 		counts[i] = e2e.ReconcilesOf(o)
@@ -373,7 +373,7 @@ func TestPullRequestsOnGiteaSteadyState(t *testing.T) {
 		return nil
 	})
 	polls := float64(time.Since(t0)) / float64(e2e.Poll)
-	req, writes := api.counts(), counter.Writes.Load()
+	req, writes := api.counts(), counter.Writes()
 	diff := map[string]int{}
 	total := 0
 	for k, v := range req {
