@@ -61,7 +61,9 @@ STATIC_FLAGS          := -trimpath
 # servers and forges, so more of them run at once than there are cores (6:
 # 1.85 of two cores busy in a warm run, 1.76 at 4).
 GO_TEST_PARALLEL      ?= 6
-GO_TEST_FLAGS         ?= -count=1 -vet=off -timeout=40m -p $(GO_TEST_PARALLEL) -ldflags='-s -w'
+GO_TEST_TIMEOUT       ?= 40m
+GO_TEST_BUILD_FLAGS   ?= -vet=off -ldflags='-s -w'
+GO_TEST_FLAGS         ?= -count=1 -timeout=$(GO_TEST_TIMEOUT) -p $(GO_TEST_PARALLEL) $(GO_TEST_BUILD_FLAGS)
 GO_TEST_ENV           := CGO_ENABLED=0 GOFLAGS="$(GOFLAGS) $(STATIC_FLAGS)"
 # make test's processes (the compiler and linker, the test binaries and the
 # API servers, etcd and Gitea they start) collect garbage at twice the
@@ -270,7 +272,8 @@ MODULE = github.com/crossplane-contrib/provider-git
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
 	$(GO_TEST_ENV) go test $(filter-out -count=1,$(GO_TEST_FLAGS)) $$($(call TEST_PACKAGES,none))
 	$(GO_TEST_ENV) GOGC=$(GO_TEST_GOGC) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
-	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider go test $(GO_TEST_FLAGS) $$($(call TEST_PACKAGES,processes))
+	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider \
+	  cluster/local/test-binaries.sh $(OUTPUT)/tests $(GO_TEST_PARALLEL) $(GO_TEST_TIMEOUT) $(GO_TEST_BUILD_FLAGS) -- $$($(call TEST_PACKAGES,processes))
 
 # Every test under the race detector (cgo on, its own compile of every
 # dependency): run it for a change to the engine's or a controller's
