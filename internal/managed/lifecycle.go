@@ -299,8 +299,8 @@ func (p *pass) otherFinalizers() bool {
 }
 
 // removeFinalizer removes ours, if present, and reports the resource as
-// finalizing; the status write after it usually finds the resource gone,
-// which the session treats as success.
+// finalizing. Status is written only while another finalizer still holds
+// the resource; once the last one is gone so is the resource (finish).
 func (p *pass) removeFinalizer(ctx context.Context, msg string) outcome {
 	if meta.FinalizerExists(p.mg, finalizerName) {
 		_, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {

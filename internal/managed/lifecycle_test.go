@@ -268,6 +268,58 @@ func TestReconcileSteadyStateWritesNothing(t *testing.T) {
 	}
 }
 
+// TestReconcileFinalizedWritesNoStatus: the reconcile that removes the last
+// finalizer deletes the resource, so it sends no status patch that could
+// only be answered NotFound; while another finalizer holds the resource,
+// Deleting is still written.
+func TestReconcileFinalizedWritesNoStatus(t *testing.T) {
+	orphan := withPolicies(xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize)
+	cases := map[string]struct {
+		reason string
+		thing  *v1alpha1.Thing
+		ext    map[string]extThing
+		want   int64
+	}{
+		"DeletedExternalGone": {
+			reason: "The external resource is gone and ours is the only finalizer: removing it deletes the resource.",
+			thing:  newThing(deleted()),
+			ext:    map[string]extThing{},
+		},
+		"Orphaned": {
+			reason: "Without Delete in managementPolicies the finalizer goes at once, and with it the resource.",
+			thing:  newThing(deleted(), orphan),
+			ext:    map[string]extThing{testKey: {Value: "v1"}},
+		},
+		"OrphanedHeldByAnotherFinalizer": {
+			reason: "Another finalizer keeps the resource after ours goes: it is reported Deleting.",
+			thing:  newThing(deleted("example.org/other"), orphan),
+			ext:    map[string]extThing{testKey: {Value: "v1"}},
+			want:   1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := testScheme(t)
+			var writes atomic.Int64
+			c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&v1alpha1.Thing{}).
+				WithInterceptorFuncs(countingFuncs(&writes)).WithObjects(tc.thing).Build()
+			st := newStore()
+			for k, v := range tc.ext {
+				st.put(k, v)
+			}
+			r := NewReconciler(cluster{c: c, s: s}, resource.ManagedKind(v1alpha1.ThingGroupVersionKind),
+				WithTypedExternalConnector[*v1alpha1.Thing](st), WithPollInterval(testPoll), WithManagementPolicies())
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNS, Name: testName}}
+			if _, err := r.Reconcile(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if got := writes.Load(); got != tc.want {
+				t.Errorf("%s\nstatus writes: want %d, got %d", tc.reason, tc.want, got)
+			}
+		})
+	}
+}
+
 // TestReconcileNewResourceWrites counts the writes that take a new resource
 // named WithExternalNameOf through a create handed to a writer: one metadata
 // write (name, finalizer, create-pending) and one status write.

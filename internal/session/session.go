@@ -281,7 +281,8 @@ func (s *Session) RequeueAfter(cadence time.Duration) time.Duration {
 // and a lost write still publishes what was computed.
 //
 // An unchanged status sends nothing; that suppression breaks the self-trigger
-// loop (status write, resourceVersion bump, Update event, requeue).
+// loop (status write, resourceVersion bump, Update event, requeue). Nor does
+// the status of an object deleted for good.
 //
 // A changed status is sent once as an optimistic-lock merge patch, with no
 // retry. There is one status writer per kind and controller-runtime never
@@ -293,6 +294,13 @@ func (s *Session) Commit(ctx context.Context) error {
 	s.publishMetrics()
 	if s.before == nil {
 		return errors.New(errSnapshot)
+	}
+	if deletedForGood(s.obj) {
+		// The reconcile removed the last finalizer of an object being
+		// deleted, so the API server deleted it: a status patch could only
+		// be answered NotFound.
+		s.gone()
+		return nil
 	}
 	data, err := client.MergeFrom(s.before).Data(s.obj)
 	if err != nil {
@@ -307,8 +315,7 @@ func (s *Session) Commit(ctx context.Context) error {
 	err = s.client.Status().Patch(ctx, s.obj, client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case kerrors.IsNotFound(err):
-		s.forgetUnheard()
-		s.superseded.Forget(client.ObjectKeyFromObject(s.obj))
+		s.gone()
 		return nil
 	case kerrors.IsConflict(err):
 		s.writeLost = true
@@ -331,6 +338,18 @@ func (s *Session) Commit(ctx context.Context) error {
 	return nil
 }
 
+// gone drops what was kept for an object that no longer exists.
+func (s *Session) gone() {
+	s.forgetUnheard()
+	s.superseded.Forget(client.ObjectKeyFromObject(s.obj))
+}
+
+// deletedForGood is whether o's deletion was requested and no finalizer
+// holds it: the API server has deleted it.
+func deletedForGood(o client.Object) bool {
+	return o.GetDeletionTimestamp() != nil && len(o.GetFinalizers()) == 0
+}
+
 // recordSuperseded keeps the versions this session's landed writes
 // replaced, for the next reconcile to recognise a cache that has not caught
 // up with them (Superseded.Stale).
@@ -346,7 +365,7 @@ func (s *Session) publishMetrics() {
 		return
 	}
 	id := identity{kind: s.kind, namespace: s.obj.GetNamespace(), name: s.obj.GetName()}
-	if s.obj.GetDeletionTimestamp() != nil && len(s.obj.GetFinalizers()) == 0 {
+	if deletedForGood(s.obj) {
 		s.metrics.Forget(id.kind, id.namespace, id.name)
 		return
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -259,5 +260,61 @@ func TestAfterPersistRunsInOrderOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{1, 2}, order); diff != "" {
 		t.Errorf("callbacks run in registration order, once across commits: -want, +got:\n%s", diff)
+	}
+}
+
+func TestCommitDeletedForGood(t *testing.T) {
+	// The reconcile that removed the last finalizer of an object being
+	// deleted sends no status patch (the API server deleted the object, so
+	// it could only be answered NotFound), announces nothing and leaves no
+	// series behind. While a finalizer holds the object its status is
+	// written.
+	cases := map[string]struct {
+		reason     string
+		finalizers []string
+		patches    int
+		series     int
+	}{
+		"NoFinalizerLeft": {
+			reason: "Nothing holds the object: it is gone.",
+		},
+		"AnotherFinalizerHolds": {
+			reason:     "Another finalizer keeps the object: Deleting is written and published.",
+			finalizers: []string{"example.org/other"},
+			patches:    1,
+			series:     9,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			stored := newWidget(2, trioConditions(converged(), 2)...)
+			stored.Status.ObservedGeneration = 2
+			now := metav1.Now()
+			stored.DeletionTimestamp = &now
+			stored.Finalizers = append([]string{"finalizer.example.org"}, tc.finalizers...)
+			var p patchLog
+			c, obj := env(t, stored, p.funcs(nil))
+			rec := record.NewFakeRecorder(10)
+			m := NewConditionMetrics()
+			s := Begin(c, obj, WithRecorder(rec), WithMetrics(m, testKind))
+			// What removing the reconcile's own finalizer leaves.
+			obj.SetFinalizers(tc.finalizers)
+			s.MetadataWritten()
+			deleting := newTestReadiness()
+			deleting.Progressing(corev1.ConditionFalse, xpv2.ReasonDeleting, "deleting")
+			s.ApplyReadiness(deleting)
+			if err := s.Commit(context.Background()); err != nil {
+				t.Fatalf("Commit(): %v", err)
+			}
+			if got := len(p.bodies); got != tc.patches {
+				t.Errorf("%s\nstatus patches: want %d, got %d", tc.reason, tc.patches, got)
+			}
+			if got := testutil.CollectAndCount(m, MetricResourceCondition); got != tc.series {
+				t.Errorf("%s\nseries: want %d, got %d", tc.reason, tc.series, got)
+			}
+			if ev := drain(rec); tc.patches == 0 && len(ev) != 0 {
+				t.Errorf("%s\nEvents of a gone object: %v", tc.reason, ev)
+			}
+		})
 	}
 }
