@@ -254,10 +254,12 @@ fuzz:
 	  out=$$(go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}" 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 
-# The test packages of one set, none or processes: whether their test binary
+# Every test package with its set, none or processes: whether its test binary
 # links internal/localenv, which starts every server and program a test runs.
+# One go list serves both sets; TEST_SET reads one of them back.
 TEST_PACKAGES = go list -test -f '{{if .ForTest}}{{else}}{{.ImportPath}} {{range .Deps}}{{if eq . "$(MODULE)/internal/localenv"}}processes{{end}}{{end}}{{end}}' ./... | \
-	awk -v want=$(1) '$$1 ~ /\.test$$/ { p = substr($$1, 1, length($$1) - 5); k = ($$2 == "processes" || p == "$(MODULE)/internal/localenv") ? "processes" : "none"; if (k == want) print p }'
+	awk '$$1 ~ /\.test$$/ { p = substr($$1, 1, length($$1) - 5); print (($$2 == "processes" || p == "$(MODULE)/internal/localenv") ? "processes" : "none"), p }'
+TEST_SET = awk -v want=$(1) '$$1 == want { print $$2 }' $(OUTPUT)/test-packages
 MODULE = github.com/crossplane-contrib/provider-git
 
 # The packages whose tests start no process are run as make unit runs them:
@@ -271,10 +273,11 @@ MODULE = github.com/crossplane-contrib/provider-git
 # runs go vet's analyzers.
 .PHONY: test
 test: system-deps test-tools check-generate fmt-check lint test-xpkg
-	$(GO_TEST_ENV) go test $(filter-out -count=1,$(GO_TEST_FLAGS)) $$($(call TEST_PACKAGES,none))
+	@mkdir -p $(OUTPUT) && $(GO_TEST_ENV) $(TEST_PACKAGES) > $(OUTPUT)/test-packages
+	$(GO_TEST_ENV) go test $(filter-out -count=1,$(GO_TEST_FLAGS)) $$($(call TEST_SET,none))
 	$(GO_TEST_ENV) GOGC=$(GO_TEST_GOGC) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
 	  PROVIDER_GIT_BINARY=$(CURDIR)/$(OUTPUT)/bin/linux_$$(go env GOARCH)/provider \
-	  cluster/local/test-binaries.sh $(OUTPUT)/tests $(GO_TEST_PARALLEL) $(GO_TEST_TIMEOUT) $(GO_TEST_BUILD_FLAGS) -- $$($(call TEST_PACKAGES,processes))
+	  cluster/local/test-binaries.sh $(OUTPUT)/tests $(GO_TEST_PARALLEL) $(GO_TEST_TIMEOUT) $(GO_TEST_BUILD_FLAGS) -- $$($(call TEST_SET,processes))
 
 # Every test under the race detector (cgo on, its own compile of every
 # dependency): run it for a change to the engine's or a controller's

@@ -35,13 +35,13 @@ export -f run
 
 # The previous run's times order this one, or on a fresh clone test-times beside this script; a
 # package not timed yet goes first.
-: > "$OUT/took.new"; [ -s "$OUT/took" ] || cp "$(dirname "$0")/test-times" "$OUT/took"
+: > "$OUT/took.new"; [ -s "$OUT/took" ] || grep -v '^#' "$(dirname "$0")/test-times" > "$OUT/took"
 rc=0
-awk -v out="$OUT" 'FILENAME == ARGV[1] { if ($1 !~ /^#/) took[$2] = $1; next }
+awk -v out="$OUT" 'FILENAME == ARGV[1] { took[$2] = $1; next }
   { print (($3 in took) ? took[$3] : 999999), out "/" $1 "/" $2 ".test", $4, $3 }' "$OUT/took" "$OUT/packages" |
   sort -rn | cut -d' ' -f2- |
   xargs -P "$JOBS" -n 3 bash -c 'run "$@"' _ || rc=$?
 # This run's times replace those of the packages it ran; the others keep theirs.
-awk '$1 !~ /^#/ { t[$2] = $1 } END { for (p in t) print t[p], p }' "$OUT/took" "$OUT/took.new" | sort -rn > "$OUT/took.tmp"
+awk '{ t[$2] = $1 } END { for (p in t) print t[p], p }' "$OUT/took" "$OUT/took.new" | sort -rn > "$OUT/took.tmp"
 mv "$OUT/took.tmp" "$OUT/took"; rm -f "$OUT/took.new"
 exit $((rc ? 1 : 0))

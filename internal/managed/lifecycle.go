@@ -299,8 +299,9 @@ func (p *pass) otherFinalizers() bool {
 }
 
 // removeFinalizer removes ours, if present, and reports the resource as
-// finalizing. Status is written only while another finalizer still holds
-// the resource; once the last one is gone so is the resource (finish).
+// finalizing. Its status is written only while another finalizer still
+// holds it: once the last one goes, so does the resource, and the session's
+// Commit writes nothing.
 func (p *pass) removeFinalizer(ctx context.Context, msg string) outcome {
 	if meta.FinalizerExists(p.mg, finalizerName) {
 		_, err := p.writeMetadata(ctx, func(ctx context.Context, cp Managed) error {
