@@ -98,16 +98,20 @@ func (g *Gitea) createAdmin(ctx context.Context) (string, error) {
 	return "", fmt.Errorf(errNoTokenFmt, g.Binary, out)
 }
 
-// rawToken is the last line of --raw's output, which may follow warnings
-// (running as root is one): the token, a word of hexadecimal digits.
+// rawToken is the token --raw prints on stdout: its one line that is a
+// word of hexadecimal digits. Any other line (a warning) is skipped
+// wherever it comes, and two such lines are no token, as no such line is.
 func rawToken(out string) string {
-	words := strings.Fields(out)
-	if len(words) == 0 {
-		return ""
-	}
-	tok := words[len(words)-1]
-	if strings.Trim(tok, "0123456789abcdef") != "" {
-		return ""
+	tok := ""
+	for _, line := range strings.Split(out, "\n") {
+		w := strings.TrimSpace(line)
+		if w == "" || strings.Trim(w, "0123456789abcdef") != "" {
+			continue
+		}
+		if tok != "" {
+			return ""
+		}
+		tok = w
 	}
 	return tok
 }

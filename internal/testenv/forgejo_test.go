@@ -28,10 +28,12 @@ func TestRawToken(t *testing.T) {
 		out    string
 		want   string
 	}{
-		"Alone":      {reason: "--raw prints the token alone.", out: "abee018c694dbe65cf3e43a7746b9e5f1914fe61\n", want: "abee018c694dbe65cf3e43a7746b9e5f1914fe61"},
-		"AfterAWarn": {reason: "As root, a warning line comes first.", out: "2026/12/01 modules/setting/setting.go:190:loadRunModeFrom() [E] You are running Gitea using the root user\nabee018c694dbe65cf3e43a7746b9e5f1914fe61\n", want: "abee018c694dbe65cf3e43a7746b9e5f1914fe61"},
-		"NotRaw":     {reason: "Without --raw, the token follows a sentence: no token is read from it.", out: "Access token was successfully created: x y\n"},
-		"Empty":      {reason: "Nothing printed is no token.", out: ""},
+		"Alone":       {reason: "--raw prints the token alone.", out: "abee018c694dbe65cf3e43a7746b9e5f1914fe61\n", want: "abee018c694dbe65cf3e43a7746b9e5f1914fe61"},
+		"AfterAWarn":  {reason: "As root, a warning line comes first.", out: "2026/12/01 modules/setting/setting.go:190:loadRunModeFrom() [E] You are running Gitea using the root user\nabee018c694dbe65cf3e43a7746b9e5f1914fe61\n", want: "abee018c694dbe65cf3e43a7746b9e5f1914fe61"},
+		"BeforeAWarn": {reason: "A warning line may also come after the token.", out: "abee018c694dbe65cf3e43a7746b9e5f1914fe61\n2026/12/02 modules/setting/setting.go:190:loadRunModeFrom() [E] You are running Gitea using the root user\n\n", want: "abee018c694dbe65cf3e43a7746b9e5f1914fe61"},
+		"TwoTokens":   {reason: "Two hexadecimal lines are ambiguous: no token is read from them.", out: "abee018c694dbe65cf3e43a7746b9e5f1914fe61\n693b8e5c8710f4f53141c6291dbdd4a3817afe6f\n"},
+		"NotRaw":      {reason: "Without --raw, the token follows a sentence: no token is read from it.", out: "Access token was successfully created: x y\n"},
+		"Empty":       {reason: "Nothing printed is no token.", out: ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -198,14 +198,18 @@ func (g *Gitea) Log() string {
 	return string(b)
 }
 
-// cli runs one of Gitea's commands against this instance's config.
+// cli runs one of Gitea's commands against this instance's config and
+// returns what it printed on stdout. Its log lines (the warning about
+// running as root is one) go to stderr, written by another goroutine than
+// stdout, so one buffer for both interleaves them in any order: stderr is
+// kept for the error only.
 func (g *Gitea) cli(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, g.bin, append([]string{"--config", g.ini}, args...)...)
 	cmd.Dir, cmd.Env = g.dir, giteaEnv(g.dir)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("gitea %s: %w\n%s", strings.Join(args[:1], " "), err, out.String())
+		return out.String(), fmt.Errorf("gitea %s: %w\n%s%s", strings.Join(args[:1], " "), err, out.String(), stderr.String())
 	}
 	return out.String(), nil
 }
