@@ -57,10 +57,13 @@ STATIC_FLAGS          := -trimpath
 # CPU; without symbol table and DWARF each link costs a third less (stack
 # traces keep their files and lines).
 # -p: a test binary holds one of go test's slots while it runs, and the
-# end-to-end packages spend most of theirs waiting on a control plane, Git
-# servers and forges, so more of them run at once than there are cores (6:
-# 1.85 of two cores busy in a warm run, 1.76 at 4).
-GO_TEST_PARALLEL      ?= 6
+# end-to-end packages spend much of theirs waiting on a control plane, Git
+# servers and forges, so more of them run at once than there are cores. Not
+# many more: what a package does while it waits (the provider's polls every
+# 2 s, the tests' own, the API server's) grows with how long it waits, so
+# each package past what two cores keep busy costs CPU. Warm make test, two
+# idle cores, back to back: 3 386 s (572 CPU-s), 4 332 s (565), 6 349 s (663).
+GO_TEST_PARALLEL      ?= 4
 GO_TEST_TIMEOUT       ?= 40m
 GO_TEST_BUILD_FLAGS   ?= -vet=off -ldflags='-s -w'
 GO_TEST_FLAGS         ?= -count=1 -timeout=$(GO_TEST_TIMEOUT) -p $(GO_TEST_PARALLEL) $(GO_TEST_BUILD_FLAGS)

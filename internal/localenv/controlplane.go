@@ -69,14 +69,16 @@ type ControlPlaneOptions struct {
 
 // ControlPlane is a running kube-apiserver + etcd.
 type ControlPlane struct {
-	// Config reaches the API server as a cluster administrator.
+	// Config reaches the API server as a cluster administrator, with a
+	// bearer token (adminToken says why not envtest's certificate).
 	Config *rest.Config
 	// Client is an uncached client with Scheme.
 	Client client.Client
 	// Scheme knows the types the client was built for.
 	Scheme *kruntime.Scheme
 
-	env *envtest.Environment
+	env   *envtest.Environment
+	token *adminToken
 }
 
 // StartControlPlane starts kube-apiserver and etcd from ./bin (or
@@ -122,27 +124,39 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 	// the API servers spend about 40% of make test's. A test can set it
 	// back in APIServerArgs.
 	env.ControlPlane.APIServer.Configure().Set("enable-priority-and-fairness", "false")
+	tok, err := newAdminToken()
+	if err != nil {
+		return nil, err
+	}
+	env.ControlPlane.APIServer.Configure().Set("token-auth-file", tok.file())
 	for k, v := range o.APIServerArgs {
 		env.ControlPlane.APIServer.Configure().Set(k, v...)
 	}
-	cfg, err := env.Start()
+	certCfg, err := env.Start()
 	if err != nil {
+		_ = tok.remove()
 		return nil, errors.Wrap(err, errStart)
 	}
+	cfg := tok.config(certCfg)
 	// Tests create hundreds of objects quickly; client-go's default 5 QPS
 	// would measure its own throttle instead of the code under test.
 	cfg.QPS, cfg.Burst = 1000, 2000
 	c, err := client.New(cfg, client.Options{Scheme: s})
 	if err != nil {
 		_ = env.Stop()
+		_ = tok.remove()
 		return nil, errors.Wrap(err, errClient)
 	}
-	return &ControlPlane{Config: cfg, Client: c, Scheme: s, env: env}, nil
+	return &ControlPlane{Config: cfg, Client: c, Scheme: s, env: env, token: tok}, nil
 }
 
 // Stop stops the API server and etcd and removes their data.
 func (c *ControlPlane) Stop() error {
-	return errors.Wrap(c.env.Stop(), errStop)
+	err := c.env.Stop()
+	if rerr := c.token.remove(); err == nil {
+		err = rerr
+	}
+	return errors.Wrap(err, errStop)
 }
 
 // KubeconfigFor writes a kubeconfig that reaches this control plane as a
