@@ -45,7 +45,7 @@ const envtestK8sVersion = "1.37.2"
 const (
 	errNoModuleRoot = "cannot find the module root (no go.mod above the working directory)"
 	errNoBinaries   = "envtest binaries not found: run 'make setup-envtest' (or 'make test'), or set KUBEBUILDER_ASSETS"
-	errStart        = "cannot start the envtest control plane"
+	errStartFmt     = "cannot start the envtest control plane (etcd's last output:\n%s\nkube-apiserver's:\n%s)"
 	errStop         = "cannot stop the envtest control plane"
 	errClient       = "cannot create a client for the envtest control plane"
 	errScheme       = "cannot build the scheme"
@@ -102,13 +102,14 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 	if len(crds) == 0 {
 		crds = []string{filepath.Join(root, "package", "crds")}
 	}
+	apiOut, etcdOut := &tail{}, &tail{}
 	env := &envtest.Environment{
 		// Explicit paths: envtest would otherwise prefer KUBEBUILDER_ASSETS
 		// as given, which may be relative to the module root rather than to
 		// the package folder the test runs in.
 		ControlPlane: envtest.ControlPlane{
-			APIServer: &envtest.APIServer{Path: filepath.Join(assets, "kube-apiserver")},
-			Etcd:      &envtest.Etcd{Path: filepath.Join(assets, "etcd")},
+			APIServer: &envtest.APIServer{Path: filepath.Join(assets, "kube-apiserver"), Out: apiOut, Err: apiOut},
+			Etcd:      &envtest.Etcd{Path: filepath.Join(assets, "etcd"), Out: etcdOut, Err: etcdOut},
 		},
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     crds,
@@ -135,7 +136,7 @@ func StartControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 	certCfg, err := env.Start()
 	if err != nil {
 		_ = tok.remove()
-		return nil, errors.Wrap(err, errStart)
+		return nil, errors.Wrapf(err, errStartFmt, etcdOut, apiOut)
 	}
 	cfg := tok.config(certCfg)
 	// Tests create hundreds of objects quickly; client-go's default 5 QPS
