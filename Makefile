@@ -62,7 +62,8 @@ STATIC_FLAGS          := -trimpath
 # many more: what a package does while it waits (the provider's polls every
 # 2 s, the tests' own, the API server's) grows with how long it waits, so
 # each package past what two cores keep busy costs CPU. Warm make test, two
-# idle cores, back to back: 3 386 s (572 CPU-s), 4 332 s (565), 6 349 s (663).
+# idle cores, back to back: 3 386 s (572 CPU-s), 4 332 s (565), 5 330 s
+# (607), 6 349 s (663).
 GO_TEST_PARALLEL      ?= 4
 GO_TEST_TIMEOUT       ?= 40m
 GO_TEST_BUILD_FLAGS   ?= -vet=off -ldflags='-s -w'
