@@ -199,10 +199,10 @@ func (g *Gitea) Log() string {
 }
 
 // cli runs one of Gitea's commands against this instance's config and
-// returns what it printed on stdout. Its log lines (the warning about
-// running as root is one) go to stderr, written by another goroutine than
-// stdout, so one buffer for both interleaves them in any order: stderr is
-// kept for the error only.
+// returns what it printed on stdout. Gitea writes its log lines (the
+// warning about running as root is one) to stderr from a logger goroutine
+// of its own, so they can land before or after what the command prints:
+// stderr is kept for the error only.
 func (g *Gitea) cli(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, g.bin, append([]string{"--config", g.ini}, args...)...)
 	cmd.Dir, cmd.Env = g.dir, giteaEnv(g.dir)
