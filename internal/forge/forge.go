@@ -96,6 +96,15 @@ type PullRequest struct {
 	State  State
 	Head   string
 	Base   string
+	// HeadRepo is the repository the head branch lives in ("owner/name" as
+	// the forge spells it), "" when the forge no longer knows it (a
+	// deleted fork).
+	HeadRepo string
+	// HeadInRepo is true only when the forge reports the head branch in
+	// the pull request's own repository. The zero value is a fork: a
+	// client that cannot tell makes the provider leave the pull request
+	// alone rather than adopt a stranger's.
+	HeadInRepo bool
 	// HeadSHA is the head branch's commit the forge last saw.
 	HeadSHA string
 	// MergeCommit is set once merged.
@@ -123,6 +132,10 @@ type Merge struct {
 	DeleteBranch bool
 	// Message is the merge commit's message; "" leaves the forge's.
 	Message string
+	// HeadSHA is the head commit the provider judged mergeable: the forge
+	// refuses the merge (ErrHeadMoved) when the head has moved since, so
+	// nothing unjudged is merged.
+	HeadSHA string
 }
 
 // A Client speaks to one repository's pull requests on one forge. Every
@@ -166,6 +179,7 @@ var (
 	ErrInvalidInput  = sentinel("the forge refused the request as invalid")
 	ErrNoSuchBranch  = sentinel("the head or base branch does not exist on the forge")
 	ErrNoCredentials = sentinel("no API token for the forge")
+	ErrHeadMoved     = sentinel("the head branch moved since it was judged")
 )
 
 type sentinel string
