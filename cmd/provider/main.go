@@ -184,7 +184,7 @@ func run(ctx context.Context, args []string) error {
 	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
 	var member *share.Membership
 	if *shareRepos {
-		if member, err = joinShare(mgr, *shareNamespace, *replicaName, *shareLease, log); err != nil {
+		if member, err = joinShare(mgr, *shareNamespace, *replicaName, selector.String(), *shareLease, log); err != nil {
 			return err
 		}
 		gitOpts = append(gitOpts, git.WithFence(member))

@@ -29,12 +29,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 )
 
-// shareGroup labels the Leases of the replicas that share repositories.
-const shareGroup = "provider-git"
-
-// joinShare makes this replica a member of the replicas sharing the
-// repositories and adds its Lease loop to mgr.
-func joinShare(mgr ctrl.Manager, namespace, name string, lease time.Duration, log logging.Logger) (*share.Membership, error) {
+// joinShare makes this replica a member of the replicas that share the
+// repositories and watch the objects selector selects (its canonical
+// form), and adds its Lease loop to mgr.
+func joinShare(mgr ctrl.Manager, namespace, name, selector string, lease time.Duration, log logging.Logger) (*share.Membership, error) {
 	cs, err := coordinationv1client.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot create the Lease client")
@@ -45,7 +43,7 @@ func joinShare(mgr ctrl.Manager, namespace, name string, lease time.Duration, lo
 	}
 	keys := share.NewKeys(mgr.GetClient())
 	m, err := share.New(cs.Leases(namespace), share.Options{
-		Namespace: namespace, Identity: name, Group: shareGroup, LeaseDuration: lease,
+		Namespace: namespace, Identity: name, Group: share.GroupFor(selector), LeaseDuration: lease,
 		Log: log.WithValues("component", "share"), Metrics: sm, Repositories: keys.InUse,
 	})
 	if err != nil {

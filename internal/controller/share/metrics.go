@@ -39,7 +39,7 @@ func NewMetrics() *Metrics {
 			Name: "provider_git_share_repositories_held", Help: "Repositories in use that this replica holds: it alone reconciles their resources and pushes to them.",
 		}),
 		active: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "provider_git_share_active", Help: "1 while this replica holds repositories (its Lease is current and it has settled after joining), else 0.",
+			Name: "provider_git_share_active", Help: "1 while this replica may hold repositories (its Lease is current and it has settled after joining), else 0; how many it holds is provider_git_share_repositories_held.",
 		}),
 		api: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "provider_git_share_api_requests_total", Help: "API requests made for the membership: reads, writes and lists of Leases.",
