@@ -67,6 +67,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.BranchKind)),
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Branch(), claim.Branch())),
+		// A change of its configuration's spec (credentials, the
+		// repository) is acted on at once, not at the next resync.
+		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.BranchKind, nil, o.Logger)...),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			b, _ := mg.(*v1alpha1.Branch)
 			return b.Spec.ForProvider.Branch
@@ -77,7 +80,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 
 // SetupGated adds the Branch controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.BranchGroupVersionKind)
+	return o.SetupGated(mgr, Setup, append(config.Kinds(), v1alpha1.BranchGroupVersionKind)...)
 }
 
 type connector struct {

@@ -97,12 +97,15 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		// The branch writer wakes a request when its push landed; a landed
 		// commit never changes, so nothing polls it.
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.CommitRequestKind)),
+		// A change of its configuration's spec (credentials, the
+		// repository) is acted on at once, not at the next resync.
+		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.CommitRequestKind, nil, o.Logger)...),
 	)
 }
 
 // SetupGated adds the CommitRequest controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.CommitRequestGroupVersionKind)
+	return o.SetupGated(mgr, Setup, append(config.Kinds(), v1alpha1.CommitRequestGroupVersionKind)...)
 }
 
 // ChangeFor builds the change that lands cr: its own commit, with cr's

@@ -37,7 +37,7 @@ import (
 
 // errListUsers is logged when the users of a configuration could not all
 // be found or read: those listed but not read are woken all the same.
-const errListUsers = "cannot find every user of a configuration whose encryption changed"
+const errListUsers = "cannot find every user of a configuration that changed"
 
 // errWants says which user could not be read.
 const errWantsFmt = "cannot tell whether %s needs waking"
@@ -47,30 +47,56 @@ const errWantsFmt = "cannot tell whether %s needs waking"
 // an error.
 type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error)
 
-// EncryptionWakes are event sources that enqueue the resources of mrKind
-// that use a ProviderConfig or ClusterProviderConfig whose published
-// encryption (status.encryption: the recipients and the public key)
-// changed, and for which wants is true. A File or Mirror finds out for whom
-// a Secret must be encrypted only when it is observed, and a converged one
-// is not polled: without these, a recipient added to or removed from a
-// configuration would reach Git only at the next resync. Users are found
-// through their ProviderConfigUsages in the cache; that costs a read of
-// each user, which is fine for an event as rare as a change of keys. Any
-// other status write of a configuration (its users, its conditions) wakes
-// nobody.
-func EncryptionWakes(c cache.Cache, mrKind string, wants Wants, log logging.Logger) []source.Source {
-	out := make([]source.Source, 0, 2)
+// ConfigWakes are event sources that enqueue the resources of mrKind that
+// use a ProviderConfig or ClusterProviderConfig when it changes: every user
+// when its spec changes (a new generation: the repository, credentials, the
+// author, a grant of namespaces or Secrets), and, for a change of its
+// published encryption (status.encryption: the recipients and the public
+// key), the users for which wants is true (none when wants is nil: a kind
+// that writes no Secrets). A converged resource is not
+// polled, and reads its configuration only when it is observed: without
+// these, a grant added to a configuration would reach Git only at the next
+// resync. Users are found through their ProviderConfigUsages in the cache;
+// that costs a read of each user that wants is asked of, which is fine for
+// events as rare as an edit of a configuration. Any other status write of a
+// configuration (its users, its conditions) wakes nobody.
+func ConfigWakes(c cache.Cache, mrKind string, wants Wants, log logging.Logger) []source.Source {
+	out := make([]source.Source, 0, 4)
 	for _, cfgKind := range []configKind{providerConfig, clusterProviderConfig} {
-		users := func(ctx context.Context, pc client.Object) []reconcile.Request {
-			reqs, err := usersOf(ctx, c, cfgKind, pc, mrKind, wants)
-			if err != nil {
-				log.Info(errListUsers, "kind", cfgKind.gvk.Kind, "name", pc.GetName(), "namespace", pc.GetNamespace(), "error", err)
+		for _, w := range []struct {
+			wants Wants
+			p     predicate.Funcs
+		}{{wants: everyone, p: specChanged()}, {wants: wants, p: encryptionChanged()}} {
+			if w.wants == nil {
+				continue
 			}
-			return reqs
+			users := func(ctx context.Context, pc client.Object) []reconcile.Request {
+				reqs, err := usersOf(ctx, c, cfgKind, pc, mrKind, w.wants)
+				if err != nil {
+					log.Info(errListUsers, "kind", cfgKind.gvk.Kind, "name", pc.GetName(), "namespace", pc.GetNamespace(), "error", err)
+				}
+				return reqs
+			}
+			out = append(out, source.Kind[client.Object](c, cfgKind.new(), handler.EnqueueRequestsFromMapFunc(users), w.p))
 		}
-		out = append(out, source.Kind[client.Object](c, cfgKind.new(), handler.EnqueueRequestsFromMapFunc(users), encryptionChanged()))
 	}
 	return out
+}
+
+// everyone wants waking.
+func everyone(context.Context, client.Reader, types.NamespacedName) (bool, error) { return true, nil }
+
+// specChanged passes only updates that change a configuration's spec: the
+// API server bumps the generation of a custom resource for nothing else.
+func specChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration()
+		},
+	}
 }
 
 // encryptionChanged passes only updates that change a configuration's

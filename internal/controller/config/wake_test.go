@@ -164,3 +164,42 @@ func TestEncryptionChanged(t *testing.T) {
 		t.Error("a create, delete or generic event of a configuration woke its users; only an encryption change may")
 	}
 }
+
+func TestSpecChanged(t *testing.T) {
+	gen := func(g int64) *v1alpha1.ClusterProviderConfig {
+		c := &v1alpha1.ClusterProviderConfig{}
+		c.SetGeneration(g)
+		return c
+	}
+	granted := gen(2)
+	granted.Spec.Mirror = &v1alpha1.MirrorPolicy{SecretNamespaces: []string{"team-a"}}
+	counted := gen(1)
+	counted.Status.Users = 3
+	cases := map[string]struct {
+		reason string
+		e      event.UpdateEvent
+		want   bool
+	}{
+		"GrantAdded": {
+			reason: "A grant of Secrets added to a configuration (a new generation) wakes its users: a converged Mirror is not polled.",
+			e:      event.UpdateEvent{ObjectOld: gen(1), ObjectNew: granted},
+			want:   true,
+		},
+		"StatusOnly": {
+			reason: "A status write (the usage count) wakes nobody.",
+			e:      event.UpdateEvent{ObjectOld: gen(1), ObjectNew: counted},
+			want:   false,
+		},
+	}
+	p := specChanged()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := p.Update(tc.e); got != tc.want {
+				t.Errorf("%s\nUpdate(...) = %t, want %t", tc.reason, got, tc.want)
+			}
+		})
+	}
+	if p.Create(event.CreateEvent{Object: gen(1)}) || p.Delete(event.DeleteEvent{Object: gen(1)}) || p.Generic(event.GenericEvent{Object: gen(1)}) {
+		t.Error("a create, delete or generic event of a configuration woke its users; only a change of its spec may")
+	}
+}

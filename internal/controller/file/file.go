@@ -107,9 +107,9 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		}),
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.FileKind)),
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.File(), claim.File())),
-		// A File holding a Secret is encrypted again when its
-		// configuration's recipients change.
-		managed.WithEventSource(config.EncryptionWakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret, o.Logger)...),
+		// A change of its configuration's spec is acted on at once; a File
+		// holding a Secret is encrypted again when the recipients change.
+		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret, o.Logger)...),
 	)
 }
 
