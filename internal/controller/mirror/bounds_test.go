@@ -100,10 +100,10 @@ func TestPlanFileTooLarge(t *testing.T) {
 			want:  want{puts: []string{"live/" + s.Path}},
 		},
 		"InPlaceFile": {
-			reason: "A YAML file of an InPlace folder past the bound stalls the Mirror as UnsupportedLayout naming the file, its size and the bound.",
+			reason: "A YAML file of an InPlace folder past the bound stalls the Mirror as UnsupportedLayout naming the file by its path in the repository, its size and the bound.",
 			mg:     newMirror(inPlace), objs: []mirror.Object{a},
 			files: map[string]string{"live/big.yaml": huge},
-			want:  want{stalled: string(ReasonUnsupportedLayout), message: "big.yaml uses a file past the bounds of what this provider reads (" + bound("live/big.yaml") + ")"},
+			want:  want{stalled: string(ReasonUnsupportedLayout), message: "live/big.yaml uses a file past the bounds of what this provider reads (" + bound("live/big.yaml") + ")"},
 		},
 	}
 	for name, tc := range cases {

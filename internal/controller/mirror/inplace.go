@@ -41,7 +41,9 @@ const errIndexFmt = "cannot index the YAML documents of folder %q on branch %q"
 
 // inPlace plans mg's folder at head for layout InPlace: the folder's YAML
 // files indexed (a blob read only when it changed), each object found
-// edited in its document, owned documents of objects gone removed.
+// edited in its document, owned documents of objects gone removed. A
+// refusal names files by their path in the repository, not in the folder:
+// in a repository of many kustomizations nobody finds "kustomization.yaml".
 func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot) (mirror.InPlacePlan, error) {
 	p := mg.Spec.ForProvider
 	rel := make(map[string]string, len(f.files))
@@ -66,8 +68,10 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirr
 	var unsupported *mirror.UnsupportedLayoutError
 	switch {
 	case errors.As(err, &twice):
+		twice.First, twice.Second = join(p.Path, twice.First), join(p.Path, twice.Second)
 		return mirror.InPlacePlan{}, managed.Stalled(ReasonFoundTwice, err)
 	case errors.As(err, &unsupported):
+		unsupported.File = join(p.Path, unsupported.File)
 		return mirror.InPlacePlan{}, managed.Stalled(ReasonUnsupportedLayout, err)
 	}
 	return ip, err

@@ -244,8 +244,8 @@ func TestMirrorInPlaceUnsupportedLayout(t *testing.T) {
 			e2e.Create(t, m)
 			e2e.WaitFor(t, time.Minute, m, e2e.StalledWith(t, m, mirrorcontroller.ReasonUnsupportedLayout))
 			msg := m.GetCondition(xpv2.TypeReady).Message
-			if !strings.Contains(msg, tc.feature) || !strings.Contains(msg, "app/kustomization.yaml") {
-				t.Errorf("UnsupportedLayout does not name the feature and the file: %q", msg)
+			if !strings.Contains(msg, tc.feature) || !strings.Contains(msg, e2e.MirrorFolder+"/app/kustomization.yaml uses") {
+				t.Errorf("UnsupportedLayout does not name the feature and the file by its path in the repository: %q", msg)
 			}
 			e2e.WritesLanded(t)
 			if got := f.Repo.Head(t, "main"); got != head {
