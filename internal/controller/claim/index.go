@@ -89,6 +89,9 @@ type Kind struct {
 	// Folders: this kind's Loc may be a Prefix (a folder). A lookup of a
 	// kind that never claims folders skips the folder keys.
 	Folders bool
+	// Describe names a location of this kind in a Conflict message; nil:
+	// a branch, path or folder.
+	Describe func(l Loc) string
 }
 
 // An Index finds the claimants of a location through the cache's field
@@ -201,7 +204,11 @@ func (x *Index) Check(ctx context.Context, k Kind, o Object) (letGo bool, err er
 	if repo == "" {
 		repo = "(its configuration's URL does not parse)"
 	}
-	return false, managed.Stalled(ReasonConflict, errors.Errorf(errFmtConflict, describe(l), repo, h, k.Name, k.Share))
+	what := describe(l)
+	if k.Describe != nil {
+		what = k.Describe(l)
+	}
+	return false, managed.Stalled(ReasonConflict, errors.Errorf(errFmtConflict, what, repo, h, k.Name, k.Share))
 }
 
 // describe names a location in a message.

@@ -83,6 +83,15 @@ func mirrorAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigRefe
 	return m
 }
 
+func pullAt(ns, name string, created metav1.Time, ref *xpv2.ProviderConfigReference, head, base string) *v1alpha1.PullRequest {
+	pr := &v1alpha1.PullRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: created},
+		Spec:       v1alpha1.PullRequestSpec{ForProvider: v1alpha1.PullRequestParameters{Head: head, Base: base, Title: "t"}},
+	}
+	pr.Spec.ProviderConfigReference = ref
+	return pr
+}
+
 func deleting[T client.Object](o T) T {
 	o.SetDeletionTimestamp(ptr.To(later(100)))
 	o.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
@@ -187,6 +196,28 @@ func TestCheck(t *testing.T) {
 				deleting(fileAt("a", "first", t0, local, "main", "x.yaml"))},
 			kind: File(),
 			self: fileAt("a", "second", later(1), local, "main", "x.yaml"),
+		},
+		"TwoPullRequests": {
+			reason: "The later of two PullRequests of one repository, head and base, in two namespaces, is held off: both would rewrite and close one pull request.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"), cpcAt("shared", "https://h/org/r"),
+				pullAt("a", "first", t0, local, "env/staging", "main")},
+			kind: PullRequest(),
+			self: pullAt("b", "second", later(1), shared, "env/staging", "main"),
+			want: want{reason: ReasonConflict, msg: `the pull request from "env/staging" into "main" of repository h/org/r is claimed by PullRequest a/first`},
+		},
+		"PullRequestOtherBase": {
+			reason: "Another base is another pull request.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				pullAt("a", "first", t0, local, "env/staging", "release")},
+			kind: PullRequest(),
+			self: pullAt("a", "second", later(1), local, "env/staging", "main"),
+		},
+		"PullRequestBesideAFile": {
+			reason: "A PullRequest's base is no path: a File at path \"main\" of the head branch is no rival.",
+			objects: []client.Object{pcAt("a", "git", "https://h/org/r.git"),
+				fileAt("a", "first", t0, local, "env/staging", "main")},
+			kind: PullRequest(),
+			self: pullAt("a", "second", later(1), local, "env/staging", "main"),
 		},
 		"TwoBranches": {
 			reason: "The later of two Branches of one branch is held off.",
@@ -310,7 +341,7 @@ func TestCheck(t *testing.T) {
 			}
 			b := fake.NewClientBuilder().WithScheme(s).WithObjects(append(tc.objects, tc.self)...)
 			x := NewIndex(nil, builderIndexer{b})
-			for _, k := range []Kind{File(), Branch(), Mirror()} {
+			for _, k := range []Kind{File(), Branch(), Mirror(), PullRequest()} {
 				if err := x.Register(context.Background(), k); err != nil {
 					t.Fatal(err)
 				}

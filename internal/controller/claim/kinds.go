@@ -17,6 +17,7 @@ limitations under the License.
 package claim
 
 import (
+	"fmt"
 	"slices"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -111,6 +112,42 @@ func Branch() Kind {
 		Shared: func(o Object) bool { return !may(o, xpv2.ManagementActionDelete) },
 		Share:  "Branches without Delete in their managementPolicies share it",
 		Rivals: []string{v1alpha1.BranchKind},
+	}
+}
+
+// PullRequest is the claim of a PullRequest: the pull request from its head
+// into its base, which it adopts, rewrites, merges and closes. Two
+// PullRequests of one repository, head and base (two namespaces, a
+// Composition's mistake) would rewrite each other's title at every poll,
+// and the first deleted would close what the other still declares. The
+// location is the head branch with the base as its "path": only
+// PullRequests are its rivals, so it never meets a File's path.
+func PullRequest() Kind {
+	return Kind{
+		Name:    v1alpha1.PullRequestKind,
+		New:     func() Object { return &v1alpha1.PullRequest{} },
+		NewList: func() client.ObjectList { return &v1alpha1.PullRequestList{} },
+		Loc: func(o Object) (Loc, bool) {
+			pr, ok := o.(*v1alpha1.PullRequest)
+			if !ok {
+				return Loc{}, false
+			}
+			p := pr.Spec.ForProvider
+			if validate.BranchName(p.Head) != nil || validate.BranchName(p.Base) != nil {
+				return Loc{}, false
+			}
+			return Loc{Branch: p.Head, Path: p.Base}, true
+		},
+		// A PullRequest that may neither create, update nor delete only
+		// reports.
+		Shared: func(o Object) bool {
+			return !may(o, xpv2.ManagementActionCreate) && !may(o, xpv2.ManagementActionUpdate) && !may(o, xpv2.ManagementActionDelete)
+		},
+		Share:  "an Observe-only PullRequest shares it",
+		Rivals: []string{v1alpha1.PullRequestKind},
+		Describe: func(l Loc) string {
+			return fmt.Sprintf("the pull request from %q into %q", l.Branch, l.Path)
+		},
 	}
 }
 
