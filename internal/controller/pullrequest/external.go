@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -123,6 +122,10 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpman
 		return xpmanaged.ExternalObservation{}, err
 	}
 	pr, found, err := e.find(ctx, mg)
+	if isNotOurs(err) && meta.WasDeleted(mg) {
+		// Not this resource's: never closed, the finalizer goes.
+		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
+	}
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
@@ -169,8 +172,10 @@ func (e *external) find(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Pu
 	var ok bool
 	var err error
 	if n == 0 {
-		if pr, ok, err = e.listing.Find(ctx, e.maxAge, p.Head, p.Base); err != nil || !ok {
-			return pr, false, e.forgeError(err, errList)
+		if pr, ok, err = e.listing.Find(ctx, e.maxAge, p.Head, p.Base); err != nil || !ok || isFork(pr) {
+			// A fork's pull request is never adopted, whatever the
+			// listing lets through.
+			return forge.PullRequest{}, false, e.forgeError(err, errList)
 		}
 		n = pr.Number
 		meta.SetExternalName(mg, strconv.FormatInt(n, 10))
@@ -203,6 +208,11 @@ func (e *external) find(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Pu
 			e.listing.Record(pr)
 		}
 	}
+	if err := notOurs(mg, pr); err != nil {
+		return pr, false, err
+	}
+	e.forget(pr)
+	e.acc.authWait.Store(0)
 	e.confirmed(n, head)
 	observe(mg, e.typ, pr, detailed)
 	e.observed = pr
@@ -223,7 +233,7 @@ func (e *external) wantsMerge(mg *v1alpha1.PullRequest, pr forge.PullRequest) bo
 	if mg.Spec.ForProvider.Merge.Strategy != v1alpha1.MergeAuto || pr.AutoMerge {
 		return false
 	}
-	if !e.acc.noAutoMerge.Load() {
+	if !e.acc.refusedAuto(pr) {
 		sha, ok := e.acc.asked.Load(pr.Number)
 		return !ok || sha != pr.HeadSHA
 	}
@@ -236,6 +246,9 @@ func (e *external) openOutcome(mg *v1alpha1.PullRequest, pr forge.PullRequest) e
 	more := ""
 	if mg.Spec.ForProvider.Merge.Strategy == v1alpha1.MergeAuto {
 		more = msgAutoFmt
+		if e.acc.refusedAuto(pr) {
+			more = msgProviderMergesFmt
+		}
 	}
 	if pr.Checks == forge.ChecksFailure {
 		more += msgChecksFailedFmt
@@ -258,24 +271,12 @@ func (e *external) rate() forge.Rate {
 // held waits for a hold the forge asked of the account.
 func (e *external) held() error {
 	if t, ok := e.pacer.Held(e.key); ok {
+		if e.acc.authWait.Load() > 0 {
+			return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgAuthHeldFmt, e.creds, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
+		}
 		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
 	}
 	return nil
-}
-
-// headExists waits (progressing) for a head branch that is not there yet,
-// from the shared clone after a fetch all resources of the repository
-// share, so a Branch, its Files and the PullRequest converge in any order.
-func (e *external) headExists(ctx context.Context, mg *v1alpha1.PullRequest) error {
-	head := mg.Spec.ForProvider.Head
-	if err := e.repo.Refresh(ctx, e.maxAge, head); err != nil && !isBranchMissing(err) {
-		return errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
-	}
-	_, err := e.repo.Head(head)
-	if isBranchMissing(err) {
-		return managed.WaitingFor(ReasonHeadBranchMissing, fmt.Sprintf(msgHeadMissingFmt, head), min(headRetry, e.maxAge))
-	}
-	return errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 }
 
 // Create opens the pull request, paced per forge account. One already open
@@ -305,7 +306,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 		pr = found
 	case errors.Is(err, forge.ErrNoSuchBranch):
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonHeadBranchMissing,
-			fmt.Sprintf(msgHeadMissingFmt, want.Head)+": "+err.Error(), min(headRetry, e.maxAge))
+			fmt.Sprintf(msgForgeNoBranchFmt, want.Head, want.Base, err.Error()), e.backoff(mg))
 	case err != nil:
 		// The forge may have opened it all the same (an answer lost to a
 		// timeout): the next reconcile lists again rather than trust the
@@ -343,49 +344,27 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	return xpmanaged.ExternalUpdate{}, nil
 }
 
-// merge asks the forge to merge once it may, or merges now where the forge
-// has no auto-merge and the pull request is mergeable.
-func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge.PullRequest) error {
-	m := mg.Spec.ForProvider.Merge
-	fm := forge.Merge{Method: forge.MergeMethod(m.Method), DeleteBranch: m.DeleteBranch}
-	if fm.Method == "" {
-		fm.Method = forge.MethodMerge
-	}
-	if !e.acc.noAutoMerge.Load() {
-		err := e.acc.client.AutoMerge(ctx, pr.Number, fm)
-		switch {
-		case err == nil:
-			e.acc.asked.Store(pr.Number, pr.HeadSHA)
-			e.listing.Invalidate()
-			return nil
-		case errors.Is(err, forge.ErrNotMergeable):
-			// The forge refuses for now (still computing, conflicts):
-			// asked again at the next poll.
-			return nil
-		case !errors.Is(err, forge.ErrUnsupported):
-			return e.forgeError(err, errMerge)
-		}
-		e.acc.noAutoMerge.Store(true)
-	}
-	if pr.Mergeable == nil || !*pr.Mergeable || pr.Checks == forge.ChecksFailure {
-		return nil
-	}
-	err := e.acc.client.Merge(ctx, pr.Number, fm)
-	if errors.Is(err, forge.ErrNotMergeable) {
-		return nil
-	}
-	if err == nil {
-		e.listing.Invalidate()
-	}
-	return e.forgeError(err, errMerge)
-}
-
 // Delete closes an open pull request. The managed reconciler calls it only
 // when managementPolicies include Delete; Observe reports a merged or
 // closed one as gone, so neither is touched.
 func (e *external) Delete(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalDelete, error) {
 	n := numberOf(mg)
 	if n == 0 {
+		return xpmanaged.ExternalDelete{}, nil
+	}
+	// Re-checked, whatever Observe saw: a pull request the external name
+	// points at but this resource did not declare is never closed.
+	pr, err := e.acc.client.Get(ctx, n)
+	if errors.Is(err, forge.ErrNotFound) {
+		return xpmanaged.ExternalDelete{}, nil
+	}
+	if err != nil {
+		return xpmanaged.ExternalDelete{}, e.forgeError(err, errGet)
+	}
+	if err := notOurs(mg, pr); err != nil {
+		return xpmanaged.ExternalDelete{}, nil
+	}
+	if pr.State != forge.StateOpen {
 		return xpmanaged.ExternalDelete{}, nil
 	}
 	if err := e.acc.client.Close(ctx, n); err != nil {

@@ -89,7 +89,7 @@ func TestObserve(t *testing.T) {
 		},
 		"AdoptNotAnotherBase": {
 			reason: "An open pull request of the same head into another base is not this one's; the head exists, so it is to be created.",
-			args:   args{forge: memory.New(func() forge.PullRequest { p := open(3); p.Base = "release"; return p }()), mg: pullRequest(), heads: []string{"request/demo"}},
+			args:   args{forge: memory.New(func() forge.PullRequest { p := open(3); p.Base = "release"; return p }()), mg: pullRequest(), heads: []string{"request/demo", "main"}},
 			want:   outcome{Calls: map[string]int{"ListOpen": 1}},
 		},
 		"HeadMissing": {
@@ -144,7 +144,7 @@ func TestObserve(t *testing.T) {
 		},
 		"GoneFromTheForge": {
 			reason: "A number the forge does not know (an owner deleted the merge request) is forgotten: the pull request is opened again.",
-			args:   args{forge: memory.New(), mg: pullRequest(numbered("4")), heads: []string{"request/demo"}},
+			args:   args{forge: memory.New(), mg: pullRequest(numbered("4")), heads: []string{"request/demo", "main"}},
 			want:   outcome{Calls: map[string]int{"ListOpen": 1, "Get": 1}},
 		},
 		"DeletingOpen": {

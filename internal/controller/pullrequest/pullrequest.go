@@ -133,9 +133,16 @@ type Connector struct {
 // account is one forge API client and what is learnt of it.
 type account struct {
 	client forge.Client
-	// noAutoMerge: the forge answered AutoMerge with ErrUnsupported; the
-	// provider merges itself from then on.
-	noAutoMerge atomic.Bool
+	// refused holds, by number, the head SHA at which the forge answered
+	// AutoMerge with ErrUnsupported: the provider merges that pull request
+	// itself at that head; others (and a new head) ask the forge again.
+	refused sync.Map
+	// waits holds, by resource (namespace/name), the last wait for a
+	// missing branch: doubled from headRetry up to the poll interval.
+	waits sync.Map
+	// authWait is the last hold (nanoseconds) of the account for a refused
+	// token: doubled from the poll interval up to maxAuthHold.
+	authWait atomic.Int64
 	// asked holds, by number, the head SHA auto-merge was asked for: a
 	// forge that does not report a scheduled auto-merge (Gitea) is not
 	// asked again at every poll, and is asked again once the head moved.

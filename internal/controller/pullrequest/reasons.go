@@ -35,7 +35,8 @@ import (
 //	open as declared (readiness Open)            True    False        False    Current
 //	merged                                       True    False        False    Current
 //	open, readiness Merged: waiting for a merge  False   True         False    InProgress
-//	head branch not there yet                    False   True         False    InProgress
+//	head or base branch not there yet            False   True         False    InProgress
+//	numbered pull request not this one's         False   False        True     Failed
 //	rate limited or paced by the forge           False   True         False    InProgress
 //	closed by a person without merging           False   False        True     Failed
 //	forge unknown, no token, refused token       False   False        True     Failed
@@ -51,6 +52,12 @@ const (
 	// ReasonHeadBranchMissing: the head (or base) branch does not exist
 	// yet; a Branch created alongside may still be creating it.
 	ReasonHeadBranchMissing xpv2.ConditionReason = "HeadBranchMissing"
+	// ReasonBaseBranchMissing: the base branch does not exist (yet).
+	ReasonBaseBranchMissing xpv2.ConditionReason = "BaseBranchMissing"
+	// ReasonNotOurs: the pull request the external name points at has
+	// another head or base than the spec, or its head is in a fork: it is
+	// never updated, merged nor closed by this resource.
+	ReasonNotOurs xpv2.ConditionReason = "NotOurs"
 	// ReasonRateLimited: the forge asked to wait (Retry-After,
 	// X-RateLimit-Reset), or creates are paced below its secondary limit.
 	ReasonRateLimited xpv2.ConditionReason = "RateLimited"
@@ -65,16 +72,22 @@ const (
 )
 
 const (
-	msgHeadMissingFmt  = "head branch %q does not exist yet (a Branch resource may still be creating it)"
-	msgRateLimitedFmt  = "the forge asked to wait until %s: %s"
-	msgPacedFmt        = "creating pull requests on this forge account is paced below its limits; next at %s"
-	msgClosedFmt       = "pull request #%d was closed without being merged; it is never reopened: delete this PullRequest to propose the change again"
-	msgAwaitingFmt     = "pull request #%d is open at %s; waiting for it to be merged%s"
-	msgOpenFmt         = "pull request #%d is open at %s"
-	msgMergedFmt       = "pull request #%d was merged as %s"
-	msgAutoFmt         = "; the forge merges it once checks and reviews allow"
-	msgChecksFailedFmt = "; its checks failed"
-	errRefusedTokenFmt = "the forge refused the API token from %s"
+	msgHeadMissingFmt    = "head branch %q does not exist yet (a Branch resource may still be creating it)"
+	msgBaseMissingFmt    = "base branch %q does not exist (a Branch resource may still be creating it)"
+	msgForgeNoBranchFmt  = "the forge says the head %q or base %q branch does not exist: %s"
+	msgNotOursFmt        = "pull request #%d is not this resource's: declared head %q into base %q, found head %s into base %q; it is left untouched"
+	msgProviderMergesFmt = "; the forge refused auto-merge at this head, so it is merged by the provider once mergeable"
+	msgAuthHeldFmt       = "the forge refused the API token from %s; this forge account is held until %s"
+	msgRateLimitedFmt    = "the forge asked to wait until %s: %s"
+	msgPacedFmt          = "creating pull requests on this forge account is paced below its limits; next at %s"
+	msgClosedFmt         = "pull request #%d was closed without being merged; it is never reopened: delete this PullRequest to propose the change again"
+	msgAwaitingFmt       = "pull request #%d is open at %s; waiting for it to be merged%s"
+	msgOpenFmt           = "pull request #%d is open at %s"
+	msgMergedFmt         = "pull request #%d was merged as %s"
+	msgAutoFmt           = "; auto-merge requested of the forge: the forge merges it once checks and reviews allow"
+	msgChecksFailedFmt   = "; its checks failed"
+	errHeldFmt           = "every resource of this forge account waits %s"
+	errRefusedTokenFmt   = "the forge refused the API token from %s"
 )
 
 // headRetry is how soon a PullRequest whose head branch is missing looks
@@ -93,9 +106,11 @@ func (e *external) forgeError(err error, what string) error {
 		e.pacer.Hold(e.key, e.rate(), rl.At)
 		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgRateLimitedFmt, rl.At.UTC().Format(time.RFC3339), rl.Msg), rl.At.Sub(e.clock.Now()))
 	case errors.Is(err, forge.ErrUnauthorized):
+		d := e.holdRefused()
 		if e.creds != "" {
 			err = errors.Wrapf(err, errRefusedTokenFmt, e.creds)
 		}
+		err = errors.Wrapf(err, errHeldFmt, d)
 		return managed.Stalled(spec.ReasonAuthenticationFailed, errors.Wrap(err, what))
 	case errors.Is(err, forge.ErrNoCredentials):
 		return managed.Stalled(config.ReasonForgeTokenMissing, errors.Wrap(err, what))
