@@ -69,7 +69,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Branch(), claim.Branch())),
 		// A change of its configuration's spec (credentials, the
 		// repository) is acted on at once, not at the next resync.
-		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.BranchKind, nil, o.Logger)...),
+		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.BranchKind, nil, o.Logger)...),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			b, _ := mg.(*v1alpha1.Branch)
 			return b.Spec.ForProvider.Branch

@@ -99,7 +99,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Watcher.Source(v1alpha1.CommitRequestKind)),
 		// A change of its configuration's spec (credentials, the
 		// repository) is acted on at once, not at the next resync.
-		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.CommitRequestKind, nil, o.Logger)...),
+		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.CommitRequestKind, nil, o.Logger)...),
 	)
 }
 

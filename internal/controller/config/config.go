@@ -53,7 +53,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 }
 
 // Kinds are the kinds the configuration controllers watch, and so do the
-// encryption wakes of the managed controllers (ConfigWakes): a
+// encryption wakes of the managed controllers (Wakes): a
 // controller watching them starts once their CRDs are established, since a
 // watch of a kind not served yet fails the controller's start.
 func Kinds() []schema.GroupVersionKind {

@@ -47,7 +47,7 @@ const errWantsFmt = "cannot tell whether %s needs waking"
 // an error.
 type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error)
 
-// ConfigWakes are event sources that enqueue the resources of mrKind that
+// Wakes are event sources that enqueue the resources of mrKind that
 // use a ProviderConfig or ClusterProviderConfig when it changes: every user
 // when its spec changes (a new generation: the repository, credentials, the
 // author, a grant of namespaces or Secrets), and, for a change of its
@@ -60,7 +60,7 @@ type Wants func(ctx context.Context, c client.Reader, nn types.NamespacedName) (
 // that costs a read of each user that wants is asked of, which is fine for
 // events as rare as an edit of a configuration. Any other status write of a
 // configuration (its users, its conditions) wakes nobody.
-func ConfigWakes(c cache.Cache, mrKind string, wants Wants, log logging.Logger) []source.Source {
+func Wakes(c cache.Cache, mrKind string, wants Wants, log logging.Logger) []source.Source {
 	out := make([]source.Source, 0, 4)
 	for _, cfgKind := range []configKind{providerConfig, clusterProviderConfig} {
 		for _, w := range []struct {

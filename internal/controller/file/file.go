@@ -109,7 +109,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.File(), claim.File())),
 		// A change of its configuration's spec is acted on at once; a File
 		// holding a Secret is encrypted again when the recipients change.
-		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret, o.Logger)...),
+		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.FileKind, holdsSecret, o.Logger)...),
 	)
 }
 

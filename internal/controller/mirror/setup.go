@@ -113,13 +113,13 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.Mirror(), claim.Mirror())),
 		// A change of its configuration's spec (a grant) is acted on at
 		// once; its Secrets are encrypted again when the recipients change.
-		managed.WithEventSource(config.ConfigWakes(mgr.GetCache(), v1alpha1.MirrorKind, selectsSecrets, o.Logger)...),
+		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.MirrorKind, selectsSecrets, o.Logger)...),
 	)
 }
 
 // selectsSecrets reports whether the Mirror nn, as cached, selects core
 // Secrets. A Mirror that is gone selects none; one that cannot be read is
-// an error (ConfigWakes logs it and wakes the Mirror).
+// an error (Wakes logs it and wakes the Mirror).
 func selectsSecrets(ctx context.Context, c client.Reader, nn types.NamespacedName) (bool, error) {
 	m := &v1alpha1.Mirror{}
 	if err := c.Get(ctx, nn, m); err != nil {

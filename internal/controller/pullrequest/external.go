@@ -361,10 +361,7 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	if err != nil {
 		return xpmanaged.ExternalDelete{}, e.forgeError(err, errGet)
 	}
-	if err := notOurs(mg, pr); err != nil {
-		return xpmanaged.ExternalDelete{}, nil
-	}
-	if pr.State != forge.StateOpen {
+	if notOurs(mg, pr) != nil || pr.State != forge.StateOpen {
 		return xpmanaged.ExternalDelete{}, nil
 	}
 	if err := e.acc.client.Close(ctx, n); err != nil {
