@@ -43,12 +43,13 @@ import (
 // its result on the inflight call.
 
 const (
-	errAppKey        = "cannot parse the GitHub App private key: it must be an RSA key in PEM (PKCS#1 or PKCS#8)"
-	errAppIDs        = "a GitHub App needs an app ID and an installation ID"
-	errAppAPIURL     = "the GitHub App API URL must be an absolute http(s) URL"
-	errAppToken      = "cannot get a GitHub App installation token"
-	errAppTokenReply = "unexpected GitHub App token response"
-	errAppSign       = "cannot sign the GitHub App JWT"
+	errAppKey         = "cannot parse the GitHub App private key: it must be an RSA key in PEM (PKCS#1 or PKCS#8)"
+	errAppIDs         = "a GitHub App needs an app ID and an installation ID"
+	errAppAPIURL      = "the GitHub App API URL must be an absolute http(s) URL"
+	errAppToken       = "cannot get a GitHub App installation token"
+	errAppRedirectFmt = "the token endpoint redirected to %s: a GitHub App's JWT is sent to its API URL only"
+	errAppTokenReply  = "unexpected GitHub App token response"
+	errAppSign        = "cannot sign the GitHub App JWT"
 )
 
 // DefaultGitHubAPIURL is github.com's REST API; GitHub Enterprise Server's
@@ -257,11 +258,21 @@ func (s *appTokens) mint(ctx context.Context) (string, time.Time, error) {
 	req.Header.Set("Authorization", "Bearer "+jwt)
 	req.Header.Set("Accept", "application/vnd.github+json")
 	req.Header.Set("X-GitHub-Api-Version", "2022-11-28")
-	client := s.client
-	if client == nil {
-		client = http.DefaultClient
+	var client http.Client
+	if s.client != nil {
+		client = *s.client
+	}
+	// The JWT mints tokens for the whole installation: no redirect, not
+	// even to the same host over http, which net/http would send it on.
+	refused := false
+	client.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
+		refused = true
+		return errors.Errorf(errAppRedirectFmt, r.URL.Redacted())
 	}
 	resp, err := client.Do(req)
+	if err != nil && refused {
+		return "", time.Time{}, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errAppToken)}
+	}
 	if err != nil {
 		// The URL error names the endpoint only: no secret is in it.
 		return "", time.Time{}, errors.Wrap(classify(err), errAppToken)

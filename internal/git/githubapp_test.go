@@ -246,3 +246,42 @@ func TestGitHubAppRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestGitHubAppTokenNoRedirect: a token endpoint that redirects (to another
+// host, or to plain http) gets no JWT there; the remote fails as
+// misconfigured. Before, net/http followed with the JWT to a same-host
+// http URL and to any host's copy of the Authorization-less request.
+func TestGitHubAppTokenNoRedirect(t *testing.T) {
+	t.Parallel()
+	_, keyPEM := rsaKeyPEM(t)
+	var got atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			got.Add(1)
+		}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"token":"x","expires_at":"2099-01-01T00:00:00Z"}`))
+	}))
+	t.Cleanup(elsewhere.Close)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(api.Close)
+	s := httpServer(t)
+	c, err := NewCache(t.TempDir(), WithIdleTimeout(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	r, err := c.Repository(Remote{URL: s.remote.URL, Auth: &AppInstallationAuth{
+		AppID: testAppID, InstallationID: testInstallationID, PrivateKey: keyPEM, APIURL: api.URL}})
+	if err == nil {
+		_, err = r.Check(ctx(t))
+	}
+	if diff := cmp.Diff(KindInvalid.String(), KindOf(err).String()); diff != "" {
+		t.Errorf("a redirected token request: -want, +got kind:\n%s\n(%v)", diff, err)
+	}
+	if n := got.Load(); n > 0 {
+		t.Errorf("the JWT reached the redirect's target %d times", n)
+	}
+}

@@ -45,6 +45,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 const (
@@ -88,9 +89,9 @@ func newClient(cfg forge.Config, clk clock.PassiveClock) (*client, error) {
 	if cfg.Token == nil {
 		return nil, forge.ErrNoCredentials
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	hc, err := forgehttp.New(cfg.HTTPClient, api)
+	if err != nil {
+		return nil, err
 	}
 	t := cfg.Type
 	if t == "" {
@@ -123,10 +124,12 @@ func (c *client) sdk(ctx context.Context) (*call, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	rt := &transport{base: base, token: tok}
+	// The token is a header of each request the SDK builds (SetToken),
+	// never set per hop: c.http refuses a redirect off the API's origin.
+	rt := &transport{base: base}
 	hc := *c.http
 	hc.Transport = rt
-	s, err := sdk.NewClient(c.root, sdk.SetHTTPClient(&hc), sdk.SetContext(ctx), sdk.SetGiteaVersion(""))
+	s, err := sdk.NewClient(c.root, sdk.SetHTTPClient(&hc), sdk.SetToken(tok), sdk.SetContext(ctx), sdk.SetGiteaVersion(""))
 	if err != nil {
 		return nil, errors.Wrap(err, errClient)
 	}

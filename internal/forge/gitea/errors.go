@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,18 +29,18 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 // maxErrorBody is as much of a refusal's body as is kept for its message.
 const maxErrorBody = 64 << 10
 
-// transport sets the call's token on every request and keeps the last
+// transport keeps the last
 // refusal (status 4xx or 5xx) with its body: the SDK turns some into an
 // error of its own wording and drops others (its merge reads only the
 // status), where the caller needs the forge's words and headers.
 type transport struct {
-	base  http.RoundTripper
-	token string
+	base http.RoundTripper
 
 	mu      sync.Mutex
 	refusal *refusal
@@ -55,9 +54,7 @@ type refusal struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "token "+t.token)
-	resp, err := t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(req)
 	if err != nil || resp.StatusCode < 400 {
 		return resp, err
 	}
@@ -66,7 +63,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	t.mu.Lock()
-	t.refusal = &refusal{status: resp.StatusCode, header: resp.Header, message: message(resp.Status, body)}
+	t.refusal = &refusal{status: resp.StatusCode, header: resp.Header, message: message(resp.StatusCode, body)}
 	t.mu.Unlock()
 	return resp, nil
 }
@@ -87,21 +84,18 @@ func (t *transport) last() *refusal {
 
 // message is the forge's own words: Gitea's {"message": …}, the errors
 // of a validation failure, or the body itself.
-func message(status string, body []byte) string {
+func message(code int, body []byte) string {
 	var m struct {
 		Message string   `json:"message"`
 		Errors  []string `json:"errors"`
 	}
 	if json.Unmarshal(body, &m) == nil && m.Message != "" {
 		if len(m.Errors) > 0 {
-			return m.Message + ": " + strings.Join(m.Errors, "; ")
+			return forgehttp.Text([]byte(m.Message+": "+strings.Join(m.Errors, "; ")), code)
 		}
-		return m.Message
+		return forgehttp.Text([]byte(m.Message), code)
 	}
-	if b := strings.TrimSpace(string(body)); b != "" {
-		return b
-	}
-	return status
+	return forgehttp.Text(body, code)
 }
 
 // kinds maps a refusal's status to the sentinel callers match.
@@ -160,14 +154,8 @@ func (c *client) retryAt(r *refusal) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	now := c.clock.Now()
-	if s, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && s >= 0 {
-		return now.Add(time.Duration(s) * time.Second), true
-	}
-	if t, err := http.ParseTime(ra); err == nil {
-		return t, true
-	}
-	if s, err := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64); err == nil && s > 0 {
-		return time.Unix(s, 0), true
+	if at, ok := forgehttp.RetryAt(r.header, now, "X-RateLimit-Reset"); ok {
+		return at, true
 	}
 	return now.Add(time.Minute), true
 }

@@ -45,6 +45,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 const (
@@ -127,9 +128,9 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if err != nil {
 		return nil, errors.Errorf("%s: %q", errAPIURL, api)
 	}
-	hc := c.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	hc, err := forgehttp.New(c.HTTPClient, base)
+	if err != nil {
+		return nil, err
 	}
 	cl := &Client{http: hc, base: bu, graphqlURL: gql, token: c.Token, owner: c.Owner, name: c.Name,
 		clock: clock.RealClock{}, cache: map[string]entry{}}

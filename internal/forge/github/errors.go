@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 // GitHub's words the mapping below matches on.
@@ -85,8 +86,9 @@ func (d *errorDetail) UnmarshalJSON(b []byte) error {
 func refused(status int, h http.Header, b []byte) *respError {
 	e := &respError{status: status, header: h}
 	if json.Unmarshal(b, &e.body) != nil {
-		e.body = errorBody{}
+		e.body = errorBody{Message: forgehttp.Text(b, status)}
 	}
+	e.body.Message = forgehttp.Text([]byte(e.body.Message), status)
 	return e
 }
 
@@ -145,8 +147,8 @@ func (e *respError) limited(now time.Time) (time.Time, bool) {
 		}
 		return now.Add(defaultRetry), true
 	}
-	if s, err := strconv.Atoi(e.header.Get("Retry-After")); err == nil {
-		return now.Add(time.Duration(s) * time.Second), true
+	if at, ok := forgehttp.RetryAt(e.header, now); ok {
+		return at, true
 	}
 	if doc := e.body.DocumentationURL; strings.HasSuffix(doc, docSecondary) || strings.HasSuffix(doc, docAbuse) {
 		return now.Add(defaultRetry), true

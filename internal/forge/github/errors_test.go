@@ -181,10 +181,16 @@ func TestRefused(t *testing.T) {
 			want:   &forge.APIError{Status: 422, Message: "Validation Failed: Reviewers could not be requested.", Kind: forge.ErrInvalidInput},
 		},
 		"NotJSON": {
-			reason: "A page that is not GitHub's JSON keeps the status only.",
+			reason: "A page that is not GitHub's JSON keeps the status and its text only.",
 			status: http.StatusBadGateway,
 			body:   `<html><body>502 Bad Gateway</body></html>`,
-			want:   &forge.APIError{Status: 502},
+			want:   &forge.APIError{Status: 502, Message: "Bad Gateway"},
+		},
+		"PlainText": {
+			reason: "Plain text is kept without its control characters and line breaks.",
+			status: http.StatusBadRequest,
+			body:   "bad\r\n\x1b[0m request",
+			want:   &forge.APIError{Status: 400, Message: "bad [0m request"},
 		},
 	}
 	for name, tc := range cases {

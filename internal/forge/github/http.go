@@ -30,6 +30,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 const (
@@ -40,7 +41,6 @@ const (
 	errSendFmt     = "cannot reach GitHub for %s %s"
 	errReadFmt     = "cannot read GitHub's answer to %s %s"
 	errDecodeFmt   = "cannot decode GitHub's answer to %s %s"
-	errTooLargeFmt = "GitHub's answer to %s %s is larger than %d bytes"
 
 	// The headers GitHub documents for REST calls ("Getting started with
 	// the REST API"): its media type, the API version the payloads in
@@ -124,12 +124,9 @@ func (c *Client) do(ctx context.Context, r call, out any) (answer, error) {
 		return answer{}, errors.Wrapf(err, errSendFmt, r.method, r.path)
 	}
 	defer resp.Body.Close() //nolint:errcheck // a read body's close error says nothing.
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
 		return answer{}, errors.Wrapf(err, errReadFmt, r.method, r.path)
-	}
-	if len(b) > maxBody {
-		return answer{}, errors.Errorf(errTooLargeFmt, r.method, r.path, maxBody)
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	switch {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 const (
@@ -42,7 +43,6 @@ const (
 	errSendFmt     = "cannot reach GitLab for %s %s"
 	errReadFmt     = "cannot read GitLab's answer to %s %s"
 	errDecodeFmt   = "cannot decode GitLab's answer to %s %s"
-	errTooLargeFmt = "GitLab's answer to %s %s is larger than %d bytes"
 )
 
 // maxBody bounds what is read of one answer: a page of 100 merge requests
@@ -111,13 +111,12 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		base:    u,
 		project: url.PathEscape(strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/")),
 		token:   c.Token,
-		http:    c.HTTPClient,
 		clock:   clock.RealClock{},
 		users:   map[string]int64{},
 		pages:   map[string]listPage{},
 	}
-	if cl.http == nil {
-		cl.http = http.DefaultClient
+	if cl.http, err = forgehttp.New(c.HTTPClient, u.String()); err != nil {
+		return nil, err
 	}
 	for _, fn := range o {
 		fn(cl)
@@ -186,12 +185,9 @@ func (c *Client) do(ctx context.Context, r request, out any) (answer, error) {
 		return answer{}, errors.Wrapf(err, errSendFmt, r.method, r.path)
 	}
 	defer resp.Body.Close() //nolint:errcheck // a read-only body's close error says nothing.
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
 		return answer{}, errors.Wrapf(err, errReadFmt, r.method, r.path)
-	}
-	if len(b) > maxBody {
-		return answer{}, errors.Errorf(errTooLargeFmt, r.method, r.path, maxBody)
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	switch {

@@ -20,20 +20,17 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
 )
 
 // defaultWait is how long to wait after a 429 that names no time: GitLab's
 // default throttle period (Admin > Settings > Network > rate limits) is 60
 // seconds.
 const defaultWait = time.Minute
-
-// maxMessage bounds a refusal's text carried into a condition message.
-const maxMessage = 500
 
 // Texts of GitLab's refusals that say more than their status.
 const (
@@ -46,10 +43,7 @@ const (
 // refusal turns a non-2xx answer into *forge.RateLimitError or
 // *forge.APIError with GitLab's own words.
 func (c *Client) refusal(status int, h http.Header, body []byte) error {
-	msg, fields := message(body)
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
+	msg, fields := message(body, status)
 	if status == http.StatusTooManyRequests {
 		return &forge.RateLimitError{At: c.retryAt(h), Msg: msg}
 	}
@@ -93,14 +87,14 @@ func noSuchBranch(msg string, fields []string) bool {
 // errors carry "error" (and "error_description") instead. A body that is
 // not JSON (the throttle's "Retry later") is its own text. It returns the
 // text and, for an object, its field names.
-func message(body []byte) (string, []string) {
+func message(body []byte, status int) (string, []string) {
 	var b struct {
 		Message          json.RawMessage `json:"message"`
 		Error            string          `json:"error"`
 		ErrorDescription string          `json:"error_description"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
-		return clip(strings.TrimSpace(string(body))), nil
+		return forgehttp.Text(body, status), nil
 	}
 	var parts []string
 	var fields []string
@@ -134,38 +128,15 @@ func message(body []byte) (string, []string) {
 	if b.ErrorDescription != "" {
 		parts = append(parts, b.ErrorDescription)
 	}
-	return clip(strings.Join(parts, "; ")), fields
+	return forgehttp.Text([]byte(strings.Join(parts, "; ")), status), fields
 }
 
-func clip(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
-	}
-	return s
-}
-
-// retryAt is when GitLab allows the next request: Retry-After (seconds or
-// an HTTP date), else RateLimit-Reset (Unix seconds), else
-// RateLimit-ResetTime (an HTTP date), else defaultWait from now.
+// retryAt is when GitLab allows the next request: Retry-After, else
+// RateLimit-Reset, else RateLimit-ResetTime, else defaultWait from now.
 func (c *Client) retryAt(h http.Header) time.Time {
 	now := c.clock.Now()
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
-			return now.Add(time.Duration(s) * time.Second)
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return t
-		}
-	}
-	if v := strings.TrimSpace(h.Get("RateLimit-Reset")); v != "" {
-		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s > 0 {
-			return time.Unix(s, 0)
-		}
-	}
-	if v := strings.TrimSpace(h.Get("RateLimit-ResetTime")); v != "" {
-		if t, err := http.ParseTime(v); err == nil {
-			return t
-		}
+	if at, ok := forgehttp.RetryAt(h, now, "RateLimit-Reset", "RateLimit-ResetTime"); ok {
+		return at
 	}
 	return now.Add(defaultWait)
 }

@@ -79,9 +79,14 @@ func TestRefusal(t *testing.T) {
 			want:   &forge.APIError{Status: 400, Message: "source_branch does not exist", Kind: forge.ErrNoSuchBranch},
 		},
 		"NotJSON": {
-			reason: "A body that is not JSON (a proxy's page) is its text.",
+			reason: "A page (a proxy's) is not the forge's words: its status text stands in.",
 			args:   args{502, "<html>Bad Gateway</html>\n"},
-			want:   &forge.APIError{Status: 502, Message: "<html>Bad Gateway</html>"},
+			want:   &forge.APIError{Status: 502, Message: "Bad Gateway"},
+		},
+		"PlainText": {
+			reason: "Plain text is kept, its control characters and line breaks gone.",
+			args:   args{400, "Retry later\n\x1b[31m now\r\n"},
+			want:   &forge.APIError{Status: 400, Message: "Retry later [31m now", Kind: forge.ErrInvalidInput},
 		},
 		"Empty": {
 			reason: "No body is the status text.",
