@@ -178,18 +178,36 @@ func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest
 	return l.prs, nil
 }
 
-// Find returns the open pull request from head into base, if any.
+// Find returns the open pull request from head of this repository into
+// base, if any. A fork's pull request of a branch of the same name is
+// never found: anyone may open one.
 func (l *Listing) Find(ctx context.Context, maxAge time.Duration, head, base string) (PullRequest, bool, error) {
 	prs, err := l.Open(ctx, maxAge)
 	if err != nil {
 		return PullRequest{}, false, err
 	}
 	for _, pr := range prs {
-		if pr.Head == head && pr.Base == base {
+		if pr.Head == head && pr.Base == base && pr.HeadInRepo {
 			return pr, true, nil
 		}
 	}
 	return PullRequest{}, false, nil
+}
+
+// Forks returns the open pull requests from a fork's branch named head
+// into base: never adopted, named when the forge refuses a create for them.
+func (l *Listing) Forks(ctx context.Context, maxAge time.Duration, head, base string) ([]PullRequest, error) {
+	prs, err := l.Open(ctx, maxAge)
+	if err != nil {
+		return nil, err
+	}
+	var out []PullRequest
+	for _, pr := range prs {
+		if pr.Head == head && pr.Base == base && !pr.HeadInRepo {
+			out = append(out, pr)
+		}
+	}
+	return out, nil
 }
 
 // Number returns the open pull request numbered n, if the last list holds

@@ -123,7 +123,7 @@ func (l *lister) ListOpen(ctx context.Context) ([]PullRequest, bool, error) {
 func TestBoardListsOncePerInterval(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	b := NewBoard(clk)
-	c := &lister{prs: []PullRequest{{Number: 1, Head: "a", Base: "main", State: StateOpen}}}
+	c := &lister{prs: []PullRequest{{Number: 1, Head: "a", Base: "main", HeadInRepo: true, State: StateOpen}}}
 	ctx := context.Background()
 	for i := range 100 {
 		pr, ok, err := b.For("repo", c, time.Minute).Find(ctx, time.Minute, "a", "main")
@@ -193,7 +193,7 @@ func TestBoardRecord(t *testing.T) {
 	if _, err := l.Open(ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	l.Record(PullRequest{Number: 2, Head: "b", Base: "main", State: StateOpen})
+	l.Record(PullRequest{Number: 2, Head: "b", Base: "main", HeadInRepo: true, State: StateOpen})
 	if _, ok, _ := l.Find(ctx, time.Minute, "b", "main"); !ok {
 		t.Error("a recorded create is found before the next list")
 	}
@@ -300,7 +300,7 @@ func TestBoardRecordDuringList(t *testing.T) {
 	for c.lists.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	l.Record(PullRequest{Number: 9, Head: "b", Base: "main", State: StateOpen})
+	l.Record(PullRequest{Number: 9, Head: "b", Base: "main", HeadInRepo: true, State: StateOpen})
 	close(c.gate)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -338,5 +338,43 @@ func TestBoardInvalidateDuringList(t *testing.T) {
 	}
 	if got := c.lists.Load(); got != 2 {
 		t.Errorf("Open after an Invalidate during a list: %d lists, want 2", got)
+	}
+}
+
+// TestFindSkipsForks: a fork's pull request from a branch of the same name
+// is never found for adoption, even listed first; Forks names it. Before,
+// Find matched head and base only and returned the fork's.
+func TestFindSkipsForks(t *testing.T) {
+	fork := PullRequest{Number: 1, Head: "env/staging", Base: "main", HeadRepo: "stranger/apps", State: StateOpen}
+	ours := PullRequest{Number: 2, Head: "env/staging", Base: "main", HeadRepo: "acme/apps", HeadInRepo: true, State: StateOpen}
+	cases := map[string]struct {
+		reason string
+		prs    []PullRequest
+		want   int64
+		forks  []int64
+	}{
+		"ForkOnly":  {"A fork's alone is not found.", []PullRequest{fork}, 0, []int64{1}},
+		"ForkFirst": {"Listed first, the fork's is passed over for ours.", []PullRequest{fork, ours}, 2, []int64{1}},
+		"OursOnly":  {"Ours is found; no fork.", []PullRequest{ours}, 2, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := NewBoard(clocktesting.NewFakeClock(time.Unix(1e9, 0))).For("repo", &lister{prs: tc.prs}, time.Minute)
+			pr, _, err := l.Find(context.Background(), time.Minute, "env/staging", "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pr.Number != tc.want {
+				t.Errorf("%s\nFind: want #%d, got #%d", tc.reason, tc.want, pr.Number)
+			}
+			forks, _ := l.Forks(context.Background(), time.Minute, "env/staging", "main")
+			var got []int64
+			for _, f := range forks {
+				got = append(got, f.Number)
+			}
+			if diff := cmp.Diff(tc.forks, got); diff != "" {
+				t.Errorf("%s\nForks: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

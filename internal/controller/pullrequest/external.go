@@ -44,12 +44,16 @@ const (
 	errMerge   = "cannot merge the pull request"
 	// errOtherBaseFmt: the forge has one open for the head, into another base.
 	errOtherBaseFmt = "cannot open the pull request from %q into %q: the forge has one open from that head into another base"
+	// errForkBlocksFmt: the forge counts a fork's pull request as the one
+	// open for these branches; the provider never adopts a fork's.
+	errForkBlocksFmt = "cannot open the pull request from %q into %q: the forge has a fork's open for them, which the provider never adopts: %s"
 )
 
 // listing is what a PullRequest needs of its repository's shared list of
 // open pull requests (forge.Listing).
 type listing interface {
 	Find(ctx context.Context, maxAge time.Duration, head, base string) (forge.PullRequest, bool, error)
+	Forks(ctx context.Context, maxAge time.Duration, head, base string) ([]forge.PullRequest, error)
 	Number(ctx context.Context, maxAge time.Duration, n int64) (forge.PullRequest, bool, error)
 	Record(pr forge.PullRequest)
 	Invalidate()
@@ -299,9 +303,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 			return xpmanaged.ExternalCreation{}, errors.Wrap(e.forgeError(lerr, errList), errCreate)
 		}
 		if !ok {
-			// Open for the head into another base (GitLab allows one open
-			// merge request per source branch): a person must choose.
-			return xpmanaged.ExternalCreation{}, managed.Stalled(ReasonForgeRefused, errors.Wrapf(err, errOtherBaseFmt, want.Head, want.Base))
+			return xpmanaged.ExternalCreation{}, e.blocked(ctx, want, err)
 		}
 		pr = found
 	case errors.Is(err, forge.ErrNoSuchBranch):

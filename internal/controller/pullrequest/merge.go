@@ -19,6 +19,7 @@ package pullrequest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -107,11 +108,9 @@ func notOurs(mg *v1alpha1.PullRequest, pr forge.PullRequest) error {
 	return managed.Stalled(ReasonNotOurs, errors.Errorf(msgNotOursFmt, pr.Number, p.Head, p.Base, found, pr.Base))
 }
 
-// isFork: the forge reports the head in another repository. A pull
-// request with neither HeadRepo nor HeadInRepo is not yet told apart: not
-// every forge client (nor forgetest/memory) sets them yet.
-// TODO: !pr.HeadInRepo alone once every client sets it.
-func isFork(pr forge.PullRequest) bool { return !pr.HeadInRepo && pr.HeadRepo != "" }
+// isFork: the forge does not report the head in the configured
+// repository (a fork's, or one it cannot tell): never ours to touch.
+func isFork(pr forge.PullRequest) bool { return !pr.HeadInRepo }
 
 // isNotOurs reports notOurs' error.
 func isNotOurs(err error) bool {
@@ -168,4 +167,23 @@ func (e *external) holdRefused() time.Duration {
 	e.acc.authWait.Store(int64(d))
 	e.pacer.Hold(e.key, e.rate(), e.clock.Now().Add(d))
 	return d
+}
+
+// blocked is the forge's refusal of a create for an open pull request the
+// provider will not adopt: a fork's of the same branch name (named, so a
+// person can close it), or one from the head into another base (GitLab
+// allows one open merge request per source branch). A person must choose.
+func (e *external) blocked(ctx context.Context, want forge.Spec, refusal error) error {
+	forks, err := e.listing.Forks(ctx, e.maxAge, want.Head, want.Base) // just listed by Find
+	if err != nil {
+		return errors.Wrap(e.forgeError(err, errList), errCreate)
+	}
+	if len(forks) > 0 {
+		names := make([]string, 0, len(forks))
+		for _, f := range forks {
+			names = append(names, fmt.Sprintf("#%d (%q of %q)", f.Number, f.Head, f.HeadRepo))
+		}
+		return managed.Stalled(ReasonForgeRefused, errors.Wrapf(refusal, errForkBlocksFmt, want.Head, want.Base, strings.Join(names, ", ")))
+	}
+	return managed.Stalled(ReasonForgeRefused, errors.Wrapf(refusal, errOtherBaseFmt, want.Head, want.Base))
 }

@@ -18,11 +18,14 @@ package pullrequest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -280,5 +283,23 @@ func TestRefusedTokenHoldsAccount(t *testing.T) {
 	want := outcome{Reason: ReasonRateLimited, After: time.Minute, Name: "2", Calls: map[string]int{"ListOpen": 1}}
 	if diff := cmp.Diff(want, outcomeOf(pullRequest(numbered("2")), obs, err, f)); diff != "" {
 		t.Errorf("the account waits: -want, +got:\n%s", diff)
+	}
+}
+
+// TestCreateBlockedByAFork: a forge that refuses the create because a
+// fork's pull request of the same branch name is open (ErrExists) leaves
+// the resource Stalled naming that pull request and its fork; it is never
+// adopted. Before, a fork's pull request was adopted by branch name.
+func TestCreateBlockedByAFork(t *testing.T) {
+	f := memory.New(edited(4, func(p *forge.PullRequest) { p.HeadRepo = "mallory/apps" }))
+	f.Fail("Create", &forge.APIError{Status: 409, Message: "pull request already exists for these targets", Kind: forge.ErrExists})
+	mg := pullRequest()
+	_, err := newExternal(f, clocktesting.NewFakeClock(t0)).Create(context.Background(), mg)
+	want := outcome{Reason: ReasonForgeRefused, Stall: true, Calls: map[string]int{"Create": 1, "ListOpen": 1}}
+	if diff := cmp.Diff(want, outcomeOf(mg, xpmanaged.ExternalObservation{}, err, f), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Create(...): -want, +got:\n%s", diff)
+	}
+	if err == nil || !strings.Contains(err.Error(), `#4 ("request/demo" of "mallory/apps")`) {
+		t.Errorf("the message must name the fork's pull request: %v", err)
 	}
 }

@@ -151,9 +151,14 @@ func TestRefusals(t *testing.T) {
 			want:   want{status: 403, message: "rate limited", retryAt: time.Unix(1796126400, 0)},
 		},
 		"ProxyError": {
-			reason: "A body that is no JSON is the message as it is.",
+			reason: "A page is not the forge's words: its status text stands in (before, the raw page went into status).",
 			answer: answer{status: 502, body: "<html>Bad Gateway</html>"},
-			want:   want{status: 502, message: "<html>Bad Gateway</html>"},
+			want:   want{status: 502, message: "Bad Gateway"},
+		},
+		"PlainText": {
+			reason: "Plain text that is no JSON loses its control characters and line breaks.",
+			answer: answer{status: 500, body: "internal\r\n\x1b[31merror"},
+			want:   want{status: 500, message: "internal [31merror"},
 		},
 		"MergeRefused": {
 			reason: "The SDK's merge reads only the status: a 405 is still ErrNotMergeable with Gitea's words.",

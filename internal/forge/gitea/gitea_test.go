@@ -108,12 +108,14 @@ func TestGitea(t *testing.T) {
 }
 
 func testClient(t *testing.T, b *bed) {
+	testForks(t, b)
 	t.Run("OpenDuplicateList", func(t *testing.T) {
 		sha := b.branch(t, "open")
 		s := forge.Spec{Head: "open", Base: "main", Title: "Open", Body: "body"}
 		pr := must(b.c.Create(ctx(t), s))(t)
 		want := forge.PullRequest{Number: pr.Number, URL: fmt.Sprintf("%s%s/%s/pulls/%d", b.g.URL, b.repo.Owner, b.repo.Name, pr.Number),
-			State: forge.StateOpen, Head: "open", Base: "main", HeadSHA: sha, Title: "Open", Body: "body"}
+			State: forge.StateOpen, Head: "open", Base: "main", HeadRepo: b.repo.Owner + "/" + b.repo.Name, HeadInRepo: true,
+			HeadSHA: sha, Title: "Open", Body: "body"}
 		if diff := cmp.Diff(want, pr, ignoreMergeable); diff != "" {
 			t.Errorf("Create: -want, +got:\n%s", diff)
 		}

@@ -207,8 +207,14 @@ func (c *client) Close(ctx context.Context, number int64) error {
 	})
 }
 
+// Merge merges now, naming m.HeadSHA as the head the merge must be of:
+// Gitea refuses a moved head with 409 "head out of date" (ErrHeadMoved).
+// msgHeadOutOfDate is Gitea's 409 to a merge naming a head that is no
+// longer the pull request's.
+const msgHeadOutOfDate = "head out of date"
+
 func (c *client) Merge(ctx context.Context, number int64, m forge.Merge) error {
-	return c.merge(ctx, number, m, "", false)
+	return c.merge(ctx, number, m, m.HeadSHA, false)
 }
 
 // AutoMerge schedules Gitea's "merge when checks succeed". Where nothing is
@@ -223,10 +229,19 @@ func (c *client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // comes, and both refuse a draft's (405, "Work in progress"). A merge the
 // forge refuses for another reason (reviews) is scheduled after all.
 // Asking again while scheduled is no error.
+//
+// With m.HeadSHA (the head the caller judged) a pull request whose head
+// is another is ErrHeadMoved before anything is sent, and so is the direct
+// merge Gitea refuses as "head out of date": the caller judges the new
+// head. Gitea's schedule itself names no head; it is asked only of the
+// head just read.
 func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	pr, err := c.Get(ctx, number)
 	if err != nil {
 		return err
+	}
+	if m.HeadSHA != "" && pr.State == forge.StateOpen && pr.HeadSHA != m.HeadSHA {
+		return xerrors.Wrapf(forge.ErrHeadMoved, errAutoFmt, number)
 	}
 	if pr.State == forge.StateOpen && (pr.Checks == "" || pr.Checks == forge.ChecksSuccess) {
 		if pr.Mergeable == nil || !*pr.Mergeable {
@@ -268,6 +283,8 @@ func (c *client) merge(ctx context.Context, number int64, m forge.Merge, head st
 		switch {
 		case auto && e.Status == http.StatusConflict && strings.Contains(e.Message, "already scheduled"):
 			scheduled = true
+		case e.Status == http.StatusConflict && strings.Contains(e.Message, msgHeadOutOfDate) && m.HeadSHA != "":
+			e.Kind = forge.ErrHeadMoved
 		case e.Status == http.StatusMethodNotAllowed, e.Status == http.StatusConflict:
 			// 405: checks, reviews, work in progress, "Please try again
 			// later" while Gitea computes mergeability, already merged;

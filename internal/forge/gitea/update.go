@@ -226,6 +226,12 @@ func convert(p *sdk.PullRequest) forge.PullRequest {
 	}
 	if p.Head != nil {
 		pr.Head, pr.HeadSHA = p.Head.Ref, p.Head.Sha
+		if p.Head.Repository != nil {
+			pr.HeadRepo = p.Head.Repository.FullName
+		}
+		// A fork's head lives in another repository; a deleted fork's has
+		// repo_id 0 and no repo.
+		pr.HeadInRepo = p.Base != nil && p.Head.RepoID != 0 && p.Head.RepoID == p.Base.RepoID
 	}
 	if p.Base != nil {
 		pr.Base = p.Base.Ref

@@ -45,7 +45,7 @@ func TestCreate(t *testing.T) {
 			reason: "A pull request is one POST /pulls, and comes back open with its number, URL and head.",
 			spec:   forge.Spec{Head: "feature", Base: "main", Title: "Add feature", Body: "Why"},
 			want: want{
-				pr: forge.PullRequest{Number: 1, State: forge.StateOpen, Head: "feature", Base: "main",
+				pr: forge.PullRequest{Number: 1, State: forge.StateOpen, Head: "feature", Base: "main", HeadRepo: owner + "/" + repo, HeadInRepo: true,
 					HeadSHA: fake.SHA("feature"), Title: "Add feature", Body: "Why", Mergeable: ptr(true)},
 				calls: []string{"POST /repos/acme/gitops/pulls 201"},
 			},
@@ -55,7 +55,7 @@ func TestCreate(t *testing.T) {
 			spec: forge.Spec{Head: "feature", Base: "main", Title: "T", Draft: true, Labels: []string{"env", "auto", "env"},
 				Reviewers: []string{"alice", "acme/platform"}, Assignees: []string{"bob"}},
 			want: want{
-				pr: forge.PullRequest{Number: 1, State: forge.StateOpen, Head: "feature", Base: "main",
+				pr: forge.PullRequest{Number: 1, State: forge.StateOpen, Head: "feature", Base: "main", HeadRepo: owner + "/" + repo, HeadInRepo: true,
 					HeadSHA: fake.SHA("feature"), Title: "T", Draft: true, Mergeable: ptr(false),
 					Labels: []string{"auto", "env"}, Reviewers: []string{"acme/platform", "alice"}, Assignees: []string{"bob"}},
 				calls: []string{"POST /repos/acme/gitops/pulls 201", "PATCH /repos/acme/gitops/issues/1 200",

@@ -42,6 +42,9 @@ const (
 	// that may be merged now ("Pull request Pull request is in clean
 	// status"): the caller merges it itself.
 	msgClean = "is in clean status"
+	// msgHeadModified is the refusal of a merge or auto-merge whose
+	// expected head is no longer the head.
+	msgHeadModified = "Head branch was modified"
 	// docSecondary ends the documentation_url of a secondary rate limit's
 	// body (older servers: #abuse-rate-limits).
 	docSecondary, docAbuse = "secondary-rate-limits", "#abuse-rate-limits"
@@ -231,6 +234,8 @@ func (e *gqlError) mapped(now time.Time) error {
 			at = time.Unix(s, 0)
 		}
 		return &forge.RateLimitError{At: at, Msg: x.Message}
+	case strings.Contains(x.Message, msgHeadModified):
+		a.Kind = forge.ErrHeadMoved
 	case strings.Contains(x.Message, msgNoAutoMerge), strings.Contains(x.Message, msgClean):
 		a.Kind = forge.ErrUnsupported
 	case x.Type == "NOT_FOUND":

@@ -94,7 +94,7 @@ func (e env) calls() []string {
 // kind is the forge sentinel err wraps, nil when none.
 func kind(err error) error {
 	for _, k := range []error{forge.ErrExists, forge.ErrNotFound, forge.ErrNotMergeable, forge.ErrUnsupported,
-		forge.ErrUnauthorized, forge.ErrForbidden, forge.ErrInvalidInput, forge.ErrNoSuchBranch, forge.ErrNoCredentials} {
+		forge.ErrUnauthorized, forge.ErrForbidden, forge.ErrInvalidInput, forge.ErrNoSuchBranch, forge.ErrNoCredentials, forge.ErrHeadMoved} {
 		if errors.Is(err, k) {
 			return k
 		}

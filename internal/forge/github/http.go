@@ -34,13 +34,13 @@ import (
 )
 
 const (
-	errToken       = "cannot get the GitHub API token"
-	errPathFmt     = "refusing the GitHub API path %q: it climbs out of the API with .."
-	errEncode      = "cannot encode the GitHub request"
-	errBuild       = "cannot build the GitHub request"
-	errSendFmt     = "cannot reach GitHub for %s %s"
-	errReadFmt     = "cannot read GitHub's answer to %s %s"
-	errDecodeFmt   = "cannot decode GitHub's answer to %s %s"
+	errToken     = "cannot get the GitHub API token"
+	errPathFmt   = "refusing the GitHub API path %q: it climbs out of the API with .."
+	errEncode    = "cannot encode the GitHub request"
+	errBuild     = "cannot build the GitHub request"
+	errSendFmt   = "cannot reach GitHub for %s %s"
+	errReadFmt   = "cannot read GitHub's answer to %s %s"
+	errDecodeFmt = "cannot decode GitHub's answer to %s %s"
 
 	// The headers GitHub documents for REST calls ("Getting started with
 	// the REST API"): its media type, the API version the payloads in

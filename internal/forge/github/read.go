@@ -250,7 +250,11 @@ func (c *Client) info(p *pull) pullInfo {
 	pr := forge.PullRequest{
 		Number: p.Number, URL: p.HTMLURL, State: forge.StateOpen,
 		Head: p.Head.Ref, Base: p.Base.Ref, HeadSHA: p.Head.SHA,
-		Title: p.Title, Body: p.Body, Draft: p.Draft, AutoMerge: p.AutoMerge != nil,
+		HeadInRepo: p.Head.Repo != nil && p.Base.Repo != nil && p.Head.Repo.ID == p.Base.Repo.ID,
+		Title:      p.Title, Body: p.Body, Draft: p.Draft, AutoMerge: p.AutoMerge != nil,
+	}
+	if p.Head.Repo != nil {
+		pr.HeadRepo = p.Head.Repo.FullName
 	}
 	switch {
 	case p.Merged || p.MergedAt != nil:

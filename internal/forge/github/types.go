@@ -48,6 +48,15 @@ type pull struct {
 type branchRef struct {
 	Ref string `json:"ref"`
 	SHA string `json:"sha"`
+	// Repo is where the branch lives: null once a fork is deleted.
+	Repo *repoRef `json:"repo"`
+}
+
+// repoRef is the repository of a head or base: its id tells a fork (the
+// head's differs from the base's), its full_name names it.
+type repoRef struct {
+	ID       int64  `json:"id"`
+	FullName string `json:"full_name"`
 }
 
 type label struct {
@@ -128,6 +137,8 @@ type reviewersRemoval struct {
 type mergeRequest struct {
 	CommitMessage string `json:"commit_message,omitempty"`
 	MergeMethod   string `json:"merge_method,omitempty"`
+	// SHA makes GitHub refuse the merge (409) when the head moved.
+	SHA string `json:"sha,omitempty"`
 }
 
 // gqlRequest is a GraphQL query with its variables; every mutation here
@@ -147,6 +158,9 @@ type gqlInput struct {
 	PullRequestID string `json:"pullRequestId"`
 	MergeMethod   string `json:"mergeMethod,omitempty"`
 	CommitBody    string `json:"commitBody,omitempty"`
+	// ExpectedHeadOid makes GitHub refuse the auto-merge when the head
+	// moved since it was judged.
+	ExpectedHeadOid string `json:"expectedHeadOid,omitempty"`
 }
 
 // gqlResponse is what the client reads of GraphQL's answer: its errors

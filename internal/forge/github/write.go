@@ -188,20 +188,26 @@ func (c *Client) Close(ctx context.Context, number int64) error {
 	return nil
 }
 
-// Merge is PUT /pulls/{n}/merge with merge_method. GitHub's 405 ("Pull
-// Request is not mergeable") and 409 ("Head branch was modified") are
-// ErrNotMergeable. With DeleteBranch the head branch is then deleted
-// (DELETE /git/refs/heads/{head}); one already gone (the repository
-// deletes merged heads itself) is fine.
+// Merge is PUT /pulls/{n}/merge with merge_method and sha, the judged
+// head. GitHub's 405 ("Pull Request is not mergeable") is ErrNotMergeable,
+// its 409 ("Head branch was modified") ErrHeadMoved. With DeleteBranch the
+// head branch is then deleted (DELETE /git/refs/heads/{head}) when it
+// lives in this repository (a fork's branch is not ours to delete; a
+// same-named branch here is not the one merged); one already gone (the
+// repository deletes merged heads itself) is fine.
 func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	if err := c.begin(); err != nil {
 		return err
 	}
 	_, err := c.do(ctx, call{method: http.MethodPut, path: c.pullPath(number, "merge"),
-		body: mergeRequest{CommitMessage: m.Message, MergeMethod: string(m.Method)}}, nil)
+		body: mergeRequest{CommitMessage: m.Message, MergeMethod: string(m.Method), SHA: m.HeadSHA}}, nil)
 	var re *respError
 	if errors.As(err, &re) && (re.status == http.StatusMethodNotAllowed || re.status == http.StatusConflict) {
-		return errors.Wrap(&forge.APIError{Status: re.status, Message: re.body.Message, Kind: forge.ErrNotMergeable}, errMerge)
+		kind := forge.ErrNotMergeable
+		if re.status == http.StatusConflict {
+			kind = forge.ErrHeadMoved
+		}
+		return errors.Wrap(&forge.APIError{Status: re.status, Message: re.body.Message, Kind: kind}, errMerge)
 	}
 	if err != nil {
 		return c.fail(err, errMerge)
@@ -212,6 +218,9 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	info, err := c.pull(ctx, number)
 	if err != nil {
 		return err
+	}
+	if !info.pr.HeadInRepo {
+		return nil
 	}
 	_, err = c.do(ctx, call{method: http.MethodDelete, path: c.repoPath() + "git/refs/heads/" + refPath(info.pr.Head)}, nil)
 	if errors.As(err, &re) && re.status == http.StatusUnprocessableEntity {
@@ -248,7 +257,7 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if method == "" {
 		method = "MERGE"
 	}
-	input := gqlInput{PullRequestID: info.nodeID, MergeMethod: method, CommitBody: m.Message}
+	input := gqlInput{PullRequestID: info.nodeID, MergeMethod: method, CommitBody: m.Message, ExpectedHeadOid: m.HeadSHA}
 	return c.mutate(ctx, "enablePullRequestAutoMerge", "EnablePullRequestAutoMergeInput", input, errAutoMerge)
 }
 

@@ -224,7 +224,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := forge.PullRequest{Number: pr.Number, URL: prURL(e.s, pr.Number), State: forge.StateOpen, Head: "feature",
-		Base: "main", HeadSHA: fake.SHA("feature"), Title: "Declared", Body: "Body", Labels: []string{"env"},
+		Base: "main", HeadRepo: owner + "/" + repo, HeadInRepo: true, HeadSHA: fake.SHA("feature"), Title: "Declared", Body: "Body", Labels: []string{"env"},
 		Reviewers: []string{"alice"}, Assignees: []string{"bob"}, Mergeable: ptr(true), ReviewDecision: "APPROVED"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Update(): -want, +got:\n%s", diff)

@@ -88,7 +88,7 @@ func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error
 			notModified = false
 			lp = listPage{etag: a.header.Get("ETag"), next: nextPage(a.header, page)}
 			for _, mr := range mrs {
-				lp.prs = append(lp.prs, mr.pullRequest())
+				lp.prs = append(lp.prs, mr.pullRequest(c.path))
 			}
 		}
 		seen[page] = lp
@@ -144,7 +144,7 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 	if _, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number)}, &mr); err != nil {
 		return forge.PullRequest{}, errors.Wrapf(err, errGetFmt, number)
 	}
-	pr := mr.pullRequest()
+	pr := mr.pullRequest(c.path)
 	var a approvals
 	_, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number, "approvals")}, &a)
 	switch {
@@ -200,7 +200,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	if _, err := c.do(ctx, request{method: http.MethodPost, path: c.mrPath(0), body: b}, &mr); err != nil {
 		return forge.PullRequest{}, errors.Wrap(err, errCreate)
 	}
-	return mr.pullRequest(), nil
+	return mr.pullRequest(c.path), nil
 }
 
 // Update puts title (with its draft prefix), description, labels,
@@ -214,7 +214,7 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	if _, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number), body: b}, &mr); err != nil {
 		return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
 	}
-	return mr.pullRequest(), nil
+	return mr.pullRequest(c.path), nil
 }
 
 // Close closes the merge request (state_event close).

@@ -34,15 +34,15 @@ import (
 )
 
 const (
-	errAPIURLFmt   = "GitLab API URL %q must be an absolute http(s) URL"
-	errProject     = "GitLab needs the project's namespace and name"
-	errNoToken     = "no API token function for GitLab"
-	errGetToken    = "cannot get the GitLab API token"
-	errEncode      = "cannot encode the GitLab request"
-	errRequest     = "cannot build the GitLab request"
-	errSendFmt     = "cannot reach GitLab for %s %s"
-	errReadFmt     = "cannot read GitLab's answer to %s %s"
-	errDecodeFmt   = "cannot decode GitLab's answer to %s %s"
+	errAPIURLFmt = "GitLab API URL %q must be an absolute http(s) URL"
+	errProject   = "GitLab needs the project's namespace and name"
+	errNoToken   = "no API token function for GitLab"
+	errGetToken  = "cannot get the GitLab API token"
+	errEncode    = "cannot encode the GitLab request"
+	errRequest   = "cannot build the GitLab request"
+	errSendFmt   = "cannot reach GitLab for %s %s"
+	errReadFmt   = "cannot read GitLab's answer to %s %s"
+	errDecodeFmt = "cannot decode GitLab's answer to %s %s"
 )
 
 // maxBody bounds what is read of one answer: a page of 100 merge requests
@@ -72,10 +72,12 @@ func WithBearer() Option {
 type Client struct {
 	base    *url.URL
 	project string
-	token   func(context.Context) (string, error)
-	http    *http.Client
-	clock   clock.PassiveClock
-	bearer  bool
+	// path is the project's full path, unescaped.
+	path   string
+	token  func(context.Context) (string, error)
+	http   *http.Client
+	clock  clock.PassiveClock
+	bearer bool
 
 	mu    sync.Mutex
 	users map[string]int64
@@ -110,6 +112,7 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	cl := &Client{
 		base:    u,
 		project: url.PathEscape(strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/")),
+		path:    strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/"),
 		token:   c.Token,
 		clock:   clock.RealClock{},
 		users:   map[string]int64{},

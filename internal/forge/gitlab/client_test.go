@@ -150,6 +150,7 @@ func TestCreate(t *testing.T) {
 				return
 			}
 			tc.want.pr.HeadSHA = sha
+			tc.want.pr.HeadRepo, tc.want.pr.HeadInRepo = fake.Project, true
 			if diff := cmp.Diff(tc.want.pr, got, ignoreURL); diff != "" {
 				t.Errorf("%s\nCreate(...): -want, +got:\n%s", tc.reason, diff)
 			}

@@ -45,6 +45,9 @@ type mergeBody struct {
 	SquashCommitMessage       string `json:"squash_commit_message,omitempty"`
 	AutoMerge                 bool   `json:"auto_merge,omitempty"`
 	MergeWhenPipelineSucceeds bool   `json:"merge_when_pipeline_succeeds,omitempty"`
+	// SHA makes GitLab refuse the merge (409) when the source branch's
+	// head is no longer the judged one.
+	SHA string `json:"sha,omitempty"`
 }
 
 // Merge merges now, by the project's merge method (squashed for
@@ -73,7 +76,7 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if err != nil {
 		return errors.Wrapf(err, errAutoMergeFmt, number)
 	}
-	pr := mr.pullRequest()
+	pr := mr.pullRequest(c.path)
 	switch {
 	case pr.AutoMerge || mr.State == "merged" || mr.State == "locked":
 		return nil
@@ -84,11 +87,12 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	return errors.Wrapf(errors.Wrap(forge.ErrUnsupported, errAutoMergeUnset), errAutoMergeFmt, number)
 }
 
-// merge sends the merge call; 405 (not open, draft, pipeline or checks),
-// 406 (conflicts, older GitLab) and 422 ("Branch cannot be merged") are
-// ErrNotMergeable.
+// merge sends the merge call with the judged head as sha; 405 (not open,
+// draft, pipeline or checks), 406 (conflicts, older GitLab) and 422
+// ("Branch cannot be merged") are ErrNotMergeable, 409 (the head moved)
+// ErrHeadMoved.
 func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bool) (mergeRequest, error) {
-	b := mergeBody{ShouldRemoveSourceBranch: m.DeleteBranch, AutoMerge: auto, MergeWhenPipelineSucceeds: auto}
+	b := mergeBody{ShouldRemoveSourceBranch: m.DeleteBranch, AutoMerge: auto, MergeWhenPipelineSucceeds: auto, SHA: m.HeadSHA}
 	switch m.Method {
 	case forge.MethodMerge, "":
 		b.MergeCommitMessage = m.Message
@@ -110,6 +114,9 @@ func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bo
 		switch e.Status {
 		case http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnprocessableEntity:
 			e.Kind = forge.ErrNotMergeable
+		case http.StatusConflict:
+			// "SHA does not match HEAD of source branch".
+			e.Kind = forge.ErrHeadMoved
 		}
 	}
 	return mr, err

@@ -33,6 +33,10 @@ type mergeRequest struct {
 	SourceBranch string `json:"source_branch"`
 	TargetBranch string `json:"target_branch"`
 	SHA          string `json:"sha"`
+	// SourceProjectID differs from TargetProjectID for a fork's merge
+	// request.
+	SourceProjectID int64 `json:"source_project_id"`
+	TargetProjectID int64 `json:"target_project_id"`
 	// MergeCommitSHA is null for a fast-forward merge, SquashCommitSHA when
 	// no squash happened.
 	MergeCommitSHA  *string  `json:"merge_commit_sha"`
@@ -123,8 +127,10 @@ var computing = map[string]bool{
 	"approvals_syncing": true,
 }
 
-// pullRequest is the forge's view of mr.
-func (mr mergeRequest) pullRequest() forge.PullRequest {
+// pullRequest is the forge's view of mr, a merge request of project
+// (its full path). GitLab names a fork's project by id only in this
+// answer, so HeadRepo is "project <id>" for a fork.
+func (mr mergeRequest) pullRequest(project string) forge.PullRequest {
 	pr := forge.PullRequest{
 		Number:    mr.IID,
 		URL:       mr.WebURL,
@@ -139,6 +145,11 @@ func (mr mergeRequest) pullRequest() forge.PullRequest {
 		Reviewers: usernames(mr.Reviewers),
 		Assignees: usernames(mr.Assignees),
 		AutoMerge: mr.MergeWhenPipelineSucceeds || (mr.AutoMerge != nil && *mr.AutoMerge),
+	}
+	pr.HeadInRepo = mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID
+	pr.HeadRepo = project
+	if !pr.HeadInRepo {
+		pr.HeadRepo = "project " + itoa(mr.SourceProjectID)
 	}
 	if pr.State == "" {
 		// An unknown state is not final: never report Closed or Merged on

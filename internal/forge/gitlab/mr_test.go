@@ -126,6 +126,7 @@ func TestGet(t *testing.T) {
 			}
 			want := tc.want.pr
 			want.Number, want.Head, want.Base, want.HeadSHA, want.Title = n, "feature", "main", sha, "Add a file"
+			want.HeadRepo, want.HeadInRepo = fake.Project, true
 			if mr, _ := s.MR(n); mr.State == "merged" {
 				want.MergeCommit = mr.MergeCommitSHA
 			}

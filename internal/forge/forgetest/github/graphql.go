@@ -46,6 +46,8 @@ func (s *Server) graphql(w *buffered, r *http.Request, rec *Request) {
 			Input struct {
 				PullRequestID string `json:"pullRequestId"`
 				MergeMethod   string `json:"mergeMethod"`
+				// ExpectedHeadOid pins the head the merge may take.
+				ExpectedHeadOid string `json:"expectedHeadOid"`
 			} `json:"input"`
 		} `json:"variables"`
 	}
@@ -82,6 +84,9 @@ func (s *Server) graphql(w *buffered, r *http.Request, rec *Request) {
 			return
 		case p.state != "open":
 			w.json(http.StatusOK, gqlError(name, "UNPROCESSABLE", "Pull request is not open"))
+			return
+		case in.Variables.Input.ExpectedHeadOid != "" && in.Variables.Input.ExpectedHeadOid != p.headSHA:
+			w.json(http.StatusOK, gqlError(name, "UNPROCESSABLE", msgHeadModified))
 			return
 		case p.mergeable() == StateClean:
 			w.json(http.StatusOK, gqlError(name, "UNPROCESSABLE", MsgCleanStatus))

@@ -127,7 +127,7 @@ func (s *Server) pullJSON(p *pull, full bool) map[string]any {
 		"milestone": nil, "active_lock_reason": nil, "created_at": p.created, "updated_at": p.updated,
 		"closed_at": closed, "merged_at": mergedAt, "merge_commit_sha": mergeCommit, "assignee": assignee,
 		"assignees": s.users(p.assignees), "requested_reviewers": s.users(p.reviewers), "requested_teams": teams,
-		"head": s.ref(rp, p.head, p.headSHA), "base": s.ref(rp, p.base, p.baseSHA),
+		"head": s.ref(s.repo(p.headOwner(), p.repo), p.head, p.headSHA), "base": s.ref(rp, p.base, p.baseSHA),
 		"author_association": "CONTRIBUTOR", "auto_merge": autoMerge, "draft": p.draft,
 	}
 	if full {

@@ -204,7 +204,7 @@ func (s *Server) createPull(w *buffered, r *http.Request, rp *repo) {
 		}
 	}
 	for _, p := range s.pulls {
-		if p.owner == rp.owner && p.repo == rp.name && p.state == "open" && p.head == head && p.base == in.Base {
+		if p.owner == rp.owner && p.repo == rp.name && p.forkOwner == "" && p.state == "open" && p.head == head && p.base == in.Base {
 			w.json(http.StatusUnprocessableEntity, validation(docCreatePR, map[string]any{"resource": "PullRequest",
 				"code": "custom", "message": fmt.Sprintf("A pull request already exists for %s:%s.", rp.owner, head)}))
 			return

@@ -63,6 +63,9 @@ type checkRun struct {
 type pull struct {
 	number      int64
 	owner, repo string
+	// forkOwner, when set, owns the fork the head branch lives in (a
+	// repository of the same name): a stranger's pull request.
+	forkOwner   string
 	state       string
 	title, body string
 	head, base  string
@@ -84,6 +87,14 @@ type pull struct {
 	updated        string
 	closed         string
 	mergedAt       string
+}
+
+// headOwner owns the repository the head branch lives in.
+func (p *pull) headOwner() string {
+	if p.forkOwner != "" {
+		return p.forkOwner
+	}
+	return p.owner
 }
 
 func (p *pull) mergeable() string {
@@ -139,6 +150,21 @@ func clone(in []string) []string {
 	return slices.Clone(in)
 }
 
+// OpenFromFork opens a pull request as a stranger would: head is a branch
+// of forkOwner's fork of owner/repo (created with the branch at sha), base
+// a branch of owner/repo. It returns the pull request's number.
+func (s *Server) OpenFromFork(owner, repo, forkOwner, head, sha, base, title string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.repo(forkOwner, repo).branches[head] = sha
+	rp := s.repo(owner, repo)
+	s.next++
+	p := &pull{number: s.next, owner: owner, repo: repo, forkOwner: forkOwner, state: "open", title: title,
+		head: head, base: base, headSHA: sha, baseSHA: rp.branches[base], created: s.now(), updated: s.now()}
+	s.pulls[p.number] = p
+	return p.number
+}
+
 // AddBranch creates or moves a branch (creating the repository when new);
 // open pull requests from it take the new head, as on a push.
 func (s *Server) AddBranch(owner, repo, branch, sha string) {
@@ -146,7 +172,7 @@ func (s *Server) AddBranch(owner, repo, branch, sha string) {
 	defer s.mu.Unlock()
 	s.repo(owner, repo).branches[branch] = sha
 	for _, p := range s.pulls {
-		if p.owner == owner && p.repo == repo && p.state == "open" && p.head == branch {
+		if p.headOwner() == owner && p.repo == repo && p.state == "open" && p.head == branch {
 			p.headSHA, p.updated = sha, s.now()
 		}
 	}

@@ -240,7 +240,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, m := range s.mrs {
-		if m.SourceBranch == source && m.State == "opened" {
+		if m.SourceBranch == source && m.State == "opened" && m.inProject() {
 			// validate_branches → conflict!: the message is a list.
 			fail(w, http.StatusConflict, []string{fmt.Sprintf("Another open merge request already exists for this source branch: !%d", m.IID)})
 			return
@@ -326,6 +326,11 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
 	auto := false
 	for _, k := range s.autoParams {
 		auto = auto || boolean(p, k)
+	}
+	if sha, ok := str(p, "sha"); ok && sha != "" && sha != m.SHA {
+		// MergeRequests::MergeService's check of the sha parameter.
+		fail(w, http.StatusConflict, "SHA does not match HEAD of source branch: "+m.SHA)
+		return
 	}
 	d := s.detailed(m)
 	running := d == "ci_still_running"

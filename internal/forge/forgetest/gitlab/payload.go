@@ -202,6 +202,9 @@ func (s *Server) entity(m *MergeRequest) mrJSON {
 		HasConflicts:                detailed == "conflict",
 		BlockingDiscussionsResolved: true,
 	}
+	if !m.inProject() {
+		e.SourceProjectID = m.SourceProjectID
+	}
 	if len(e.Assignees) > 0 {
 		e.Assignee = &e.Assignees[0]
 	}

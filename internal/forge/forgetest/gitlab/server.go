@@ -74,16 +74,19 @@ var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // MergeRequest is a merge request as the fake holds it.
 type MergeRequest struct {
-	IID          int64
-	Title        string
-	Description  string
-	State        string // opened, closed, locked, merged
-	SourceBranch string
-	TargetBranch string
-	SHA          string
-	Labels       []string
-	Reviewers    []string
-	Assignees    []string
+	IID         int64
+	Title       string
+	Description string
+	State       string // opened, closed, locked, merged
+	// SourceProjectID is the project the source branch lives in: 0 (or
+	// ProjectID) is this project, another id a fork's.
+	SourceProjectID int64
+	SourceBranch    string
+	TargetBranch    string
+	SHA             string
+	Labels          []string
+	Reviewers       []string
+	Assignees       []string
 	// MergeCommitSHA and SquashCommitSHA are set once merged.
 	MergeCommitSHA  string
 	SquashCommitSHA string
@@ -176,7 +179,7 @@ func (s *Server) AddBranch(name string) string {
 	sha := s.commit()
 	s.branches[name] = sha
 	for _, m := range s.mrs {
-		if m.SourceBranch == name && m.State == "opened" {
+		if m.SourceBranch == name && m.State == "opened" && m.inProject() {
 			m.SHA = sha
 		}
 	}
@@ -218,6 +221,21 @@ func (s *Server) MR(iid int64) (MergeRequest, bool) {
 	c.Assignees = append([]string(nil), m.Assignees...)
 	c.ApprovedBy = append([]string(nil), m.ApprovedBy...)
 	return c, true
+}
+
+// OpenFromFork opens a merge request as a stranger would, from branch
+// source at sha of the fork forkID into target of this project.
+func (s *Server) OpenFromFork(forkID int64, source, sha, target, title string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.open(source, target, title)
+	m.SourceProjectID, m.SHA = forkID, sha
+	return m.IID
+}
+
+// inProject says the source branch lives in this project.
+func (m *MergeRequest) inProject() bool {
+	return m.SourceProjectID == 0 || m.SourceProjectID == ProjectID
 }
 
 // Open adds an open merge request as a person would, bypassing the API.
@@ -393,7 +411,7 @@ func (s *Server) mergeNow(m *MergeRequest) {
 	}
 	m.MergeCommitSHA = s.commit()
 	s.branches[m.TargetBranch] = m.MergeCommitSHA
-	if m.RemoveSourceBranch {
+	if m.RemoveSourceBranch && m.inProject() {
 		delete(s.branches, m.SourceBranch)
 	}
 }

@@ -53,11 +53,20 @@ type Forge struct {
 // HeadSHA is the head commit of every pull request Create opens.
 const HeadSHA = "0123456789abcdef0123456789abcdef01234567"
 
-// New returns a Forge holding prs.
+// Repo is the repository the Forge serves, as a head repository.
+const Repo = "acme/apps"
+
+// New returns a Forge holding prs. A pull request with no HeadRepo is the
+// repository's own (HeadRepo Repo, HeadInRepo); one with another HeadRepo
+// is a fork's.
 func New(prs ...forge.PullRequest) *Forge {
 	f := &Forge{prs: map[int64]*forge.PullRequest{}, next: 1, calls: map[string]int{}, fail: map[string]error{}, typ: forge.Gitea}
 	for i := range prs {
 		pr := prs[i]
+		if pr.HeadRepo == "" {
+			pr.HeadRepo = Repo
+		}
+		pr.HeadInRepo = pr.HeadRepo == Repo
 		f.prs[pr.Number] = &pr
 		f.next = max(f.next, pr.Number+1)
 	}
@@ -175,14 +184,14 @@ func (f *Forge) Create(_ context.Context, s forge.Spec) (forge.PullRequest, erro
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, pr := range f.prs {
-		if pr.Head == s.Head && pr.Base == s.Base && pr.State == forge.StateOpen {
+		if pr.Head == s.Head && pr.Base == s.Base && pr.State == forge.StateOpen && pr.HeadInRepo {
 			return forge.PullRequest{}, &forge.APIError{Status: 409, Message: "pull request already exists for these targets", Kind: forge.ErrExists}
 		}
 	}
 	n := f.next
 	f.next++
 	pr := &forge.PullRequest{Number: n, URL: "https://forge.example/pulls/" + strconv.FormatInt(n, 10), State: forge.StateOpen,
-		Head: s.Head, Base: s.Base, HeadSHA: HeadSHA}
+		Head: s.Head, Base: s.Base, HeadSHA: HeadSHA, HeadRepo: Repo, HeadInRepo: true}
 	put(pr, s)
 	f.prs[n] = pr
 	if err := f.lostCreate; err != nil {
@@ -220,8 +229,8 @@ func (f *Forge) Close(_ context.Context, n int64) error {
 	return nil
 }
 
-// Merge merges pull request n.
-func (f *Forge) Merge(_ context.Context, n int64, _ forge.Merge) error {
+// Merge merges pull request n; ErrHeadMoved when m names another head.
+func (f *Forge) Merge(_ context.Context, n int64, m forge.Merge) error {
 	if err := f.call("Merge"); err != nil {
 		return err
 	}
@@ -231,12 +240,16 @@ func (f *Forge) Merge(_ context.Context, n int64, _ forge.Merge) error {
 	if !ok || pr.State != forge.StateOpen {
 		return forge.ErrNotMergeable
 	}
+	if m.HeadSHA != "" && m.HeadSHA != pr.HeadSHA {
+		return forge.ErrHeadMoved
+	}
 	pr.State, pr.MergeCommit = forge.StateMerged, "fedcba9876543210fedcba9876543210fedcba98"
 	return nil
 }
 
-// AutoMerge marks pull request n to be merged (at once with MergeOnAuto).
-func (f *Forge) AutoMerge(_ context.Context, n int64, _ forge.Merge) error {
+// AutoMerge marks pull request n to be merged (at once with MergeOnAuto);
+// ErrHeadMoved when m names another head.
+func (f *Forge) AutoMerge(_ context.Context, n int64, m forge.Merge) error {
 	if err := f.call("AutoMerge"); err != nil {
 		return err
 	}
@@ -248,6 +261,9 @@ func (f *Forge) AutoMerge(_ context.Context, n int64, _ forge.Merge) error {
 	pr, ok := f.prs[n]
 	if !ok {
 		return forge.ErrNotFound
+	}
+	if m.HeadSHA != "" && m.HeadSHA != pr.HeadSHA {
+		return forge.ErrHeadMoved
 	}
 	pr.AutoMerge = true
 	if f.mergeOnAuto {
