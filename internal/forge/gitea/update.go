@@ -226,6 +226,12 @@ func convert(p *sdk.PullRequest) forge.PullRequest {
 	}
 	if p.Head != nil {
 		pr.Head, pr.HeadSHA = p.Head.Ref, p.Head.Sha
+		if strings.HasPrefix(p.Head.Ref, pullRefPrefix) && p.Head.Name != "" {
+			// The head branch is gone (deleted on merge): Gitea then
+			// answers the pull request's own ref, and the branch's name
+			// as the label.
+			pr.Head = p.Head.Name
+		}
 		if p.Head.Repository != nil {
 			pr.HeadRepo = p.Head.Repository.FullName
 		}
@@ -251,6 +257,10 @@ func convert(p *sdk.PullRequest) forge.PullRequest {
 // checks maps Gitea's combined status. No statuses is "" (the forge
 // reports none); warning counts as a failure, as Gitea's required checks
 // pass only on success; skipped passes.
+// pullRefPrefix starts the ref Gitea names a head by once its branch is
+// gone (refs/pull/<n>/head).
+const pullRefPrefix = "refs/pull/"
+
 func checks(st *sdk.CombinedStatus) forge.Checks {
 	if st == nil || st.TotalCount == 0 {
 		return ""
