@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -66,6 +67,16 @@ type ForgeAccess struct {
 	// secret names the credentials Secret (namespace/name), tokenKey the
 	// API token's key in it and token its value; "" when absent.
 	secret, tokenKey, token string
+}
+
+// TokenFrom names where the forge's API token comes from, for messages:
+// the Secret's API token key when it holds one, else gitCreds (the Git
+// credentials the clone uses, which then serve the API too).
+func (a ForgeAccess) TokenFrom(gitCreds string) string {
+	if a.token != "" {
+		return fmt.Sprintf("credentials Secret %s key %q", a.secret, a.tokenKey)
+	}
+	return gitCreds
 }
 
 // A tokenSource is what ForgeAccess needs of the repository's clone: its

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/managed"
 )
@@ -71,18 +72,22 @@ type external struct {
 	// key names the forge account and repository, for the pacer.
 	key string
 	typ forge.Type
-	// creds names the Secret and key the token came from.
-	creds   string
-	repo    repository
-	listing listing
-	pacer   pacer
-	clock   clock.PassiveClock
-	kube    client.Reader
-	maxAge  time.Duration
+	// creds names the Secret and key of the Git credentials; apiCreds
+	// those of the forge's API token (the same when the Secret has no
+	// API token key).
+	creds, apiCreds string
+	repo            repository
+	listing         listing
+	pacer           pacer
+	clock           clock.PassiveClock
+	kube            client.Reader
+	maxAge          time.Duration
 	// watch wakes mg when its branches move; nil: its poll alone does.
 	watch follower
 	// rates is the pace of creates per forge type; nil: forge.RateOf.
 	rates func(forge.Type) forge.Rate
+	// claims holds PullRequests of one head and base apart; nil: none.
+	claims claims
 
 	// note is Ready's message when converged.
 	note string
@@ -100,6 +105,15 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpman
 	want, err := desired(ctx, e.kube, mg)
 	if err != nil && !meta.WasDeleted(mg) {
 		return xpmanaged.ExternalObservation{}, err
+	}
+	if e.claims != nil {
+		if letGo, err := e.claims.Check(ctx, claim.PullRequest(), mg); err != nil || letGo {
+			// Held by a PullRequest created first: Conflict, nothing
+			// adopted nor opened. Being deleted while the other keeps it:
+			// the pull request stays open.
+			e.unfollow(mg)
+			return xpmanaged.ExternalObservation{ResourceExists: false}, err
+		}
 	}
 	a := mg.Status.AtProvider
 	switch forge.State(a.State) {
@@ -276,7 +290,7 @@ func (e *external) rate() forge.Rate {
 func (e *external) held() error {
 	if t, ok := e.pacer.Held(e.key); ok {
 		if e.acc.authWait.Load() > 0 {
-			return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgAuthHeldFmt, e.creds, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
+			return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgAuthHeldFmt, e.apiCreds, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
 		}
 		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, t.UTC().Format(time.RFC3339)), t.Sub(e.clock.Now()))
 	}

@@ -56,7 +56,7 @@ func newExternal(f *memory.Forge, clk *clocktesting.FakeClock, heads ...string) 
 		r.heads[h] = "abc"
 	}
 	board := forge.NewBoard(clk)
-	return &external{acc: &account{client: f}, key: "k", typ: forge.Gitea, creds: "credentials Secret ns/git key \"password\"",
+	return &external{acc: &account{client: f}, key: "k", typ: forge.Gitea, creds: "credentials Secret ns/git key \"password\"", apiCreds: "credentials Secret ns/git key \"password\"",
 		repo: r, listing: board.For("k", f, time.Minute), pacer: forge.NewPacer(clk), clock: clk, maxAge: time.Minute}
 }
 

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
@@ -54,18 +55,30 @@ const (
 // head or base branch moves in the shared clone (a File pushed to its head,
 // a commit a fetch brought), so its head commit, checks and mergeability
 // follow the branch without waiting for the poll.
+//
+// Two PullRequests of one repository, head and base claim one pull
+// request: the later one is Stalled (claim.ReasonConflict), never adopts
+// it, and takes over when the first goes; the first deleted while the
+// other remains leaves the pull request open.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	clk := clock.PassiveClock(clock.RealClock{})
 	if o.Clock != nil {
 		clk = o.Clock
 	}
+	if err := o.Claims.Register(context.Background(), claim.PullRequest()); err != nil {
+		return err
+	}
 	return o.SetupManaged(mgr, v1alpha1.PullRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
 			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
-			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher).WithRates(o.ForgeRates)),
+			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher).WithRates(o.ForgeRates).WithClaims(o.Claims)),
 		// Woken when its branches move, and polled still: the forge's
 		// side (a title edit, a merge, a close) is seen only by a poll.
 		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
+		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.PullRequest(), claim.PullRequest())),
+		// A change of its configuration's spec (the forge, credentials)
+		// is acted on at once, not at the next poll.
+		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.PullRequestKind, nil, o.Logger)...),
 		// The number is the external name, known once created or adopted:
 		// a create is safe to retry, since Observe adopts an open pull
 		// request for the same branches before Create is asked again.
@@ -76,7 +89,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 
 // SetupGated adds the PullRequest controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
-	return o.SetupGated(mgr, Setup, v1alpha1.PullRequestGroupVersionKind)
+	return o.SetupGated(mgr, Setup, append(config.Kinds(), v1alpha1.PullRequestGroupVersionKind)...)
 }
 
 // gitConnector is what a PullRequest needs of the configuration: its
@@ -121,6 +134,8 @@ type Connector struct {
 	watch follower
 	// rates is the pace of creates per forge type; nil: forge.RateOf.
 	rates func(forge.Type) forge.Rate
+	// claims holds PullRequests of one head and base apart; nil: none.
+	claims claims
 
 	// mu guards clients, keyOf and swept; never held across the network
 	// (accounts.go).
@@ -183,6 +198,19 @@ func (c *Connector) WithRates(rates func(forge.Type) forge.Rate) *Connector {
 	return c
 }
 
+// WithClaims makes PullRequests claim their pull request (claim.Index):
+// without, as in tests of one resource, nothing is claimed.
+func (c *Connector) WithClaims(cl claims) *Connector {
+	c.claims = cl
+	return c
+}
+
+// claims is what a PullRequest needs of the claim index: whether another
+// PullRequest holds its head and base.
+type claims interface {
+	Check(ctx context.Context, k claim.Kind, o claim.Object) (letGo bool, err error)
+}
+
 // Connect resolves the configuration and returns the forge account's
 // client; it does not touch the network.
 func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.TypedExternalClient[*v1alpha1.PullRequest], error) {
@@ -199,9 +227,9 @@ func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpma
 		return nil, err
 	}
 	return &external{
-		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, repo: repo,
+		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, apiCreds: fa.TokenFrom(conn.Credentials), repo: repo,
 		listing: c.board.For(key, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
-		kube: c.kube, maxAge: c.maxAge, watch: c.watch, rates: c.rates,
+		kube: c.kube, maxAge: c.maxAge, watch: c.watch, rates: c.rates, claims: c.claims,
 	}, nil
 }
 

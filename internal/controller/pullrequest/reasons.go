@@ -107,8 +107,8 @@ func (e *external) forgeError(err error, what string) error {
 		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgRateLimitedFmt, rl.At.UTC().Format(time.RFC3339), rl.Msg), rl.At.Sub(e.clock.Now()))
 	case errors.Is(err, forge.ErrUnauthorized):
 		d := e.holdRefused()
-		if e.creds != "" {
-			err = errors.Wrapf(err, errRefusedTokenFmt, e.creds)
+		if e.apiCreds != "" {
+			err = errors.Wrapf(err, errRefusedTokenFmt, e.apiCreds)
 		}
 		err = errors.Wrapf(err, errHeldFmt, d)
 		return managed.Stalled(spec.ReasonAuthenticationFailed, errors.Wrap(err, what))
