@@ -14,10 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package docs holds the tests that keep README.md and docs/ true to the
-// code: every condition reason the code sets is on the troubleshooting page
-// and on the reference page of each kind that shows it, every field and
-// printer column of the CRDs is on its kind's reference page, and every
-// relative link and anchor resolves. They only parse files, so they are
-// quick. The package has no code of its own and nothing imports it.
+// Package docs holds the tests that keep README.md, docs/ and examples/
+// true to the code: every condition reason the code sets is on the
+// troubleshooting page and on the reference page of each kind that shows
+// it, every field and printer column of the CRDs is on its kind's
+// reference page, every relative link and anchor (and every path an
+// example's comments name) resolves, and every object a ```yaml block or an
+// example shows passes a strict server-side dry run on a real API server
+// (TestDocObjectsAreValid, the one test here that starts a control plane;
+// -short skips it). The package has no code of its own and nothing
+// imports it.
 package docs

@@ -41,8 +41,9 @@ type brokenLink struct {
 	Why    string
 }
 
-// TestLinksResolve follows every relative link of README.md and docs/ (a
-// path, a path#anchor or an #anchor) to its file and heading.
+// TestLinksResolve follows every relative link of the Markdown of README.md,
+// docs/ and examples/ (a path, a path#anchor or an #anchor) to its file
+// and heading.
 func TestLinksResolve(t *testing.T) {
 	files := markdownFiles(t)
 	if len(files) < 10 {

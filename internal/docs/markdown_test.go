@@ -174,21 +174,24 @@ func slug(heading string) string {
 	return b.String()
 }
 
-// markdownFiles returns README.md and every .md file under docs/.
+// markdownFiles returns README.md and every .md file under docs/ and
+// examples/.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
 	files := []string{filepath.Join(root, "README.md")}
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+	for _, dir := range []string{"docs", "examples"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".md") {
+				files = append(files, p)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return files
 }
