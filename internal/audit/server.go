@@ -27,6 +27,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,9 @@ type Server struct {
 	metrics *Metrics
 	log     logging.Logger
 	addr    string
+	// allowed are the client certificate names let in (common name or a
+	// DNS name); empty lets in any certificate the client CA signed.
+	allowed []string
 }
 
 // ServerOption configures a Server.
@@ -89,6 +93,22 @@ func WithMaxBody(n int64) ServerOption { return func(s *Server) { s.maxBody = n 
 
 // WithServerMetrics records requests and events on m.
 func WithServerMetrics(m *Metrics) ServerOption { return func(s *Server) { s.metrics = m } }
+
+// WithAllowedNames lets in only client certificates whose common name or
+// a DNS name is one of names (as kube-apiserver's
+// --requestheader-allowed-names): a CA that signs other clients too (the
+// cluster's, which signs every kubelet's) then admits the API server
+// alone. Empty names let in any certificate the client CA signed.
+func WithAllowedNames(names ...string) ServerOption {
+	return func(s *Server) {
+		s.allowed = nil
+		for _, n := range names {
+			if n = strings.TrimSpace(n); n != "" {
+				s.allowed = append(s.allowed, n)
+			}
+		}
+	}
+}
 
 // WithLogger logs what the endpoint refuses, never a credential.
 func WithLogger(l logging.Logger) ServerOption { return func(s *Server) { s.log = l } }
@@ -322,6 +342,14 @@ func (s *Server) keep(events []event) {
 	s.metrics.event(resultInvalid, invalid)
 }
 
+// allowedName reports whether c names a client WithAllowedNames lets in.
+func (s *Server) allowedName(c *x509.Certificate) bool {
+	if len(s.allowed) == 0 {
+		return true
+	}
+	return slices.Contains(s.allowed, c.Subject.CommonName) || slices.ContainsFunc(c.DNSNames, func(n string) bool { return slices.Contains(s.allowed, n) })
+}
+
 // authenticated reports whether r comes with a client certificate that
 // ClientCAs signed (for client authentication), or with the bearer token.
 func (s *Server) authenticated(r *http.Request) bool {
@@ -331,10 +359,11 @@ func (s *Server) authenticated(r *http.Request) bool {
 		for _, c := range r.TLS.PeerCertificates[1:] {
 			inter.AddCert(c)
 		}
-		_, err := r.TLS.PeerCertificates[0].Verify(x509.VerifyOptions{
+		leaf := r.TLS.PeerCertificates[0]
+		_, err := leaf.Verify(x509.VerifyOptions{
 			Roots: creds.ClientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		})
-		if err == nil {
+		if err == nil && s.allowedName(leaf) {
 			return true
 		}
 	}

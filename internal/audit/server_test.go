@@ -272,3 +272,42 @@ func TestFromFiles(t *testing.T) {
 		t.Error("FromFiles() with neither CA nor token: want an error")
 	}
 }
+
+// TestServerAllowedNames: with allowed names, a certificate the client CA
+// signed for another name (a kubelet's, when the CA is the cluster's) is
+// refused and keeps no fact; the allowed name, as common name or DNS
+// name, is let in. Before, any certificate of the CA was let in.
+func TestServerAllowedNames(t *testing.T) {
+	serverCA, clientCA := newTestCA(t, "server CA"), newTestCA(t, "cluster CA")
+	serving, _, _ := serverCA.issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	store := NewStore()
+	store.Want("m", configMaps)
+	s, err := NewServer("127.0.0.1:0", store, Static{Certificate: serving, ClientCAs: clientCA.pool()}, WithAllowedNames("kube-apiserver-audit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serve(t, s)
+	apiserver, _, _ := clientCA.issue(t, "kube-apiserver-audit", x509.ExtKeyUsageClientAuth)
+	kubelet, _, _ := clientCA.issue(t, "system:node:worker-1", x509.ExtKeyUsageClientAuth)
+	cases := map[string]struct {
+		reason string
+		cert   tls.Certificate
+		code   int
+		facts  int
+	}{
+		"OtherName": {"A certificate of the same CA with another name: refused.", kubelet, http.StatusUnauthorized, 0},
+		"Allowed":   {"The allowed name is let in.", apiserver, http.StatusOK, 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := store.Len()
+			code, err := send(t, url, serverCA.pool(), http.MethodPost, &tc.cert, "", list(update()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || store.Len()-before != tc.facts {
+				t.Errorf("%s\nstatus %d with %d facts kept, want %d with %d", tc.reason, code, store.Len()-before, tc.code, tc.facts)
+			}
+		})
+	}
+}
