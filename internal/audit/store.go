@@ -197,6 +197,12 @@ func (s *Store) Add(k Key, f Fact) bool {
 	e := &stored{key: k, fact: f, size: sizeOf(k, f)}
 	s.mu.Lock()
 	s.expireLocked(f.Arrived)
+	if f.AuditID != "" && slices.ContainsFunc(s.byKey[k], func(o *stored) bool { return o.fact.AuditID == f.AuditID }) {
+		// The API server retries a batch it saw fail: one request is one
+		// fact, however often its event arrives.
+		s.mu.Unlock()
+		return false
+	}
 	s.queue = append(s.queue, e)
 	s.byKey[k] = append(s.byKey[k], e)
 	s.bytes += e.size

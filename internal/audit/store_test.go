@@ -185,3 +185,18 @@ func TestFactSizeAccounted(t *testing.T) {
 	runtime.KeepAlive(keys)
 	runtime.KeepAlive(facts)
 }
+
+// TestStoreDeduplicatesAuditID: an event delivered twice (the API server
+// retries a batch) is one fact; another request's event of the same object
+// is another. Before, a retried batch counted every change twice.
+func TestStoreDeduplicatesAuditID(t *testing.T) {
+	s := NewStore()
+	s.Want("m", configMaps)
+	got := []bool{s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("bob"))}
+	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
+		t.Errorf("Add(alice, alice again, bob): kept -want, +got:\n%s", diff)
+	}
+	if n := len(s.Since(keyX(), time.Time{})); n != 2 {
+		t.Errorf("facts of x: want 2, got %d", n)
+	}
+}
