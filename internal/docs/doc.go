@@ -18,8 +18,9 @@ limitations under the License.
 // true to the code: every condition reason the code sets is on the
 // troubleshooting page and on the reference page of each kind that shows
 // it, every field and printer column of the CRDs is on its kind's
-// reference page, every relative link and anchor (and every path an
-// example's comments name) resolves, and every object a ```yaml block or an
+// reference page, every relative link and anchor (and every repository
+// path the docs' text and the examples' comments name) resolves, and every
+// object a ```yaml block or an
 // example shows passes a strict server-side dry run on a real API server
 // (TestDocObjectsAreValid, the one test here that starts a control plane;
 // -short skips it). The package has no code of its own and nothing

@@ -57,7 +57,7 @@ func TestExampleReferencesResolve(t *testing.T) {
 		default:
 			return nil
 		}
-		refs, broken := checkRefs(t, root, p, lines)
+		refs, broken := checkRefs(t, root, p, lines, true)
 		n += refs
 		for _, b := range broken {
 			t.Errorf("%s:%d: %s: %s", b.File, b.Line, b.Target, b.Why)
@@ -91,10 +91,27 @@ func yamlComments(data string) []string {
 	return lines
 }
 
+// TestDocPathsResolve holds the paths README.md and docs/ name in their
+// text (`examples/file.yaml`, internal/docs), links or not, to files and
+// folders that exist.
+func TestDocPathsResolve(t *testing.T) {
+	n := 0
+	for _, f := range markdownFiles(t) {
+		refs, broken := checkRefs(t, root, f, prose(t, f), false)
+		n += refs
+		for _, b := range broken {
+			t.Errorf("%s:%d: %s: %s", b.File, b.Line, b.Target, b.Why)
+		}
+	}
+	if n < 50 {
+		t.Errorf("followed %d paths in the docs: the scan is broken", n)
+	}
+}
+
 // checkRefs returns how many repository paths lines (of file) name, and
-// those that do not resolve from the repository's top, top, with every
-// mention of a README by anything but its path.
-func checkRefs(t *testing.T, top, file string, lines []string) (int, []brokenLink) {
+// those that do not resolve from the repository's top, top; with
+// bareREADME, every mention of a README by anything but its path too.
+func checkRefs(t *testing.T, top, file string, lines []string, bareREADME bool) (int, []brokenLink) {
 	t.Helper()
 	n := 0
 	var broken []brokenLink
@@ -102,7 +119,7 @@ func checkRefs(t *testing.T, top, file string, lines []string) (int, []brokenLin
 		bad := func(target, why string) {
 			broken = append(broken, brokenLink{File: file, Line: i + 1, Target: target, Why: why})
 		}
-		if strings.Contains(strings.ReplaceAll(l, "README.md", ""), "README") {
+		if bareREADME && strings.Contains(strings.ReplaceAll(l, "README.md", ""), "README") {
 			bad("README", "a README section named by its title: name the page and anchor (docs/….md#anchor) instead")
 		}
 		for _, m := range repoPathRE.FindAllStringSubmatch(l, -1) {
@@ -145,7 +162,7 @@ func TestCheckRefsFindsBrokenOnes(t *testing.T) {
 		"path: docs/missing.md\n" + // a value, not a comment
 		"# docs/missing.md docs/page.md#nope docs/x.yaml#a\n" +
 		"# the README's RBAC section, README \"Encrypting Secrets\"\n"
-	n, broken := checkRefs(t, top, "ex.yaml", yamlComments(data))
+	n, broken := checkRefs(t, top, "ex.yaml", yamlComments(data), true)
 	var got []string
 	for _, b := range broken {
 		got = append(got, b.Target)
