@@ -322,3 +322,43 @@ func TestObjects(t *testing.T) {
 		})
 	}
 }
+
+func TestMerged(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		kind   string
+		arg    string
+		want   map[string]any
+	}{
+		"MergesMappings": {
+			reason: "A fragment's mapping is merged into the base's: the base's other fields stay.",
+			kind:   "Mirror",
+			arg:    `{"spec":{"forProvider":{"commit":"PerChange"}}}`,
+			want: map[string]any{
+				"branch": "main", "path": "live", "commit": "PerChange",
+				"resources": []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}},
+			},
+		},
+		"ReplacesLists": {
+			reason: "A list of the fragment replaces the base's.",
+			kind:   "Mirror",
+			arg:    `{"spec":{"forProvider":{"resources":[{"apiVersion":"v1","kind":"Secret"}]}}}`,
+			want: map[string]any{
+				"branch": "main", "path": "live",
+				"resources": []any{map[string]any{"apiVersion": "v1", "kind": "Secret"}},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u, err := merged(tc.kind, []byte(tc.arg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, _ := unstructured.NestedMap(u.Object, "spec", "forProvider")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nmerged(...).spec.forProvider: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
