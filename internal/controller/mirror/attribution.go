@@ -359,18 +359,23 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			}
 		}
 	}
-	waits := known && len(fs) == 0 && now.Before(noticed.Add(a.wait))
+	open := now.Before(noticed.Add(a.wait))
+	ignored := len(fs) > 0 && sha != "" && allIgnored(fs, ignore)
+	// "Ignored" on the facts so far is provisional until the wait ends: a
+	// person's change of the same object may be in the API server's next
+	// batch, and a recorded verdict would keep it out of Git for good.
+	waits := known && (len(fs) == 0 || ignored) && open
 	if !waits {
 		a.stopWaitingLocked(k, nn)
 	}
 	switch {
-	case len(fs) > 0 && sha != "" && allIgnored(fs, ignore):
+	case ignored && !waits:
 		l.ignored[rel] = sha
 		l.after[rel] = fs[len(fs)-1].Arrived.Add(time.Nanosecond)
 		delete(l.noticed, rel)
 		out.keep[rel] = true
 		a.metrics.Attributed("ignored", 1)
-	case len(fs) > 0:
+	case len(fs) > 0 && !waits:
 		out.byPath[rel] = joined(fs, ignore, who)
 	case waits:
 		out.keep[rel] = true

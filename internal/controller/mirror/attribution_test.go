@@ -279,11 +279,15 @@ func TestAttributionIgnoredUsers(t *testing.T) {
 	b := newJoinBed(t, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{flux}} })
 	b.store.Add(keyOfCM("a"), by(flux))
 	c, err := b.observe(cm("a", "1"))
-	if err != nil {
-		t.Fatal(err)
+	if w, ok := managed.IsWaiting(err); !ok || w.Reason != ReasonAttributing {
+		t.Fatalf("ignored on the facts so far, within the wait: want Waiting %s, got %v", ReasonAttributing, err)
 	}
 	if c != nil {
 		t.Fatalf("a change by an ignored user alone: enqueued %v, want nothing", commitsOf(c))
+	}
+	b.clk.Step(3 * time.Second)
+	if c, err = b.observe(cm("a", "1")); err != nil || c != nil {
+		t.Fatalf("once the wait is over: enqueued %v (%v), want nothing", commitsOf(c), err)
 	}
 	// Still nothing at the next reconcile, whatever the wait.
 	b.clk.Step(time.Minute)
@@ -297,6 +301,40 @@ func TestAttributionIgnoredUsers(t *testing.T) {
 	}
 	if diff := cmp.Diff([]commit{{Author: user("alice"), Files: []string{"live/" + MarkerFile, "live/ns/core/configmap/a.yaml"}}}, commitsOf(c)); diff != "" {
 		t.Errorf("commits: -want, +got:\n%s", diff)
+	}
+}
+
+// TestAttributionIgnoredIsProvisional: an ignored manager (Flux) and a
+// person change one object within the wait, their facts in separate
+// batches, in either order; the plan run after the first batch does not
+// settle "ignored", and the person's change is committed, authored by
+// them. Before, a plan that saw Flux's fact alone recorded the content as
+// ignored and the person's change never reached Git.
+func TestAttributionIgnoredIsProvisional(t *testing.T) {
+	flux := "system:serviceaccount:flux-system:kustomize-controller"
+	for name, order := range map[string][]string{"FluxFirst": {flux, "alice"}, "PersonFirst": {"alice", flux}} {
+		t.Run(name, func(t *testing.T) {
+			b := newJoinBed(t, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{flux}} })
+			var c *git.Change
+			var err error
+			for _, u := range order {
+				b.store.Add(keyOfCM("a"), by(u))
+				if c, err = b.observe(cm("a", "1")); c != nil {
+					break
+				}
+				b.clk.Step(time.Second)
+			}
+			if c == nil {
+				b.clk.Step(3 * time.Second)
+				if c, err = b.observe(cm("a", "1")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := commitsOf(c)
+			if len(got) != 1 || got[0].Author != user("alice") {
+				t.Errorf("the person's change: want one commit authored by alice, got %+v (%v)", got, err)
+			}
+		})
 	}
 }
 

@@ -74,6 +74,16 @@ func TestChangeExpects(t *testing.T) {
 			mg:     newMirror(), files: map[string]string{mk: gone, pa: string(a.Content), pb: string(b.Content)},
 			want: map[string]string{mk: sha(gone)},
 		},
+		"InPlaceGuardsWhatItRead": {
+			reason: "An InPlace edit expects every file of the folder it read, those it does not write too (before, a base changed meanwhile was not guarded).",
+			mg: newMirror(func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Layout = v1alpha1.MirrorLayoutInPlace
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionNone
+			}),
+			files: map[string]string{mk: ours, pa: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\ndata: {k: old}\n", "live/base/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: ns}\n"},
+			want: map[string]string{mk: sha(ours), pa: sha("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\ndata: {k: old}\n"), pb: "",
+				"live/base/other.yaml": sha("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: ns}\n")},
+		},
 		"Removal": {
 			reason: "Owned files are removed only while the marker still names this Mirror.",
 			mg:     newMirror(func(m *v1alpha1.Mirror) { m.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) }),

@@ -320,6 +320,13 @@ func placed(folder string, f folder, snap mirror.Snapshot, ip mirror.InPlacePlan
 			objs = append(objs, o)
 		}
 	}
+	// The edit was decided on every file of the folder (a base, another
+	// overlay, a kustomization it does not write) and checked by
+	// kustomize there: each must still hold what it held where the commit
+	// lands, or the Mirror plans and checks again on that head.
+	for full, sha := range f.files {
+		d.expect[full] = sha
+	}
 	for rel, c := range ip.Puts {
 		full := join(folder, rel)
 		d.puts[full] = git.File{Content: c}
