@@ -18,10 +18,14 @@ limitations under the License.
 // Server, on net/http and encoding/json against GitHub's documented REST
 // API (version 2022-11-28), and its GraphQL endpoint for the three things
 // REST cannot do: enable auto-merge and flip draft. It models only the
-// fields it reads and writes, under their documented names (types.go):
-// an SDK of the whole API costs the provider's binary megabytes, as
-// text/template's by-name method lookup keeps every exported method of
-// every type the SDK reaches.
+// fields it reads and writes, under their documented names (types.go).
+//
+// Why not google/go-github: measured on 2026-12-05, go-github v75 for the
+// calls made here adds 0.9 MiB to the stripped provider binary (53.7 ->
+// 54.6 MiB), so size is no longer the reason; what it would not give for
+// free is the conditional list (If-None-Match answered from the client's
+// cache, which GitHub does not count against the rate limit) and the
+// GraphQL mutations. Moving to it, on forgehttp's client, is open work.
 //
 // Reads are conditional: each GET's ETag is kept and sent back as
 // If-None-Match, and a 304 (which GitHub does not count against the rate
