@@ -377,7 +377,7 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	if err != nil {
 		return xpmanaged.ExternalDelete{}, e.forgeError(err, errGet)
 	}
-	if notOurs(mg, pr) != nil || pr.State != forge.StateOpen {
+	if !declared(mg, pr) || pr.State != forge.StateOpen {
 		return xpmanaged.ExternalDelete{}, nil
 	}
 	if err := e.acc.client.Close(ctx, n); err != nil {

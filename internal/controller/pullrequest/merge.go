@@ -93,6 +93,9 @@ func (e *external) forget(pr forge.PullRequest) {
 	e.acc.refused.Delete(pr.Number)
 }
 
+// declared: pr is the pull request mg declares (notOurs finds nothing).
+func declared(mg *v1alpha1.PullRequest, pr forge.PullRequest) bool { return notOurs(mg, pr) == nil }
+
 // notOurs is a pull request the external name points at whose head or
 // base differ from the spec, or whose head is not in the configured
 // repository (a fork): Stalled, and never updated, merged nor closed.

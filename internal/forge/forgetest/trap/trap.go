@@ -67,7 +67,7 @@ func New(t *testing.T, secret string) *Trap {
 		to := tr.target
 		tr.mu.Unlock()
 		// 307 keeps the method and body: a merge redirected stays a merge.
-		http.Redirect(w, r, to+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		http.Redirect(w, r, to+r.URL.RequestURI(), http.StatusTemporaryRedirect) //nolint:gosec // the trap redirects where its test says
 	}))
 	t.Cleanup(func() { api.Close(); other.Close(); plain.Close() })
 	tr.API, tr.Client, tr.OtherHTTPS, tr.PlainHTTP = api.URL, api.Client(), other.URL, plain.URL
