@@ -252,13 +252,23 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 		return nil
 	case info.pr.State == forge.StateClosed:
 		return errors.Wrap(&forge.APIError{Status: http.StatusOK, Message: errNotOpen, Kind: forge.ErrNotMergeable}, errAutoMerge)
+	case m.HeadSHA != "" && info.pr.HeadSHA != m.HeadSHA:
+		return errors.Wrap(forge.ErrHeadMoved, errAutoMerge)
 	}
 	method := strings.ToUpper(string(m.Method))
 	if method == "" {
 		method = "MERGE"
 	}
 	input := gqlInput{PullRequestID: info.nodeID, MergeMethod: method, CommitBody: m.Message, ExpectedHeadOid: m.HeadSHA}
-	return c.mutate(ctx, "enablePullRequestAutoMerge", "EnablePullRequestAutoMergeInput", input, errAutoMerge)
+	err = c.mutate(ctx, "enablePullRequestAutoMerge", "EnablePullRequestAutoMergeInput", input, errAutoMerge)
+	if errors.Is(err, forge.ErrInvalidInput) && m.HeadSHA != "" {
+		// GitHub documents expectedHeadOid but not the words of its
+		// refusal: a head that moved since is told by the head itself.
+		if now, gerr := c.pull(ctx, number); gerr == nil && now.pr.HeadSHA != m.HeadSHA {
+			return errors.Wrap(forge.ErrHeadMoved, errAutoMerge)
+		}
+	}
+	return err
 }
 
 // draft flips draft with convertPullRequestToDraft or
