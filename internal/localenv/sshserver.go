@@ -60,6 +60,9 @@ type SSHServer struct {
 	Root string
 	// User is the login user (the user running the server).
 	User string
+	// Home is HOME in every session: an empty directory of the server's own,
+	// not the login user's home (see writeConfig).
+	Home string
 	// Addr is host:port of the server.
 	Addr string
 	// ClientKeyPEM is an OpenSSH private key (ed25519) the server accepts.
@@ -105,8 +108,8 @@ func StartSSHServer(root string) (*SSHServer, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, errSSHDir)
 	}
-	s := &SSHServer{Root: root, User: u.Username, ClientKeyPEM: pems[1], OtherKeyPEM: pems[2], dir: dir, sessions: map[*exec.Cmd]struct{}{}}
-	if s.config, err = writeConfig(dir, u.Username, pems[0], keys[1]); err != nil {
+	s := &SSHServer{Root: root, User: u.Username, Home: filepath.Join(dir, "home"), ClientKeyPEM: pems[1], OtherKeyPEM: pems[2], dir: dir, sessions: map[*exec.Cmd]struct{}{}}
+	if s.config, err = writeConfig(dir, u.Username, s.Home, pems[0], keys[1]); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
@@ -128,7 +131,20 @@ func StartSSHServer(root string) (*SSHServer, error) {
 // configuration naming them into dir, and has sshd check them, so that a
 // configuration sshd refuses fails here rather than on the first connection.
 // It returns the configuration's path.
-func writeConfig(dir, login string, hostPEM []byte, client ssh.Signer) (string, error) {
+//
+// sshd runs every Git command as `$SHELL -c 'git-upload-pack ...'` with the
+// login user's shell from the password database, and no option of sshd
+// changes that shell. Debian's bash reads /etc/bash.bashrc and ~/.bashrc when
+// SSH_CLIENT is set, that is under every sshd, interactive or not: root's
+// ~/.bashrc running `pyenv init` made each Git command take seconds on a busy
+// machine (TestSecretsNeverLeak, TestProviderConfigStatus). So the sessions
+// get an environment in which no start-up file of the host runs, whoever the
+// user and whatever their shell: HOME is home, an empty directory of the
+// server's own, so no shell finds a dotfile of the user's; SHLVL=1 makes
+// bash a nested shell, which reads neither bashrc (bash(1), INVOCATION, and
+// shell.c: `shell_level < 2`); sshd's own ~/.ssh/rc and ~/.ssh/environment
+// are off. This needs no root, unlike a user whose shell is git-shell.
+func writeConfig(dir, login, home string, hostPEM []byte, client ssh.Signer) (string, error) {
 	write := func(name string, b []byte) (string, error) {
 		p := filepath.Join(dir, name)
 		return p, errors.Wrapf(os.WriteFile(p, b, 0o600), errFmtWriteSSH, name)
@@ -140,6 +156,9 @@ func writeConfig(dir, login string, hostPEM []byte, client ssh.Signer) (string, 
 	authKeys, err := write("authorized_keys", ssh.MarshalAuthorizedKey(client.PublicKey()))
 	if err != nil {
 		return "", err
+	}
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return "", errors.Wrap(err, errSSHDir)
 	}
 	// sshd refuses to start without its privilege separation directory.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
@@ -158,6 +177,11 @@ func writeConfig(dir, login string, hostPEM []byte, client ssh.Signer) (string, 
 		"PermitRootLogin prohibit-password",
 		"AllowUsers " + login,
 		"AcceptEnv GIT_PROTOCOL",
+		// Quoted: sshd splits SetEnv's arguments at spaces, which TMPDIR
+		// may hold.
+		`SetEnv "HOME=` + home + `" SHLVL=1`,
+		"PermitUserRC no",
+		"PermitUserEnvironment no",
 		"LogLevel VERBOSE",
 	}, "\n")+"\n"))
 	if err != nil {

@@ -235,3 +235,39 @@ func TestSSHServer(t *testing.T) {
 		})
 	}
 }
+
+// TestSSHServerRunsNoStartupFile proves that a Git command over the test SSH
+// server runs no start-up file of the login user's shell. sshd runs each
+// command through that shell, and Debian's bash reads ~/.bashrc under sshd
+// even for `bash -c`: root's ~/.bashrc running `pyenv init` made Branches
+// over SSH miss their deadline on a busy machine. The home the sessions see
+// gets a .bashrc that marks and fails every command it runs before; a
+// pre-receive hook records the HOME receive-pack ran with.
+func TestSSHServerRunsNoStartupFile(t *testing.T) {
+	root := t.TempDir()
+	r := seedRepo(t, root)
+	s := StartSSHServer(t, root)
+	out := t.TempDir()
+	marker := filepath.Join(out, "bashrc-ran")
+	rc := fmt.Sprintf("echo ran >> '%s'\nexit 1\n", marker)
+	if err := os.WriteFile(filepath.Join(s.Home, ".bashrc"), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(out, "home")
+	r.SetHook(t, "pre-receive", fmt.Sprintf(`printf %%s "$HOME" > '%s'`, home))
+
+	env := []string{"GIT_SSH_COMMAND=" + gitSSHCommand(t, s.ClientKeyPEM, s.KnownHosts)}
+	if err := cliRoundTrip(t, s.RepoURL(r.Name), env); err != nil {
+		t.Fatalf("git CLI clone+push over SSH: %v\nsshd log:\n%s", err, s.Log())
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("a session's shell read the .bashrc of its home: Stat(marker) = %v, want it absent", err)
+	}
+	got, err := os.ReadFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s.Home, string(got)); diff != "" {
+		t.Errorf("HOME of receive-pack, not the login user's home but the server's own: -want, +got:\n%s", diff)
+	}
+}
