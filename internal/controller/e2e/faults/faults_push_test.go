@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,16 +46,31 @@ type pusher struct {
 	// lastRefused is the last push the server refused: what a pusher that
 	// landed nothing has to say.
 	lastRefused error
+	// nLanded counts landed and ended is set when run returns, for
+	// raceFirstPush, which reads them while the pusher runs; each change
+	// is announced on progress.
+	nLanded  atomic.Int32
+	ended    atomic.Bool
+	progress chan<- struct{}
 }
 
-func newPusher(t *testing.T, f *e2e.Fixture, id int) *pusher {
+func newPusher(t *testing.T, f *e2e.Fixture, id int, progress chan<- struct{}) *pusher {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
 	url := testenv.AuthURL(e2e.HTTPGit.RepoURL(filepath.Base(f.Repo.Dir)), e2e.GitUser, e2e.GitToken)
 	if _, err := testenv.Git("", nil, "clone", "-q", url, dir); err != nil {
 		t.Fatal(err)
 	}
-	return &pusher{id: id, dir: dir}
+	return &pusher{id: id, dir: dir, progress: progress}
+}
+
+// announce tells raceFirstPush the pusher landed a commit or ended; it never
+// blocks, and one pending announcement stands for any number.
+func (p *pusher) announce() {
+	select {
+	case p.progress <- struct{}{}:
+	default:
+	}
 }
 
 // perPusher bounds what one pusher commits: enough to span the burst (a
@@ -71,6 +87,7 @@ const perPusher = 40
 // each commit adds a file of its own, so any commit lost on the way shows
 // as a missing file.
 func (p *pusher) run(stop <-chan struct{}) {
+	defer func() { p.ended.Store(true); p.announce() }()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for k := 0; k < perPusher; k++ {
@@ -118,6 +135,8 @@ func (p *pusher) commitAndPush(k int, stop <-chan struct{}) error {
 				return err
 			}
 			p.landed = append(p.landed, strings.TrimSpace(sha))
+			p.nLanded.Add(1)
+			p.announce()
 			return nil
 		}
 		p.lastRefused = err
@@ -137,6 +156,8 @@ func (p *pusher) commitAndPush(k int, stop <-chan struct{}) error {
 // lost, nothing is forced (every update of the branch, as its reflog
 // records it, and every head sampled meanwhile is an ancestor of the final
 // head), and every resource converges with its change in exactly one commit.
+// The race is made, not hoped for (raceFirstPush): on a busy machine the
+// pushers once landed only 2 commits while the resources converged.
 func TestFaultExternalPushersRace(t *testing.T) {
 	const (
 		nFiles   = 60
@@ -145,16 +166,23 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	)
 	e2e.StartProvider(t, "")
 	f := e2e.NewFixture(t)
+	progress := make(chan struct{}, 1)
 	pushers := make([]*pusher, nPushers)
 	for i := range pushers {
-		pushers[i] = newPusher(t, f, i)
+		pushers[i] = newPusher(t, f, i, progress)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, p := range pushers {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.run(stop) }()
+	startPushers := func() {
+		for _, p := range pushers {
+			wg.Add(1)
+			go func() { defer wg.Done(); p.run(stop) }()
+		}
 	}
+	gate := e2e.HTTPGit.HoldAdvertisements(f.Repo.Name)
+	t.Cleanup(gate.Open)
+	wg.Add(1)
+	go func() { defer wg.Done(); raceFirstPush(gate, pushers, progress, startPushers, stop) }()
 	// Heads as an observer of the server sees them.
 	heads := map[string]bool{}
 	var hmu sync.Mutex
@@ -293,6 +321,53 @@ func TestFaultExternalPushersRace(t *testing.T) {
 		}
 		t.Errorf("the pushers landed %d commits while the resources converged: no race took place", landed)
 	}
+}
+
+// raceFirstPush makes the race by construction. It holds the provider's
+// first push at its receive-pack advertisement, that is after the provider
+// fetched the branch and built its commit on it, starts the pushers only
+// then, and lets the push go once every pusher has landed a commit (or
+// ended): the advertisement it then reads names a head the provider did not
+// build on, so the provider must fetch and rebase among the pushers' stream,
+// and the pushers land at least one commit each. Their own pushes (the git
+// CLI's User-Agent) are let through at once. The gate is open when it
+// returns: once the push went, or when stop is closed.
+func raceFirstPush(gate *testenv.AdvertGate, pushers []*pusher, progress <-chan struct{}, start func(), stop <-chan struct{}) {
+	defer gate.Open()
+	var provider *testenv.HeldAdvert
+	seen := 0
+	for {
+		held, next := gate.Held()
+		for _, h := range held[seen:] {
+			switch {
+			case strings.HasPrefix(h.UserAgent, "git/"):
+				h.Release()
+			case provider == nil:
+				provider = h
+				start()
+			}
+		}
+		seen = len(held)
+		if provider != nil && allLandedOrEnded(pushers) {
+			provider.Release()
+			return
+		}
+		select {
+		case <-next:
+		case <-progress:
+		case <-stop:
+			return
+		}
+	}
+}
+
+func allLandedOrEnded(pushers []*pusher) bool {
+	for _, p := range pushers {
+		if p.nLanded.Load() == 0 && !p.ended.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 // TestFaultPushRefusedForOneChange: a pre-receive hook refuses any push
