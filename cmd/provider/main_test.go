@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,7 +167,7 @@ func serverAddrs(t *testing.T, pid int) (metrics, probe string) {
 	var ports []int
 	testenv.Eventually(t, 30*time.Second, func() error {
 		var err error
-		if ports, err = listeningPorts(pid); err != nil {
+		if ports, err = testenv.ListeningPorts(pid); err != nil {
 			return err
 		}
 		if len(ports) != 2 {
@@ -182,47 +181,6 @@ func serverAddrs(t *testing.T, pid int) (metrics, probe string) {
 	}
 	return addrs[0], addrs[1]
 }
-
-// listeningPorts returns the IPv4 TCP ports process pid listens on: the
-// sockets among its open files (/proc/pid/fd) that /proc/pid/net/tcp lists in
-// state LISTEN.
-func listeningPorts(pid int) ([]int, error) {
-	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
-	fds, err := os.ReadDir(fdDir)
-	if err != nil {
-		return nil, err
-	}
-	sockets := map[string]bool{}
-	for _, fd := range fds {
-		if l, err := os.Readlink(filepath.Join(fdDir, fd.Name())); err == nil {
-			if inode, ok := strings.CutPrefix(l, "socket:["); ok {
-				sockets[strings.TrimSuffix(inode, "]")] = true
-			}
-		}
-	}
-	table, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
-	if err != nil {
-		return nil, err
-	}
-	var ports []int
-	for _, line := range strings.Split(string(table), "\n")[1:] {
-		// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-		f := strings.Fields(line)
-		if len(f) < 10 || f[3] != tcpListen || !sockets[f[9]] {
-			continue
-		}
-		_, hexPort, _ := strings.Cut(f[1], ":")
-		port, err := strconv.ParseUint(hexPort, 16, 16)
-		if err != nil {
-			return nil, err
-		}
-		ports = append(ports, int(port))
-	}
-	return ports, nil
-}
-
-// tcpListen is TCP_LISTEN as /proc/net/tcp writes a socket's state (hex).
-const tcpListen = "0A"
 
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()

@@ -152,6 +152,10 @@ func NewHTTPSServer(tb testing.TB, root, username, password string) (*HTTPServer
 	return s, ca
 }
 
+// ListeningPorts returns the IPv4 TCP ports process pid listens on, for a
+// process told to bind port 0 (localenv.ListeningPorts).
+func ListeningPorts(pid int) ([]int, error) { return localenv.ListeningPorts(pid) }
+
 // Eventually calls check every 100ms until it returns nil, and fails the
 // test with its last error after timeout. Every wait of the integration
 // tests is one of these: on a condition, never on time alone.

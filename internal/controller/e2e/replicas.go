@@ -24,9 +24,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // Replica is one provider binary of several on one control plane, with a
@@ -35,47 +38,72 @@ import (
 // endpoint.
 type Replica struct {
 	*BinaryProvider
-	Name    string
-	metrics string
+	Name string
+
+	mu      sync.Mutex
+	metrics string // the metrics URL, once known (metricsURL)
 }
 
 // StartReplica runs the provider binary as replica name with its own cache
 // and metrics port, the test settings of StartBinary, and args.
+//
+// The metrics server binds port 0 and the process keeps the kernel's pick:
+// a port found free here and closed before the process bound it was once
+// taken by another test's process in between (TestSharePause: `bind:
+// address already in use`). The process logs the address it was given, not
+// the one it got, so metricsURL reads it from /proc. The probes are off
+// (port "0"): no test asks a replica's, and the metrics port is then the
+// only one it listens on, which needs no request to tell apart, so a paused
+// replica's is known too.
 func StartReplica(t testing.TB, kubeconfig, name string, args ...string) *Replica {
 	t.Helper()
-	addr := freeAddr(t)
 	argv := append([]string{"--poll=2s", "--allow-insecure-remotes", "--cache-dir=" + t.TempDir(), "--max-reconcile-rate=50",
-		"--metrics-bind-address=" + addr, "--health-probe-bind-address=127.0.0.1:0", "--replica-name=" + name}, args...)
-	return &Replica{BinaryProvider: RunBinary(t, kubeconfig, nil, argv...), Name: name, metrics: "http://" + addr + "/metrics"}
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--replica-name=" + name}, args...)
+	return &Replica{BinaryProvider: RunBinary(t, kubeconfig, nil, argv...), Name: name}
 }
 
 // UserAgent is what the replica's Git requests say they are.
 func (r *Replica) UserAgent() string { return "provider-git/" + r.Name }
 
-// freeAddr is a loopback address with a port free a moment ago, for a
-// process that must be told its port (the metrics server logs the address
-// it was given, not the one it got). Another process could take it between
-// the close and the bind; on loopback in a test that is a failed start, not
-// a wrong result.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// metricsURL is the replica's metrics endpoint: the one port its process
+// listens on, once it does (the manager binds it while it starts).
+func (r *Replica) metricsURL(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for r.metrics == "" {
+		ports, err := testenv.ListeningPorts(r.Cmd.Process.Pid)
+		switch {
+		case err != nil:
+			return "", err
+		case len(ports) == 1:
+			r.metrics = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])) + "/metrics"
+			continue
+		case len(ports) > 1:
+			return "", fmt.Errorf("replica %s listens on ports %v, want one (metrics)", r.Name, ports)
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("replica %s listens on no port yet: %w", r.Name, ctx.Err())
+		case <-tick.C:
+		}
 	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
+	return r.metrics, nil
 }
 
 // Metric sums the replica's samples of family name whose labels include
 // every one of labels (`key="value"`), as it serves them now.
 func (r *Replica) Metric(name string, labels ...string) (float64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.metrics, nil)
+	url, err := r.metricsURL(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancelGet := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelGet()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
 	}
