@@ -32,11 +32,18 @@ import (
 	sdk "code.gitea.io/sdk/gitea"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/testenv"
 )
 
 // merges records the merge requests a client sends (and what the forge
-// answered), and runs before, when set, ahead of the first one.
+// answered), and runs before, when set, ahead of the first one. Each request
+// has requestTimeout from when it is sent, after before: a client of
+// clientVia has 30 s for the whole round trip, before included, and
+// before's wait for Gitea to check a new head took longer on a loaded
+// machine, so the direct merge it delayed failed unsent and unrecorded
+// (AutoMergeHeadMoved on a cold 2-core run: no direct merge in the record,
+// only the schedules that followed), with perRequestClient.
 type merges struct {
 	mu     sync.Mutex
 	sent   []mergeSent
@@ -52,7 +59,7 @@ type mergeSent struct {
 
 func (m *merges) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/merge") {
-		return http.DefaultTransport.RoundTrip(r)
+		return send(r)
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -70,13 +77,63 @@ func (m *merges) RoundTrip(r *http.Request) (*http.Response, error) {
 	if before != nil {
 		before(r)
 	}
-	resp, err := http.DefaultTransport.RoundTrip(r)
+	resp, err := send(r)
 	if err == nil {
 		m.mu.Lock()
 		m.sent = append(m.sent, mergeSent{auto: o.MergeWhenChecksSucceed, head: o.HeadCommitId, status: resp.StatusCode})
 		m.mu.Unlock()
 	}
 	return resp, err
+}
+
+const (
+	// requestTimeout bounds one request of a perRequestClient, from when it
+	// is sent, as clientVia's http.Client does.
+	requestTimeout = 30 * time.Second
+	// callTimeout is ctx's: the longest a test gives one call.
+	callTimeout = 2 * time.Minute
+)
+
+// send sends r with requestTimeout from now; the deadline ends when the
+// response's body is closed.
+func send(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	resp, err := http.DefaultTransport.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.ReadCloser.Close()
+}
+
+// perRequestClient is b's client sending through m. m gives each request its
+// deadline (send); the http.Client's, which forgehttp sets to 30 s when
+// none is given and which would count m's before, is that of the whole call
+// (ctx).
+func perRequestClient(t *testing.T, b *bed, m *merges) forge.Client {
+	t.Helper()
+	cfg, err := forge.Resolve(b.repo.CloneURL, forge.Type(b.name), b.repo.APIURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Token = func(context.Context) (string, error) { return b.g.Token, nil }
+	cfg.HTTPClient = &http.Client{Timeout: callTimeout, Transport: m}
+	c, err := gitea.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func (m *merges) all() []mergeSent {
@@ -105,13 +162,25 @@ func testAutoMergeJudged(t *testing.T, b *bed) {
 			b.g.SetStatus(t, b.repo.Name, pushed, "ci", sdk.StatusPending)
 			waitMergeable(t, b, pr.Number, pushed)
 		}
-		c := b.clientVia(t, func(context.Context) (string, error) { return b.g.Token, nil }, rec)
+		c := perRequestClient(t, b, rec)
+		// The first merge request moves the head (rec.before) however
+		// long Gitea takes to check it; the wait below is for Gitea's
+		// answers, not for that.
+		var err error
+		testenv.Eventually(t, time.Minute, func() error {
+			if err = c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge}); len(rec.all()) == 0 {
+				return fmt.Errorf("no merge request sent yet: %v", err)
+			}
+			return nil
+		})
 		// Gitea may answer the schedule "Please try again later" while it
 		// checks the new head (ErrNotMergeable): asked again, as the
 		// controller does at its next poll.
-		testenv.Eventually(t, time.Minute, func() error {
-			return c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge})
-		})
+		if err != nil {
+			testenv.Eventually(t, time.Minute, func() error {
+				return c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge})
+			})
+		}
 		sent := rec.all()
 		t.Logf("%s: merge requests %+v", b.name, sent)
 		// Gitea refuses it 409 (head out of date) once it has checked the
