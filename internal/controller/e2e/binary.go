@@ -17,9 +17,12 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -127,6 +130,31 @@ func RunBinary(t testing.TB, kubeconfig string, wrap []string, args ...string) *
 		}
 	})
 	return p
+}
+
+// ListenAddrs waits until the process listens on n ports and returns them
+// as loopback addresses, in no particular order: the ports of servers it
+// was told to bind on port 0, where the kernel's pick is theirs from the
+// bind on (a port found free here and closed before the process bound it
+// can be taken in between). It fails the test after a minute.
+func (p *BinaryProvider) ListenAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	var addrs []string
+	testenv.Eventually(t, time.Minute, func() error {
+		ports, err := testenv.ListeningPorts(p.Cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		if len(ports) != n {
+			return fmt.Errorf("the provider listens on ports %v, want %d", ports, n)
+		}
+		addrs = nil
+		for _, port := range ports {
+			addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		}
+		return nil
+	})
+	return addrs
 }
 
 // Kill sends SIGKILL and waits until the process is gone.

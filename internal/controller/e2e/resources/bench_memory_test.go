@@ -21,7 +21,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -40,11 +39,17 @@ import (
 // that the benchmark process also holds.
 func binaryMemory(b *testing.B, n int) (rss, peak uint64, took time.Duration) {
 	b.Helper()
-	metrics, pprof := freeAddress(b), freeAddress(b)
 	start := time.Now()
+	// Port 0 for metrics and pprof, their ports read back (ListenAddrs);
+	// the probes off, so those two are all it listens on.
 	p := e2e.RunBinary(b, e2e.KubeconfigFile(b), nil, "--allow-insecure-remotes", "--cache-dir="+b.TempDir(),
-		"--metrics-bind-address="+metrics, "--health-probe-bind-address=127.0.0.1:0", "--pprof-bind-address="+pprof)
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--pprof-bind-address=127.0.0.1:0")
 	defer p.Kill()
+	addrs := p.ListenAddrs(b, 2)
+	metrics, pprof := addrs[0], addrs[1]
+	if !servesMetrics(b, metrics) {
+		metrics, pprof = pprof, metrics
+	}
 	url := "http://" + metrics + "/metrics"
 	for {
 		reconciled, depth, err := fileQueue(url)
@@ -99,15 +104,22 @@ func saveHeapProfile(b *testing.B, url, path string) {
 	}
 }
 
-// freeAddress is a loopback address with a port nothing listens on now.
-func freeAddress(b *testing.B) string {
+// servesMetrics reports whether the server at addr answers /metrics (the
+// pprof server answers it 404).
+func servesMetrics(b *testing.B, addr string) bool {
 	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	rsp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_ = rsp.Body.Close()
+	return rsp.StatusCode == http.StatusOK
 }
 
 // fileQueue reads, from the provider's metrics, how many File reconciles
