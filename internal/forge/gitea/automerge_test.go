@@ -169,7 +169,7 @@ func testAutoMergeJudged(t *testing.T, b *bed) {
 		var err error
 		testenv.Eventually(t, time.Minute, func() error {
 			if err = c.AutoMerge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge}); len(rec.all()) == 0 {
-				return fmt.Errorf("no merge request sent yet: %v", err)
+				return fmt.Errorf("no merge request sent yet: %w", err)
 			}
 			return nil
 		})
