@@ -25,7 +25,7 @@ FUNCTION_PT           ?= $(LOCALBIN)/function-patch-and-transform
 # deletes what a deleted composite resource composed; envtest runs no
 # controller manager.
 GARBAGE_COLLECTOR     ?= $(LOCALBIN)/garbage-collector
-# The real forge the pull request tests run against (internal/testenv.StartGitea).
+# The real forge the pull request tests run against (internal/testharness/testenv.StartGitea).
 GITEA_VERSION         ?= 1.26.0
 GITEA                 ?= $(LOCALBIN)/gitea
 # Forgejo, the same tests' second forge (make test-forgejo, not make test).
@@ -142,7 +142,7 @@ $(GARBAGE_COLLECTOR): cluster/tools/garbage-collector/go.mod cluster/tools/garba
 	  -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=v$(ENVTEST_K8S_VERSION) -X k8s.io/component-base/version.gitTreeState=clean" \
 	  -o $@ .
 
-# What internal/crossplanetest runs: Crossplane's programs and the garbage collector.
+# What internal/testharness/crossplanetest runs: Crossplane's programs and the garbage collector.
 .PHONY: crossplane-tools
 crossplane-tools: $(CROSSPLANE_CLI) $(CROSSPLANE_CORE) $(FUNCTION_PT) $(GARBAGE_COLLECTOR)
 
@@ -217,7 +217,7 @@ generate:
 # CRDs, and the generators' versions (go.mod). A check that passed on exactly
 # these bytes is recorded in ./bin, so a warm make test skips the ~12 s of
 # regenerating what it regenerated before; a fresh clone always checks.
-GENERATE_INPUTS = find apis internal/managed/testkind package go.mod go.sum -type f | LC_ALL=C sort | xargs sha256sum | sha256sum
+GENERATE_INPUTS = find apis internal/testharness/testkind package go.mod go.sum -type f | LC_ALL=C sort | xargs sha256sum | sha256sum
 GENERATE_STAMP  = $(LOCALBIN)/.generate-checked
 
 # Regenerates in place and fails if anything changed, so a change to the
@@ -249,7 +249,7 @@ vet:
 # it does.
 FUZZ_TIME ?= 5000x
 FUZZ_TARGETS = ./internal/validate:FuzzPathAgreesWithCRD ./internal/validate:FuzzBranchAgreesWithCRD \
-	./internal/manifest:FuzzRender ./internal/controller/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers ./internal/encrypt:FuzzSealRoundTrip
+	./internal/manifest:FuzzRender ./internal/reconciler/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers ./internal/encrypt:FuzzSealRoundTrip
 
 .PHONY: fuzz
 fuzz:
@@ -320,7 +320,7 @@ unit:
 # and runs the Forgejo rows of the tests that take testenv.GiteaForges, a
 # missing Forgejo failing them rather than skipping.
 FORGEJO_TESTS    ?= TestGitea|TestGiteaPages|TestPullRequestOnGitea|TestPullRequestFollowsItsHeadOnGitea
-FORGEJO_PACKAGES ?= ./internal/testenv ./internal/forge/gitea ./internal/controller/e2e/pullrequest/gitea
+FORGEJO_PACKAGES ?= ./internal/testharness/testenv ./internal/forge/gitea ./internal/testharness/e2e/pullrequest/gitea
 .PHONY: test-forgejo
 test-forgejo: system-deps setup-envtest $(FORGEJO)
 	PROVIDER_GIT_FORGEJO=1 $(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \

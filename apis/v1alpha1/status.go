@@ -30,7 +30,7 @@ var (
 	_ resource.ModernManaged = &PullRequest{}
 )
 
-// The status session (internal/session) writes status through these
+// The status session (internal/reconciler/session) writes status through these
 // accessors. angryjet does not generate them, and reaching the live condition
 // slice through the object is what keeps a session from pairing one object's
 // conditions with another's metadata.

@@ -51,13 +51,13 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
-	"github.com/crossplane-contrib/provider-git/internal/controller/options"
-	"github.com/crossplane-contrib/provider-git/internal/controller/share"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
 )
 
 // cacheOpened is told of the Git cache once it is open; tests set it to see

@@ -26,7 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/crossplane-contrib/provider-git/internal/controller/share"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
 )
 
 // joinShare makes this replica a member of the replicas that share the

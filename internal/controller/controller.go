@@ -24,16 +24,16 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
-	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
 	"github.com/crossplane-contrib/provider-git/internal/controller/commitrequest"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
-	"github.com/crossplane-contrib/provider-git/internal/controller/options"
 	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
-	"github.com/crossplane-contrib/provider-git/internal/controller/secrets"
-	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
-	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/secrets"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
 )
 
 const (

@@ -82,7 +82,7 @@ var skipKinds = map[string]string{
 
 // skipXR is why a composite resource of an XRD the docs or examples show
 // is not dry-run: Crossplane makes its CRD from the XRD, and the test runs
-// no Crossplane (internal/crossplanetest renders and applies them).
+// no Crossplane (internal/testharness/crossplanetest renders and applies them).
 const skipXR = "a composite resource: its CRD is made by Crossplane, which the test does not run"
 
 // yamlSource is YAML the docs or examples show: a fenced ```yaml block of

@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // docObject is one object the docs or examples show, and where.
@@ -162,7 +162,7 @@ func namespaces(objs []docObject) []string {
 
 // startDocsControlPlane starts an API server serving the provider's CRDs
 // and Crossplane's (built into ./bin by make test-tools, as
-// internal/crossplanetest uses them).
+// internal/testharness/crossplanetest uses them).
 func startDocsControlPlane(t *testing.T) *testenv.ControlPlane {
 	t.Helper()
 	xp := filepath.Join(root, "bin", "crossplane-crds")

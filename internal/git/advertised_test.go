@@ -26,7 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 func TestCheckAndDefaultBranch(t *testing.T) {

@@ -30,7 +30,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // azureServer is an HTTP server behind a proxy that answers as Azure DevOps

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // Sizes of BenchmarkAzureFullFetch: a GitOps repository of azureFiles

@@ -30,7 +30,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // The large repository: a GitOps monorepo grown for years.

@@ -32,7 +32,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // Benchmark sizes. The naive baseline costs a clone and a push per change

@@ -37,7 +37,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 const (

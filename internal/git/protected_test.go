@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // forgeRefusals are the words each forge's receive-pack says when a push

@@ -18,7 +18,7 @@ limitations under the License.
 // a real kube-apiserver + etcd (envtest) from ./bin, Git repositories on disk
 // and Git servers on loopback (smart HTTP, SSH). Everything returns errors and
 // nothing imports testing, so the local default (cmd/local, 'make run') links
-// it without the test bed; internal/testenv wraps it for tests.
+// it without the test bed; internal/testharness/testenv wraps it for tests.
 package localenv
 
 import (

@@ -34,11 +34,11 @@ import (
 func TestLinksNoTestBed(t *testing.T) {
 	const module = "github.com/crossplane-contrib/provider-git/"
 	forbidden := map[string]bool{
-		"testing":                   true,
-		"net/http/httptest":         true,
-		module + "internal/testenv": true,
+		"testing":                               true,
+		"net/http/httptest":                     true,
+		module + "internal/testharness/testenv": true,
 		// The controller tests' harness: it imports testing and the test bed.
-		module + "internal/controller/e2e": true,
+		module + "internal/testharness/e2e": true,
 	}
 	cases := map[string]struct {
 		reason string

@@ -42,7 +42,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // The control plane is shared by every test and benchmark in this package

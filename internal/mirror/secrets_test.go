@@ -30,7 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/crossplane-contrib/provider-git/internal/testenv"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // TestSecretsOnlyWhenOptedIn checks that a Secret informer runs only for an

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command garbage-collector runs Kubernetes' garbage collector, and nothing
 // else, against the cluster its kubeconfig names. The end-to-end tests
-// (internal/crossplanetest) delete a composite resource and rely on
+// (internal/testharness/crossplanetest) delete a composite resource and rely on
 // Kubernetes, not Crossplane, to delete what it composed (owner references);
 // envtest runs no controller manager. Building all of kube-controller-manager
 // for that compiled hundreds of packages that nothing else in a test run

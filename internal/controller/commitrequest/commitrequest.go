@@ -38,11 +38,11 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
-	"github.com/crossplane-contrib/provider-git/internal/controller/options"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
-	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 

@@ -28,9 +28,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
 func TestChangeFor(t *testing.T) {

@@ -37,9 +37,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/options"
-	"github.com/crossplane-contrib/provider-git/internal/controller/share"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
 )
 
 // Setup adds the ProviderConfig and ClusterProviderConfig controllers.

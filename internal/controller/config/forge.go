@@ -28,7 +28,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // Reasons of a configuration that cannot reach its forge's API. They appear

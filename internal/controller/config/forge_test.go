@@ -25,7 +25,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 type appSource struct{ tok string }

@@ -29,7 +29,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
 )
 
 const (

@@ -33,11 +33,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/share"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
-	"github.com/crossplane-contrib/provider-git/internal/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
 // Reasons a configuration publishes besides those of the Resolver and spec.GitError.

@@ -31,12 +31,12 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
-	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
-	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )

@@ -18,7 +18,7 @@ package file
 
 import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/message"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/message"
 )
 
 // Action is what a commit does to a File's path; templates see it as .Action.

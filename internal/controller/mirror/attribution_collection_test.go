@@ -24,8 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane-contrib/provider-git/internal/audit"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // collectionOf is a deletecollection of the ConfigMaps of namespace ns

@@ -31,8 +31,8 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 var configMapsGR = audit.GroupResource{Resource: "configmaps"}

@@ -32,11 +32,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/claim"
-	"github.com/crossplane-contrib/provider-git/internal/controller/controllertest"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/controllertest"
 )
 
 func TestObserve(t *testing.T) {

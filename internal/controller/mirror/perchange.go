@@ -24,9 +24,9 @@ import (
 	"strings"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/message"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/message"
 )
 
 // Commit PerChange: Git as an audit trail. The Mirror's plan stays what it

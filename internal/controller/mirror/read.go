@@ -19,8 +19,8 @@ package mirror
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 

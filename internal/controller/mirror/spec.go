@@ -24,9 +24,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/message"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/message"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 

@@ -22,8 +22,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
 // TestRequestLayout: code refuses a layout the CRD's enum refuses, with

@@ -26,8 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // observed records what a synced snapshot holds. The counts change only

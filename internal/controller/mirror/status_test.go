@@ -27,8 +27,8 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // TestHoldPublishedWait: a Mirror that published it waits for a push, and

@@ -24,8 +24,8 @@ import (
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
 // collect takes the outcome of the Mirror's last write, if one finished

@@ -28,8 +28,8 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/memory"
 )
 
 // rotatingGit is each configuration's credentials, as a Secret holds them

@@ -25,7 +25,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/memory"
 )
 
 // TestCreateAnswerLost: a create whose answer is lost (a timeout; the

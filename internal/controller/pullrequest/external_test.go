@@ -32,10 +32,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/spec"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/memory"
 )
 
 // outcome is what one call of the external client concluded, in the terms

@@ -24,9 +24,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/crossplane-contrib/provider-git/internal/controller/watch"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/memory"
 )
 
 // fakeFollower records what a PullRequest follows.

@@ -31,8 +31,8 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/memory"
-	"github.com/crossplane-contrib/provider-git/internal/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/memory"
 )
 
 func edited(n int64, edit func(*forge.PullRequest)) forge.PullRequest {

@@ -22,10 +22,10 @@ import (
 	"testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/forge/forgetest/trap"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/trap"
 )
 
 const secret = "s3cr3t-token-never-elsewhere"

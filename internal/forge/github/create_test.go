@@ -24,8 +24,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
 	gh "github.com/crossplane-contrib/provider-git/internal/forge/github"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
 
 func TestCreate(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
 
 // TestForkHead: a pull request a stranger opened from a fork reports the

@@ -23,7 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
 
 // got is what TestGet compares of a pull request.

@@ -26,8 +26,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
 	gh "github.com/crossplane-contrib/provider-git/internal/forge/github"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
 
 const (

@@ -29,8 +29,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/github"
 	gh "github.com/crossplane-contrib/provider-git/internal/forge/github"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
 
 // sent is one request as the client put it on the wire: method, escaped

@@ -28,8 +28,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/gitlab"
 )
 
 // t0 is the injected clock's time.

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/gitlab"
 )
 
 // TestForkHead: a merge request from a fork reports the fork's project and

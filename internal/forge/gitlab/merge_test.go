@@ -26,8 +26,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/gitlab"
 )
 
 func TestMerge(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	fake "github.com/crossplane-contrib/provider-git/internal/forge/forgetest/gitlab"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/gitlab"
 )
 
 func TestGet(t *testing.T) {

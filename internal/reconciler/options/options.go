@@ -1,0 +1,97 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package options holds what every provider-git controller is set up with.
+package options
+
+import (
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"k8s.io/utils/clock"
+
+	"github.com/crossplane-contrib/provider-git/internal/audit"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/secrets"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
+)
+
+// Options are crossplane-runtime's controller options plus what provider-git
+// shares between controllers: one Git cache per process, and one condition
+// metric family.
+type Options struct {
+	controller.Options
+
+	// Cache holds one local clone per repository, shared by every resource.
+	Cache *git.Cache
+
+	// AllowInsecureRemotes accepts http:// and file:// repository URLs.
+	AllowInsecureRemotes bool
+
+	// PollJitter spreads each resource's poll interval by up to this much
+	// either way, so resources created together do not poll together.
+	PollJitter time.Duration
+
+	// Watcher wakes resources on Git events: a landed write, a drift found
+	// by polling their repository. SetupGated in package controller makes
+	// one when it is nil.
+	Watcher *watch.Watcher
+	// Claims finds two resources claiming one thing in Git. SetupGated in
+	// package controller makes one when it is nil.
+	Claims *claim.Index
+	// Mirrors are the shared watches Mirrors read live objects from.
+	// SetupGated in package controller makes them when nil.
+	Mirrors *mirror.Sources
+	// Secrets holds the Secrets configurations name, each watched by
+	// name, and no other. SetupGated in package controller makes it when
+	// nil.
+	Secrets *secrets.Cache
+	// ConditionMetrics publishes each object's Ready/Reconciling/Stalled.
+	ConditionMetrics *session.ConditionMetrics
+	// Clock times the controllers' own delays (a configuration's usage
+	// debounce); nil: the real clock. Tests step a fake one. The Git
+	// engine's commit windows go by the Cache's (git.WithClock).
+	Clock clock.WithDelayedExecution
+	// Forges open the API clients of the forges PullRequests reach, by
+	// type; cmd/provider names the ones the binary carries, so the
+	// controller imports none. A type without one is Stalled ForgeUnknown.
+	Forges map[forge.Type]forge.Opener
+	// ForgeRates paces the pull requests opened on each forge type; nil:
+	// forge.RateOf (GitHub's documented limit, a polite pace elsewhere).
+	// Tests that open a hundred set a quicker one.
+	ForgeRates func(forge.Type) forge.Rate
+
+	// Audit holds the audit facts Mirrors with attribution: Audit join
+	// their changes to (package audit); nil: no attribution, and such a
+	// Mirror's changes are all authored unresolved after the wait.
+	Audit *audit.Store
+	// AuditMetrics counts the attributions (nil: none).
+	AuditMetrics *audit.Metrics
+	// AttributionWait is how long a change waits for the audit event that
+	// names who made it; 0 takes the Mirror controller's default.
+	AttributionWait time.Duration
+
+	// Share, when set, is this replica's share of the repositories: its
+	// controllers reconcile only the objects of the repositories it holds
+	// (package share). nil: this replica reconciles everything its cache
+	// holds.
+	Share share.Share
+}

@@ -1,0 +1,223 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package watch glues the Git engine's events to the controllers: it wakes
+// a resource when the write it handed to a branch writer landed or failed,
+// and polls each repository in use once per interval (one ls-remote, a
+// fetch and a tree diff only when a head moved), waking only the resources
+// at the paths that changed. Resources that nothing touched cost nothing.
+//
+// The engine (internal/git) knows no Kubernetes types and the managed
+// reconciler (internal/reconciler/managed) knows nothing of Git; this package maps one
+// to the other with an Index of (repository, branch, path) → resources.
+package watch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-git/internal/git"
+)
+
+// A Repository is what the Watcher needs of a shared clone.
+type Repository interface {
+	ID() string
+	Poll(ctx context.Context) ([]git.Move, error)
+}
+
+// A Watcher wakes resources on Git events. Add it to the manager (it is a
+// manager.Runnable): poll loops run while the manager does.
+type Watcher struct {
+	interval time.Duration
+	log      logging.Logger
+	idx      *Index
+
+	mu      sync.Mutex
+	ctx     context.Context // nil until Start
+	repos   map[string]Repository
+	polling map[string]bool
+	sources map[string]*Source
+}
+
+// New returns a Watcher that polls each repository in use every interval.
+func New(interval time.Duration, log logging.Logger) *Watcher {
+	return &Watcher{
+		interval: interval, log: log, idx: NewIndex(),
+		repos: map[string]Repository{}, polling: map[string]bool{}, sources: map[string]*Source{},
+	}
+}
+
+// Source returns the source that wakes resources of kind; give it to that
+// kind's controller (managed.WithEventSource).
+func (w *Watcher) Source(kind string) *Source {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.sources[kind]
+	if !ok {
+		s = NewSource()
+		w.sources[kind] = s
+	}
+	return s
+}
+
+// Wake enqueues r in its kind's controller.
+func (w *Watcher) Wake(r Ref) { w.Source(r.Kind).Wake(r.NamespacedName) }
+
+// Waker returns a function that wakes r, for a branch writer's callback.
+func (w *Watcher) Waker(kind string, nn types.NamespacedName) func(git.Result) {
+	s := w.Source(kind)
+	return func(git.Result) { s.Wake(nn) }
+}
+
+// Track records that r lives at path on branch of repo (path "" for the
+// branch head) and makes sure repo is polled. (Lock order: w.mu, then the
+// index's; Track takes them one after the other.)
+func (w *Watcher) Track(repo Repository, r Ref, branch, path string) {
+	id := repo.ID()
+	w.idx.Track(r, Loc{Repo: id, Branch: branch, Path: path})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.repos[id] = repo
+	w.startLocked(id)
+}
+
+// TrackFolder records that r lives at every path under folder ("." for the
+// root) on branch of repo, so a poll that finds any of them changed wakes r
+// once, and starts polling repo.
+func (w *Watcher) TrackFolder(repo Repository, r Ref, branch, folder string) {
+	id := repo.ID()
+	w.idx.Track(r, Loc{Repo: id, Branch: branch, Path: folder, Folder: true})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.repos[id] = repo
+	w.startLocked(id)
+}
+
+// TrackHeads records that r follows the heads of branches of repo: it is
+// woken whenever one of them moves in the clone (HeadMoved), by a push of
+// this provider or by a fetch, a poll's included, and repo is polled while
+// it does, so a push by someone else reaches it within a poll interval.
+func (w *Watcher) TrackHeads(repo Repository, r Ref, branches ...string) {
+	id := repo.ID()
+	w.idx.TrackHeads(r, id, branches)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.repos[id] = repo
+	w.startLocked(id)
+}
+
+// HeadMoved wakes the resources following the branch m moved. Give it to
+// the clone cache (git.Cache.OnHeadMove); it never blocks.
+func (w *Watcher) HeadMoved(m git.HeadMove) {
+	refs := w.idx.Following(m.Repo, m.Branch)
+	if len(refs) == 0 {
+		return
+	}
+	w.log.Debug("Branch head moved", "repository", m.Repo, "branch", m.Branch, "old", m.Old, "new", m.New, "resources", len(refs))
+	for _, r := range refs {
+		w.Wake(r)
+	}
+}
+
+// Forget stops waking r on drift (it is gone, or being deleted); the
+// repository is polled no more once nobody lives in it.
+func (w *Watcher) Forget(r Ref) { w.idx.Forget(r) }
+
+// Tracks reports whether r is woken on drift: whether something keeps its
+// repository polled.
+func (w *Watcher) Tracks(r Ref) bool { return w.idx.Tracks(r) }
+
+// Polling returns how many repositories have a poll loop running. A loop
+// ends at its first tick after the last resource living in its repository
+// was forgotten; until then it polls nothing.
+func (w *Watcher) Polling() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.polling)
+}
+
+// Start runs the poll loops until ctx ends.
+func (w *Watcher) Start(ctx context.Context) error {
+	w.mu.Lock()
+	w.ctx = ctx
+	for id := range w.repos {
+		w.startLocked(id)
+	}
+	w.mu.Unlock()
+	<-ctx.Done()
+	return nil
+}
+
+func (w *Watcher) startLocked(id string) {
+	if w.ctx == nil || w.polling[id] || w.interval <= 0 {
+		return
+	}
+	w.polling[id] = true
+	go w.loop(w.ctx, id)
+}
+
+// loop polls repository id every interval while resources live in it.
+func (w *Watcher) loop(ctx context.Context, id string) {
+	t := time.NewTicker(w.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// Checked under w.mu, so a Track that races the exit either sees
+		// the loop running or starts a new one.
+		w.mu.Lock()
+		_, used := w.idx.Repos()[id]
+		repo := w.repos[id]
+		if !used {
+			// Nobody lives here any more (the last resource went, or the
+			// credentials rotated to another clone).
+			delete(w.repos, id)
+			delete(w.polling, id)
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		w.poll(ctx, id, repo)
+	}
+}
+
+// poll checks repo once and wakes the resources at what moved.
+func (w *Watcher) poll(ctx context.Context, id string, repo Repository) {
+	pctx, cancel := context.WithTimeout(ctx, w.interval)
+	defer cancel()
+	moves, err := repo.Poll(pctx)
+	if err != nil {
+		// Resources notice on their own next reconcile; the next interval
+		// tries again.
+		w.log.Debug("Cannot poll repository", "repository", id, "error", err)
+		return
+	}
+	for _, m := range moves {
+		refs := w.idx.Moved(id, m.Branch, m.Paths, m.All)
+		w.log.Debug("Branch moved", "repository", id, "branch", m.Branch, "old", m.Old, "new", m.New,
+			"paths", len(m.Paths), "resources", len(refs))
+		for _, r := range refs {
+			w.Wake(r)
+		}
+	}
+}
