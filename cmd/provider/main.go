@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string) error {
 		auditKey       = app.Flag("audit-webhook-key-file", "The audit endpoint's serving key (PEM).").Default("").String()
 		auditCA        = app.Flag("audit-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for the audit endpoint.").Default("").String()
 		auditToken     = app.Flag("audit-webhook-token-file", "File holding the bearer token the API server sends to the audit endpoint.").Default("").String()
-		auditNames     = app.Flag("audit-webhook-allowed-names", "Comma-separated client certificate names (common name or DNS name) the audit endpoint lets in; empty lets in any certificate the client CA signed. Set it when that CA signs other clients too (the cluster's CA signs every kubelet's).").Default("").String()
+		auditNames     = app.Flag("audit-webhook-allowed-names", "Comma-separated client certificate common names the audit endpoint lets in; empty lets in any certificate the client CA signed. Set it when that CA signs other clients too (the cluster's CA signs every kubelet's).").Default("").String()
 		auditReload    = app.Flag("audit-webhook-reload-interval", "How often, at most, the audit endpoint looks at its certificate, key, client CA and token (files or Secret) again; a rotation is in force within it, without a restart. At least 1s.").Default("10s").Duration()
 		auditWait      = app.Flag("audit-attribution-wait", "How long a Mirror's change waits for the audit event that names who made it before it is authored 'unknown (attribution unresolved)'.").Default("3s").Duration()
 		auditMaxBytes  = app.Flag("audit-store-max-bytes", "Bound of the audit facts kept in memory for attribution; the oldest are dropped past it.").Default("16777216").Int64()

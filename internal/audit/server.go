@@ -94,8 +94,8 @@ func WithMaxBody(n int64) ServerOption { return func(s *Server) { s.maxBody = n 
 // WithServerMetrics records requests and events on m.
 func WithServerMetrics(m *Metrics) ServerOption { return func(s *Server) { s.metrics = m } }
 
-// WithAllowedNames lets in only client certificates whose common name or
-// a DNS name is one of names (as kube-apiserver's
+// WithAllowedNames lets in only client certificates whose common name is
+// one of names (as kube-apiserver's
 // --requestheader-allowed-names): a CA that signs other clients too (the
 // cluster's, which signs every kubelet's) then admits the API server
 // alone. Empty names let in any certificate the client CA signed.
@@ -347,7 +347,7 @@ func (s *Server) allowedName(c *x509.Certificate) bool {
 	if len(s.allowed) == 0 {
 		return true
 	}
-	return slices.Contains(s.allowed, c.Subject.CommonName) || slices.ContainsFunc(c.DNSNames, func(n string) bool { return slices.Contains(s.allowed, n) })
+	return slices.Contains(s.allowed, c.Subject.CommonName)
 }
 
 // authenticated reports whether r comes with a client certificate that

@@ -197,9 +197,11 @@ func (s *Store) Add(k Key, f Fact) bool {
 	e := &stored{key: k, fact: f, size: sizeOf(k, f)}
 	s.mu.Lock()
 	s.expireLocked(f.Arrived)
-	if f.AuditID != "" && slices.ContainsFunc(s.byKey[k], func(o *stored) bool { return o.fact.AuditID == f.AuditID }) {
+	if f.AuditID != "" && slices.ContainsFunc(s.byKey[k], func(o *stored) bool { return sameEvent(o.fact, f) }) {
 		// The API server retries a batch it saw fail: one request is one
-		// fact, however often its event arrives.
+		// fact, however often its event arrives. Only the same event: a
+		// client may send an Audit-ID of its choosing, so another write
+		// under a known ID is kept beside it, never dropped.
 		s.mu.Unlock()
 		return false
 	}
@@ -216,6 +218,12 @@ func (s *Store) Add(k Key, f Fact) bool {
 		fn(k)
 	}
 	return true
+}
+
+// sameEvent: a and b are one event delivered twice.
+func sameEvent(a, b Fact) bool {
+	return a.AuditID == b.AuditID && a.Verb == b.Verb && a.ResourceVersion == b.ResourceVersion &&
+		a.User.Username == b.User.Username && a.Impersonator == b.Impersonator && a.Stage.Equal(b.Stage)
 }
 
 // Since returns the facts of k that arrived at or after t, oldest first.

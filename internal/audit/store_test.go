@@ -192,11 +192,13 @@ func TestFactSizeAccounted(t *testing.T) {
 func TestStoreDeduplicatesAuditID(t *testing.T) {
 	s := NewStore()
 	s.Want("m", configMaps)
-	got := []bool{s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("bob"))}
-	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
-		t.Errorf("Add(alice, alice again, bob): kept -want, +got:\n%s", diff)
+	reused := factBy("mallory")
+	reused.AuditID = factBy("alice").AuditID // a client chose alice's Audit-ID
+	got := []bool{s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("alice")), s.Add(keyX(), factBy("bob")), s.Add(keyX(), reused)}
+	if diff := cmp.Diff([]bool{true, false, true, true}, got); diff != "" {
+		t.Errorf("Add(alice, alice again, bob, mallory under alice's ID): kept -want, +got:\n%s", diff)
 	}
-	if n := len(s.Since(keyX(), time.Time{})); n != 2 {
-		t.Errorf("facts of x: want 2, got %d", n)
+	if n := len(s.Since(keyX(), time.Time{})); n != 3 {
+		t.Errorf("facts of x: want 3, got %d", n)
 	}
 }
