@@ -75,10 +75,10 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		// Woken when its branches move, and polled still: the forge's
 		// side (a title edit, a merge, a close) is seen only by a poll.
 		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
-		managed.WithEventSource(o.Claims.Source(mgr.GetCache(), claim.PullRequest(), claim.PullRequest())),
+		managed.WithWakeSource(o.Claims.Source(mgr.GetCache(), claim.PullRequest(), claim.PullRequest())),
 		// A change of its configuration's spec (the forge, credentials)
 		// is acted on at once, not at the next poll.
-		managed.WithEventSource(config.Wakes(mgr.GetCache(), v1alpha1.PullRequestKind, nil, o.Logger)...),
+		managed.WithWakeSource(config.Wakes(mgr.GetCache(), v1alpha1.PullRequestKind, nil, o.Logger)...),
 		// The number is the external name, known once created or adopted:
 		// a create is safe to retry, since Observe adopts an open pull
 		// request for the same branches before Create is asked again.

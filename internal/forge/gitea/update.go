@@ -236,8 +236,11 @@ func convert(p *sdk.PullRequest) forge.PullRequest {
 			pr.HeadRepo = p.Head.Repository.FullName
 		}
 		// A fork's head lives in another repository; a deleted fork's has
-		// repo_id 0 and no repo.
-		pr.HeadInRepo = p.Base != nil && p.Head.RepoID != 0 && p.Head.RepoID == p.Base.RepoID
+		// repo_id -1 and no repo. Gitea's list answers repo_id -1 for a
+		// head whose repository it did not load, with the base's repo
+		// when head and base share it: the repository's id decides.
+		base := branchRepoID(p.Base)
+		pr.HeadInRepo = base > 0 && branchRepoID(p.Head) == base
 	}
 	if p.Base != nil {
 		pr.Base = p.Base.Ref
@@ -257,6 +260,20 @@ func convert(p *sdk.PullRequest) forge.PullRequest {
 // checks maps Gitea's combined status. No statuses is "" (the forge
 // reports none); warning counts as a failure, as Gitea's required checks
 // pass only on success; skipped passes.
+// branchRepoID is the id of the repository a head or base lives in, as
+// its repo says (else repo_id); 0 when neither says.
+func branchRepoID(b *sdk.PRBranchInfo) int64 {
+	switch {
+	case b == nil:
+		return 0
+	case b.Repository != nil && b.Repository.ID > 0:
+		return b.Repository.ID
+	case b.RepoID > 0:
+		return b.RepoID
+	}
+	return 0
+}
+
 // pullRefPrefix starts the ref Gitea names a head by once its branch is
 // gone (refs/pull/<n>/head).
 const pullRefPrefix = "refs/pull/"
