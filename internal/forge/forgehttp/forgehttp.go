@@ -44,8 +44,10 @@ const (
 	errTooLargeFmt  = "the forge's answer is larger than %d bytes"
 
 	// Timeout bounds one call, redirects and reading the body included,
-	// where the caller's context sets no shorter deadline.
-	Timeout = 30 * time.Second
+	// where the caller's context sets no shorter deadline. A create makes
+	// the forge compute the pull request's diff and mergeability before it
+	// answers: a loaded Gitea took over 30 s.
+	Timeout = 2 * time.Minute
 	// maxRedirects is as many same-origin redirects as one call follows
 	// (a renamed repository's API answers one).
 	maxRedirects = 5

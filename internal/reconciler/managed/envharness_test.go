@@ -81,7 +81,7 @@ func controlPlane(t testing.TB) *testenv.ControlPlane {
 			return
 		}
 		cp, cpErr = testenv.StartControlPlane(testenv.ControlPlaneOptions{
-			CRDDirectoryPaths: []string{filepath.Join("testkind", "crds")},
+			CRDDirectoryPaths: []string{filepath.Join("..", "..", "testharness", "testkind", "crds")},
 			Scheme:            s,
 		})
 	})
