@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -145,8 +144,8 @@ func (e *respError) limited(now time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if e.header.Get("X-RateLimit-Remaining") == "0" {
-		if s, _ := strconv.ParseInt(e.header.Get("X-RateLimit-Reset"), 10, 64); s != 0 {
-			return time.Unix(s, 0), true
+		if at, ok := forgehttp.RetryAt(e.header, now, "X-RateLimit-Reset"); ok {
+			return at, true
 		}
 		return now.Add(defaultRetry), true
 	}
@@ -229,9 +228,9 @@ func (e *gqlError) mapped(now time.Time) error {
 	a := &forge.APIError{Status: e.status, Message: x.Message}
 	switch {
 	case x.Type == "RATE_LIMITED":
-		at := now.Add(defaultRetry)
-		if s, err := strconv.ParseInt(e.header.Get("X-RateLimit-Reset"), 10, 64); err == nil && s > 0 {
-			at = time.Unix(s, 0)
+		at, ok := forgehttp.RetryAt(e.header, now, "X-RateLimit-Reset")
+		if !ok {
+			at = now.Add(defaultRetry)
 		}
 		return &forge.RateLimitError{At: at, Msg: x.Message}
 	case strings.Contains(x.Message, msgHeadModified):

@@ -70,9 +70,9 @@ func WithBearer() Option {
 //
 // mu guards users and pages; it is never held across the network.
 type Client struct {
-	base    *url.URL
-	project string
-	// path is the project's full path, unescaped.
+	base *url.URL
+	// path is the project's full path, unescaped; escaped as one segment
+	// it is the API's :id.
 	path   string
 	token  func(context.Context) (string, error)
 	http   *http.Client
@@ -110,13 +110,12 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		return nil, errors.Wrap(forge.ErrNoCredentials, errNoToken)
 	}
 	cl := &Client{
-		base:    u,
-		project: url.PathEscape(strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/")),
-		path:    strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/"),
-		token:   c.Token,
-		clock:   clock.RealClock{},
-		users:   map[string]int64{},
-		pages:   map[string]listPage{},
+		base:  u,
+		path:  strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/"),
+		token: c.Token,
+		clock: clock.RealClock{},
+		users: map[string]int64{},
+		pages: map[string]listPage{},
 	}
 	if cl.http, err = forgehttp.New(c.HTTPClient, u.String()); err != nil {
 		return nil, err
@@ -227,7 +226,7 @@ func (c *Client) authorize(ctx context.Context, req *http.Request) error {
 // mrPath is the path of the project's merge requests, or of one of them and
 // its sub-resources.
 func (c *Client) mrPath(iid int64, sub ...string) string {
-	p := "projects/" + c.project + "/merge_requests"
+	p := "projects/" + url.PathEscape(c.path) + "/merge_requests"
 	if iid > 0 {
 		p += "/" + itoa(iid)
 	}
