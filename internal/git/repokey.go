@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	pathpkg "path"
 	"strconv"
 	"strings"
 
@@ -29,24 +30,29 @@ var defaultPorts = map[string]int{"ssh": 22, "https": 443, "http": 80}
 
 // RepositoryKey names the repository url points at, the same for every
 // spelling of one repository: scheme, user, a default port, a trailing
-// slash or ".git", and the case of the host do not count, so
-// ssh://git@Git.example.org/org/repo.git, git@git.example.org:org/repo and
-// https://git.example.org/org/repo are one repository. A port other than the
-// protocol's default is kept: two servers on one host are two repositories.
-// Credentials are never part of it.
+// slash or ".git", the case of the host and of the path, a host's trailing
+// dot, and empty or "." path segments do not count, so
+// ssh://git@Git.example.org/Org/repo.git, git@git.example.org.:org//repo and
+// https://git.example.org/org/repo are one repository. Forges (GitHub,
+// GitLab, Gitea) serve one repository under every case of its path; on a
+// server that does not, two repositories differing only in case share a
+// key, which costs a false conflict, never two writers of one repository.
+// A port other than the protocol's default is kept: two servers on one
+// host are two repositories. A local path keeps its case (file systems
+// tell them apart). Credentials are never part of it.
 func RepositoryKey(url string) (string, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return "", &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
 	}
-	host := strings.ToLower(ep.Host)
+	p := strings.Trim(pathpkg.Clean("/"+ep.Path), "/")
+	if ep.Protocol == "file" {
+		return "file:///" + strings.TrimSuffix(p, ".git"), nil
+	}
+	host := strings.TrimSuffix(strings.ToLower(ep.Host), ".")
 	if ep.Port != 0 && ep.Port != defaultPorts[ep.Protocol] {
 		host += ":" + strconv.Itoa(ep.Port)
 	}
-	path := strings.Trim(ep.Path, "/")
-	path = strings.TrimSuffix(path, ".git")
-	if ep.Protocol == "file" {
-		return "file:///" + path, nil
-	}
-	return host + "/" + path, nil
+	p = strings.TrimSuffix(strings.ToLower(p), ".git")
+	return host + "/" + strings.TrimRight(p, "/"), nil
 }

@@ -41,6 +41,17 @@ func TestRepositoryKey(t *testing.T) {
 			},
 			want: "git.example.org/org/repo",
 		},
+		"PathCaseAndDots": {
+			reason: "Forges serve one repository under every case of its path, a host's trailing dot is the same host, and empty or dot segments name no other folder: each spelling is one claim and one lease.",
+			urls: []string{
+				"https://git.example.org/Org/Repo.git",
+				"https://git.example.org./org/repo",
+				"https://git.example.org/org//repo/",
+				"https://git.example.org//org/./repo.GIT",
+				"git@GIT.example.org.:ORG/repo.git",
+			},
+			want: "git.example.org/org/repo",
+		},
 		"OtherPort": {
 			reason: "Two servers on one host are two repositories.",
 			urls:   []string{"http://127.0.0.1:8080/repo.git", "ssh://git@127.0.0.1:8080/repo"},
@@ -48,8 +59,13 @@ func TestRepositoryKey(t *testing.T) {
 		},
 		"File": {
 			reason: "A local path is its own repository.",
-			urls:   []string{"file:///srv/git/repo.git", "/srv/git/repo"},
+			urls:   []string{"file:///srv/git/repo.git", "/srv/git/repo", "file:///srv//git/./repo/"},
 			want:   "file:///srv/git/repo",
+		},
+		"FileKeepsCase": {
+			reason: "A file system tells Repo from repo.",
+			urls:   []string{"file:///srv/git/Repo.git"},
+			want:   "file:///srv/git/Repo",
 		},
 	}
 	for name, tc := range cases {
