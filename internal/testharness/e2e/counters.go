@@ -201,15 +201,28 @@ func Minus(after, before map[string]int) map[string]int {
 type StatusCounter struct {
 	Next http.RoundTripper
 	mu   sync.Mutex
-	// paths are the written paths, oldest first.
-	paths []string
+	// writes are the writes, oldest first: method, path and the start of
+	// the body, so that a test can show what a write it did not expect
+	// changed.
+	writes []string
 }
+
+// statusBodyShown is how much of a status write's body Since shows.
+const statusBodyShown = 2 << 10
 
 // RoundTrip counts r when it writes a status, then sends it on.
 func (c *StatusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet && strings.HasSuffix(r.URL.Path, "/status") {
+		w := r.Method + " " + r.URL.Path
+		if r.GetBody != nil {
+			if b, err := r.GetBody(); err == nil {
+				data, _ := io.ReadAll(io.LimitReader(b, statusBodyShown))
+				_ = b.Close()
+				w += " " + string(data)
+			}
+		}
 		c.mu.Lock()
-		c.paths = append(c.paths, r.Method+" "+r.URL.Path)
+		c.writes = append(c.writes, w)
 		c.mu.Unlock()
 	}
 	return c.Next.RoundTrip(r)
@@ -219,16 +232,17 @@ func (c *StatusCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 func (c *StatusCounter) Writes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return int64(len(c.paths))
+	return int64(len(c.writes))
 }
 
 // Since names the writes after the first n (a Writes value read earlier),
-// so that a test can say which object wrote a status it did not expect.
+// with what each wrote, so that a test can say which object wrote a status
+// it did not expect and why.
 func (c *StatusCounter) Since(n int64) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if int(n) >= len(c.paths) {
+	if int(n) >= len(c.writes) {
 		return nil
 	}
-	return slices.Clone(c.paths[n:])
+	return slices.Clone(c.writes[n:])
 }
