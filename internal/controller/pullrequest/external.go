@@ -101,6 +101,8 @@ type external struct {
 // (readiness Merged, merge Auto); with no number yet, the open one for the
 // same head and base is adopted, so a restart or a lost status write never
 // opens a second one. Merged and closed are final and cost no request.
+// It reads (read), then follows the branches of what it read (track), then
+// says what that means (classify): each once.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalObservation, error) {
 	want, err := desired(ctx, e.kube, mg)
 	if err != nil && !meta.WasDeleted(mg) {
@@ -115,58 +117,60 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpman
 			return xpmanaged.ExternalObservation{ResourceExists: false}, err
 		}
 	}
+	pr, found, err := e.read(ctx, mg)
+	e.track(mg, pr.State)
+	return e.classify(ctx, mg, want, pr, found, err)
+}
+
+// read returns mg's pull request: from status when it is merged or closed
+// there (final: nothing is asked of the forge), else from the forge, once
+// the account may ask.
+func (e *external) read(ctx context.Context, mg *v1alpha1.PullRequest) (forge.PullRequest, bool, error) {
 	a := mg.Status.AtProvider
-	switch forge.State(a.State) {
-	case forge.StateMerged, forge.StateClosed:
-		e.unfollow(mg)
-	default:
-		if meta.WasDeleted(mg) {
-			e.unfollow(mg)
-		} else {
-			e.follow(mg)
-		}
-	}
-	switch forge.State(a.State) {
-	case forge.StateMerged:
-		e.note = fmt.Sprintf(msgMergedFmt, a.Number, a.MergeCommit)
-		return xpmanaged.ExternalObservation{ResourceExists: !meta.WasDeleted(mg), ResourceUpToDate: true}, nil
-	case forge.StateClosed:
-		if meta.WasDeleted(mg) {
-			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
-		}
-		return xpmanaged.ExternalObservation{}, managed.Stalled(ReasonClosed, errors.Errorf(msgClosedFmt, a.Number))
+	if s := forge.State(a.State); s == forge.StateMerged || s == forge.StateClosed {
+		return forge.PullRequest{Number: a.Number, State: s, MergeCommit: a.MergeCommit}, true, nil
 	}
 	if err := e.held(); err != nil {
-		return xpmanaged.ExternalObservation{}, err
+		return forge.PullRequest{}, false, err
 	}
-	pr, found, err := e.find(ctx, mg)
-	if isNotOurs(err) && meta.WasDeleted(mg) {
-		// Not this resource's: never closed, the finalizer goes.
-		return xpmanaged.ExternalObservation{ResourceExists: false}, nil
-	}
-	if err != nil {
-		return xpmanaged.ExternalObservation{}, err
-	}
-	if !found {
-		if meta.WasDeleted(mg) {
-			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
-		}
-		return xpmanaged.ExternalObservation{ResourceExists: false}, e.headExists(ctx, mg)
-	}
-	if pr.State != forge.StateOpen {
+	return e.find(ctx, mg)
+}
+
+// track follows mg's branches while its pull request may still change
+// (open, or not opened yet): a merged or closed one, or a resource being
+// deleted, is followed no more.
+func (e *external) track(mg *v1alpha1.PullRequest, s forge.State) {
+	if s == forge.StateMerged || s == forge.StateClosed || meta.WasDeleted(mg) {
 		e.unfollow(mg)
+		return
 	}
-	switch pr.State {
-	case forge.StateMerged:
+	e.follow(mg)
+}
+
+// classify says what the pull request read (or the error reading it)
+// means for mg, and acts on it: the observation, Ready's note, or the
+// outcome that holds mg back.
+func (e *external) classify(ctx context.Context, mg *v1alpha1.PullRequest, want forge.Spec, pr forge.PullRequest, found bool, err error) (xpmanaged.ExternalObservation, error) {
+	gone := xpmanaged.ExternalObservation{ResourceExists: false}
+	deleted := meta.WasDeleted(mg)
+	switch {
+	case isNotOurs(err) && deleted:
+		// Not this resource's: never closed, the finalizer goes.
+		return gone, nil
+	case err != nil:
+		return xpmanaged.ExternalObservation{}, err
+	case !found && deleted:
+		return gone, nil
+	case !found:
+		return gone, e.headExists(ctx, mg)
+	case pr.State == forge.StateMerged:
 		e.note = fmt.Sprintf(msgMergedFmt, pr.Number, pr.MergeCommit)
-		return xpmanaged.ExternalObservation{ResourceExists: !meta.WasDeleted(mg), ResourceUpToDate: true}, nil
-	case forge.StateClosed:
-		if meta.WasDeleted(mg) {
-			return xpmanaged.ExternalObservation{ResourceExists: false}, nil
-		}
+		return xpmanaged.ExternalObservation{ResourceExists: !deleted, ResourceUpToDate: true}, nil
+	case pr.State == forge.StateClosed && deleted:
+		return gone, nil
+	case pr.State == forge.StateClosed:
 		return xpmanaged.ExternalObservation{}, managed.Stalled(ReasonClosed, errors.Errorf(msgClosedFmt, pr.Number))
-	}
-	if meta.WasDeleted(mg) {
+	case deleted:
 		return xpmanaged.ExternalObservation{ResourceExists: true}, nil
 	}
 	obs := xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}
