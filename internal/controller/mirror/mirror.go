@@ -201,6 +201,9 @@ type external struct {
 	// memo keeps what blobs of the folder were found to hold, shared by
 	// every reconcile (sealed.go).
 	memo *sealedFiles
+	// refused keeps the refusal of each Mirror's last write, shared by
+	// every reconcile (write.go).
+	refused *refusals
 	// sealed is what this Observe found or made the Secrets' files to
 	// hold, kept in memo once the folder is planned.
 	sealed map[string]sealedFile
@@ -330,6 +333,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, d.size())
 	}
 	e.change = &c
+	if err := e.retry(mg); err != nil {
+		return xpmanaged.ExternalObservation{}, err
+	}
 	return xpmanaged.ExternalObservation{ResourceExists: d.claimed, ResourceUpToDate: false, Diff: fmt.Sprintf("%d file(s) differ", d.size())}, nil
 }
 

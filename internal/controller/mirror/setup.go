@@ -66,7 +66,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if o.Mirrors == nil {
 		return errors.New(errNoSources)
 	}
-	memo := newSealedFiles()
+	memo, refused := newSealedFiles(), newRefusals()
 	store := o.Audit
 	if store == nil {
 		// Nothing feeds it: a Mirror with attribution: Audit finds no
@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	}
 	attr := NewAttributions(store, clk, cmp.Or(o.AttributionWait, DefaultAttributionWait), o.AuditMetrics)
 	attr.SetWaker(o.Watcher.Source(v1alpha1.MirrorKind).Wake)
-	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, attr: attr}); err != nil {
+	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, refused: refused, attr: attr}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
 	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
@@ -94,15 +94,16 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	}
 	return o.SetupManaged(mgr, v1alpha1.MirrorGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.Mirror](&connector{
-			kube:   mgr.GetClient(),
-			claims: o.Claims,
-			git:    config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
-			src:    o.Mirrors,
-			watch:  o.Watcher,
-			maxAge: o.PollInterval,
-			sealer: encrypt.NewSealer(0),
-			memo:   memo,
-			attr:   attr,
+			kube:    mgr.GetClient(),
+			claims:  o.Claims,
+			git:     config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
+			src:     o.Mirrors,
+			watch:   o.Watcher,
+			maxAge:  o.PollInterval,
+			sealer:  encrypt.NewSealer(0),
+			memo:    memo,
+			refused: refused,
+			attr:    attr,
 		}),
 		managed.WithInitializers(options.ExternalNameFrom(mgr.GetClient(), func(mg resource.Managed) string {
 			m, _ := mg.(*v1alpha1.Mirror)
@@ -173,6 +174,8 @@ type connector struct {
 	sealer *encrypt.Sealer
 	// memo outlives reconciles: what the folder's blobs hold (sealed.go).
 	memo *sealedFiles
+	// refused outlives reconciles: each Mirror's last refused write.
+	refused *refusals
 	// attr outlives reconciles: the join of changes to audit facts.
 	attr *Attributions
 }
@@ -185,17 +188,18 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged
 		return nil, err
 	}
 	return &external{creds: conn.Credentials, kube: c.kube, claims: c.claims, repo: repo, src: c.src, watch: c.watch, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
-		keys: conn.Keys, sealer: c.sealer, memo: c.memo, attr: c.attr}, nil
+		keys: conn.Keys, sealer: c.sealer, memo: c.memo, refused: c.refused, attr: c.attr}, nil
 }
 
 // releaser lets go of a Mirror's watches when the Mirror is gone, however
 // it went: a management policy without Delete orphans the folder without
 // an Observe, so Observe alone would leave its watches running.
 type releaser struct {
-	cache cache.Informers
-	src   sources
-	memo  *sealedFiles
-	attr  *Attributions
+	cache   cache.Informers
+	src     sources
+	memo    *sealedFiles
+	refused *refusals
+	attr    *Attributions
 }
 
 // Start watches Mirror deletions until ctx ends.
@@ -218,6 +222,7 @@ func (r *releaser) deleted(obj any) {
 	if m, ok := obj.(*v1alpha1.Mirror); ok {
 		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
 		r.memo.forget(keyOf(m))
+		r.refused.set(keyOf(m), nil)
 		r.attr.forget(keyOf(m))
 	}
 }

@@ -18,13 +18,17 @@ package mirror
 
 import (
 	"context"
+	"strings"
+	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpmanaged "github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
@@ -41,6 +45,7 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 	} else {
 		e.attr.landed(keyOf(mg))
 	}
+	e.refused.set(keyOf(mg), nil)
 	var changed *git.PreconditionError
 	if errors.As(res.Err, &changed) {
 		// Nothing landed: the folder changed after the read (a file pushed
@@ -53,7 +58,11 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 		if git.KindOf(res.Err) == git.KindBranchNotFound {
 			err = errors.Wrapf(res.Err, errNoBranchFmt, p.Branch)
 		}
-		return errors.Wrapf(err, errFmt, p.Path, p.Branch)
+		err = errors.Wrapf(err, errFmt, p.Path, p.Branch)
+		if _, stalled := managed.StalledReason(err); stalled {
+			e.refused.set(keyOf(mg), err)
+		}
+		return err
 	}
 	// A push landed: news to publish, whatever was published before.
 	e.waited = nil
@@ -86,6 +95,12 @@ func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
 	if e.change == nil {
 		return errors.New(errNoChange)
 	}
+	return e.hold(mg, msgFmt, e.submit(mg))
+}
+
+// submit hands Observe's change to the branch writer, which wakes the
+// Mirror when the push landed or failed, and returns its file changes.
+func (e *external) submit(mg *v1alpha1.Mirror) int {
 	c := *e.change
 	n := len(c.Puts) + len(c.Deletes)
 	if len(c.Parts) > 0 {
@@ -99,7 +114,59 @@ func (e *external) enqueue(mg *v1alpha1.Mirror, msgFmt string) error {
 	}
 	mg.Status.AtProvider.Pending = n
 	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
-	return e.hold(mg, msgFmt, n)
+	return n
+}
+
+// retry submits Observe's change again when the Mirror as read still
+// publishes the refusal of its last write (a hook, a protected branch), and
+// returns that refusal: the Mirror stays Stalled as published until the
+// retry's result says otherwise. Through Create or Update each poll of a
+// Stalled Mirror published Committing and then the same refusal again: two
+// status writes and a create mark a poll, for nothing that changed. It
+// returns nil, and submits nothing, when the Mirror publishes anything else.
+func (e *external) retry(mg *v1alpha1.Mirror) error {
+	err := e.refused.of(keyOf(mg))
+	reason, _ := managed.StalledReason(err)
+	ready := mg.GetCondition(xpv2.TypeReady)
+	if err == nil || ready.Reason != reason || !strings.HasSuffix(ready.Message, err.Error()) {
+		return nil
+	}
+	e.submit(mg)
+	return err
+}
+
+// refusals keep, by Mirror, the Stalled error of its last write, shared by
+// every reconcile: what retry compares with what the Mirror publishes. A
+// restarted provider knows none, and publishes one Committing first.
+type refusals struct {
+	mu       sync.Mutex
+	byMirror map[string]error
+}
+
+func newRefusals() *refusals { return &refusals{byMirror: map[string]error{}} }
+
+// set keeps err for mirror; nil forgets it.
+func (r *refusals) set(mirror string, err error) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		delete(r.byMirror, mirror)
+		return
+	}
+	r.byMirror[mirror] = err
+}
+
+// of returns what mirror's last write was refused with, or nil.
+func (r *refusals) of(mirror string) error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byMirror[mirror]
 }
 
 // changeOf is d as a change of mg's, with its commit message: one commit,
