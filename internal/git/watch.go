@@ -51,6 +51,10 @@ type Move struct {
 // contains neither URL nor credentials.
 func (r *Repository) ID() string { return r.id }
 
+// Key is the repository's RepositoryKey: every clone of one repository
+// (one per set of credentials) has the same. "" when its URL made none.
+func (r *Repository) Key() string { return r.key }
+
 // Poll asks the remote for its branch heads (one ls-remote) and reports the
 // branches in use that moved since the previous Poll, other than by this
 // process's own pushes. It fetches only when a head moved; otherwise it

@@ -54,6 +54,20 @@ type Watcher struct {
 	repos   map[string]Repository
 	polling map[string]bool
 	sources map[string]*Source
+	// nudges holds, per polled repository, one pending request to poll
+	// before the next tick (Nudge).
+	nudges map[string]chan struct{}
+}
+
+// NudgeSpacing is the least time between two polls of one repository that
+// events asked for: a burst of pushes costs one ls-remote and one fetch a
+// second, not one each.
+const NudgeSpacing = time.Second
+
+// keyed is a Repository that says which repository it is a clone of
+// (git.RepositoryKey): only those are found by the events that name one.
+type keyed interface {
+	Key() string
 }
 
 // New returns a Watcher that polls each repository in use every interval.
@@ -61,6 +75,7 @@ func New(interval time.Duration, log logging.Logger) *Watcher {
 	return &Watcher{
 		interval: interval, log: log, idx: NewIndex(),
 		repos: map[string]Repository{}, polling: map[string]bool{}, sources: map[string]*Source{},
+		nudges: map[string]chan struct{}{},
 	}
 }
 
@@ -166,22 +181,82 @@ func (w *Watcher) Start(ctx context.Context) error {
 }
 
 func (w *Watcher) startLocked(id string) {
+	if w.nudges[id] == nil {
+		// Before the loop starts, so an event that comes first is not
+		// lost: the loop polls at once when it starts.
+		w.nudges[id] = make(chan struct{}, 1)
+	}
 	if w.ctx == nil || w.polling[id] || w.interval <= 0 {
 		return
 	}
 	w.polling[id] = true
-	go w.loop(w.ctx, id)
+	go w.loop(w.ctx, id, w.nudges[id])
 }
 
-// loop polls repository id every interval while resources live in it.
-func (w *Watcher) loop(ctx context.Context, id string) {
+// Nudge polls now, rather than at the next tick, every clone of the
+// repository key names (a forge said it moved), each at most once per
+// NudgeSpacing. It returns how many clones it nudged: 0 when no resource
+// lives in that repository, which then costs nothing more.
+func (w *Watcher) Nudge(key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for id, repo := range w.repos {
+		if k, ok := repo.(keyed); !ok || key == "" || k.Key() != key {
+			continue
+		}
+		if ch, ok := w.nudges[id]; ok {
+			select {
+			case ch <- struct{}{}:
+			default: // One is pending already: the poll it causes covers this.
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// WakeFollowing wakes the resources that follow the heads of branches in
+// every clone of the repository key names (PullRequests: a forge said one
+// of their pull requests changed), and returns how many it woke.
+func (w *Watcher) WakeFollowing(key string, branches []string) int {
+	w.mu.Lock()
+	var ids []string
+	for id, repo := range w.repos {
+		if k, ok := repo.(keyed); ok && key != "" && k.Key() == key {
+			ids = append(ids, id)
+		}
+	}
+	w.mu.Unlock()
+	woken := map[Ref]bool{}
+	for _, id := range ids {
+		for _, b := range branches {
+			for _, r := range w.idx.Following(id, b) {
+				if !woken[r] {
+					woken[r] = true
+					w.Wake(r)
+				}
+			}
+		}
+	}
+	return len(woken)
+}
+
+// loop polls repository id every interval while resources live in it, and
+// when nudged, no sooner than NudgeSpacing after its previous poll.
+func (w *Watcher) loop(ctx context.Context, id string, nudge <-chan struct{}) {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-nudge:
+			if !w.spaced(ctx, last) {
+				return
+			}
 		}
 		// Checked under w.mu, so a Track that races the exit either sees
 		// the loop running or starts a new one.
@@ -193,11 +268,30 @@ func (w *Watcher) loop(ctx context.Context, id string) {
 			// credentials rotated to another clone).
 			delete(w.repos, id)
 			delete(w.polling, id)
+			delete(w.nudges, id)
 			w.mu.Unlock()
 			return
 		}
 		w.mu.Unlock()
+		last = time.Now()
 		w.poll(ctx, id, repo)
+	}
+}
+
+// spaced waits out what is left of NudgeSpacing since last; false when ctx
+// ended first.
+func (w *Watcher) spaced(ctx context.Context, last time.Time) bool {
+	d := NudgeSpacing - time.Since(last)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
