@@ -50,9 +50,11 @@ func NewBoard(c clock.PassiveClock) *Board {
 
 // For returns the listing of the repository key names (its URL and the
 // credentials that reach it, as the clone cache keys it), listing through
-// c. The client of the first caller is kept until the listing is forgotten:
-// clients of one key reach the same repository with the same credentials.
-func (b *Board) For(key string, c Client, maxAge time.Duration) *Listing {
+// c; repo is the repository's git.RepositoryKey, which events name
+// (Invalidate). The client of the first caller is kept until the listing
+// is forgotten: clients of one key reach the same repository with the same
+// credentials.
+func (b *Board) For(key, repo string, c Client, maxAge time.Duration) *Listing {
 	now := b.clock.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -66,7 +68,7 @@ func (b *Board) For(key string, c Client, maxAge time.Duration) *Listing {
 	}
 	l, ok := b.listings[key]
 	if !ok {
-		l = &Listing{clock: b.clock, client: c, lock: make(chan struct{}, 1)}
+		l = &Listing{clock: b.clock, client: c, lock: make(chan struct{}, 1), repo: repo}
 		b.listings[key] = l
 	}
 	l.touch(now, maxAge)
@@ -81,6 +83,23 @@ func (b *Board) Forget(key string) {
 	delete(b.listings, key)
 }
 
+// Invalidate makes every listing of the repository repo names (a
+// git.RepositoryKey; one listing per set of credentials) list again at its
+// next use: a forge event said one of its pull requests changed. It
+// returns how many it invalidated.
+func (b *Board) Invalidate(repo string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, l := range b.listings {
+		if repo != "" && l.repo == repo {
+			l.Invalidate()
+			n++
+		}
+	}
+	return n
+}
+
 // Len is how many repositories the Board lists.
 func (b *Board) Len() int {
 	b.mu.Lock()
@@ -92,6 +111,8 @@ func (b *Board) Len() int {
 type Listing struct {
 	clock  clock.PassiveClock
 	client Client
+	// repo is the repository's git.RepositoryKey, for Board.Invalidate.
+	repo string
 	// lock serializes lists, so concurrent callers coalesce into one
 	// request; a channel so that waiting honours the caller's context.
 	lock chan struct{}

@@ -126,7 +126,7 @@ func TestBoardListsOncePerInterval(t *testing.T) {
 	c := &lister{prs: []PullRequest{{Number: 1, Head: "a", Base: "main", HeadInRepo: true, State: StateOpen}}}
 	ctx := context.Background()
 	for i := range 100 {
-		pr, ok, err := b.For("repo", c, time.Minute).Find(ctx, time.Minute, "a", "main")
+		pr, ok, err := b.For("repo", "", c, time.Minute).Find(ctx, time.Minute, "a", "main")
 		if err != nil || !ok || pr.Number != 1 {
 			t.Fatalf("Find #%d: %v %v %v", i, pr, ok, err)
 		}
@@ -135,7 +135,7 @@ func TestBoardListsOncePerInterval(t *testing.T) {
 		t.Errorf("100 Finds within one interval: %d lists, want 1", got)
 	}
 	clk.Step(time.Minute)
-	if _, _, err := b.For("repo", c, time.Minute).Find(ctx, time.Minute, "b", "main"); err != nil {
+	if _, _, err := b.For("repo", "", c, time.Minute).Find(ctx, time.Minute, "b", "main"); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.lists.Load(); got != 2 {
@@ -146,7 +146,7 @@ func TestBoardListsOncePerInterval(t *testing.T) {
 func TestBoardCoalescesConcurrentLists(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	c := &lister{gate: make(chan struct{})}
-	l := NewBoard(clk).For("repo", c, time.Minute)
+	l := NewBoard(clk).For("repo", "", c, time.Minute)
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
@@ -169,7 +169,7 @@ func TestBoardCoalescesConcurrentLists(t *testing.T) {
 func TestBoardKeepsListWhenNotModified(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	c := &lister{prs: []PullRequest{{Number: 7, State: StateOpen}}}
-	l := NewBoard(clk).For("repo", c, time.Minute)
+	l := NewBoard(clk).For("repo", "", c, time.Minute)
 	ctx := context.Background()
 	if _, err := l.Open(ctx, time.Minute); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestBoardKeepsListWhenNotModified(t *testing.T) {
 func TestBoardRecord(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	c := &lister{prs: []PullRequest{{Number: 1, State: StateOpen}}}
-	l := NewBoard(clk).For("repo", c, time.Minute)
+	l := NewBoard(clk).For("repo", "", c, time.Minute)
 	ctx := context.Background()
 	if _, err := l.Open(ctx, time.Minute); err != nil {
 		t.Fatal(err)
@@ -216,9 +216,9 @@ func TestBoardRecord(t *testing.T) {
 func TestBoardForgetsIdleRepositories(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	b := NewBoard(clk)
-	b.For("old", &lister{}, time.Minute)
+	b.For("old", "", &lister{}, time.Minute)
 	clk.Step(idleListings*time.Minute + time.Second)
-	b.For("new", &lister{}, time.Minute)
+	b.For("new", "", &lister{}, time.Minute)
 	if got := b.Len(); got != 1 {
 		t.Errorf("a repository idle for %d intervals: Len %d, want 1", idleListings, got)
 	}
@@ -290,7 +290,7 @@ func TestRateOf(t *testing.T) {
 func TestBoardRecordDuringList(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	c := &lister{gate: make(chan struct{})}
-	l := NewBoard(clk).For("repo", c, time.Minute)
+	l := NewBoard(clk).For("repo", "", c, time.Minute)
 	ctx := context.Background()
 	done := make(chan error)
 	go func() {
@@ -318,7 +318,7 @@ func TestBoardRecordDuringList(t *testing.T) {
 func TestBoardInvalidateDuringList(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	c := &lister{gate: make(chan struct{})}
-	l := NewBoard(clk).For("repo", c, time.Minute)
+	l := NewBoard(clk).For("repo", "", c, time.Minute)
 	ctx := context.Background()
 	done := make(chan error)
 	go func() {
@@ -359,7 +359,7 @@ func TestFindSkipsForks(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			l := NewBoard(clocktesting.NewFakeClock(time.Unix(1e9, 0))).For("repo", &lister{prs: tc.prs}, time.Minute)
+			l := NewBoard(clocktesting.NewFakeClock(time.Unix(1e9, 0))).For("repo", "", &lister{prs: tc.prs}, time.Minute)
 			pr, _, err := l.Find(context.Background(), time.Minute, "env/staging", "main")
 			if err != nil {
 				t.Fatal(err)
@@ -376,5 +376,40 @@ func TestFindSkipsForks(t *testing.T) {
 				t.Errorf("%s\nForks: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestBoardInvalidate: an event for a repository makes each of its
+// listings (one per set of credentials) list again at its next use, and
+// leaves another repository's list alone.
+func TestBoardInvalidate(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	b := NewBoard(clk)
+	a1, a2, other := &lister{}, &lister{}, &lister{}
+	ls := []*Listing{
+		b.For("a-alice", "git.example.org/org/a", a1, time.Hour),
+		b.For("a-bob", "git.example.org/org/a", a2, time.Hour),
+		b.For("b-alice", "git.example.org/org/b", other, time.Hour),
+	}
+	for _, l := range ls {
+		if _, err := l.Open(ctx, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.Invalidate("git.example.org/org/a"); got != 2 {
+		t.Errorf("Invalidate(org/a) invalidated %d listings, want 2", got)
+	}
+	if got := b.Invalidate(""); got != 0 {
+		t.Errorf("Invalidate(\"\") invalidated %d listings, want 0: a listing of no known repository is never named", got)
+	}
+	for _, l := range ls {
+		if _, err := l.Open(ctx, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := []int32{a1.lists.Load(), a2.lists.Load(), other.lists.Load()}
+	if diff := cmp.Diff([]int32{2, 2, 1}, got); diff != "" {
+		t.Errorf("lists per listing after an event for org/a (fresh for an hour otherwise): -want, +got:\n%s", diff)
 	}
 }

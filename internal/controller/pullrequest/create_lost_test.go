@@ -39,7 +39,7 @@ func TestCreateAnswerLost(t *testing.T) {
 	pacer := forge.NewPacer(clk)
 	acc := &account{client: f}
 	connect := func() *external {
-		return &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{heads: map[string]string{"request/demo": memory.HeadSHA, "main": "def"}}, listing: board.For("k", f, time.Minute),
+		return &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{heads: map[string]string{"request/demo": memory.HeadSHA, "main": "def"}}, listing: board.For("k", "", f, time.Minute),
 			pacer: pacer, clock: clk, maxAge: time.Minute}
 	}
 	mg := pullRequest()

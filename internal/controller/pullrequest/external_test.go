@@ -425,7 +425,7 @@ func TestSteadyStateOneListPerPoll(t *testing.T) {
 	for poll := range polls {
 		for i := int64(1); i <= n; i++ {
 			// A Connect per reconcile, as the reconciler makes.
-			e := &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{}, listing: board.For("k", f, time.Minute),
+			e := &external{acc: acc, key: "k", typ: forge.Gitea, repo: fakeRepo{}, listing: board.For("k", "", f, time.Minute),
 				pacer: pacer, clock: clk, maxAge: time.Minute}
 			mg := pullRequest(numbered(fmt.Sprint(i)), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Head = fmt.Sprintf("request/%d", i) })
 			obs, err := e.Observe(context.Background(), mg)

@@ -57,7 +57,7 @@ func newExternal(f *memory.Forge, clk *clocktesting.FakeClock, heads ...string) 
 	}
 	board := forge.NewBoard(clk)
 	return &external{acc: &account{client: f}, key: "k", typ: forge.Gitea, creds: "credentials Secret ns/git key \"password\"", apiCreds: "credentials Secret ns/git key \"password\"",
-		repo: r, listing: board.For("k", f, time.Minute), pacer: forge.NewPacer(clk), clock: clk, maxAge: time.Minute}
+		repo: r, listing: board.For("k", "", f, time.Minute), pacer: forge.NewPacer(clk), clock: clk, maxAge: time.Minute}
 }
 
 // pullRequest is a PullRequest from request/demo into main.

@@ -226,9 +226,12 @@ func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpma
 	if err != nil {
 		return nil, err
 	}
+	// Forge events name the repository by its key; a URL that makes none
+	// was refused by Config already.
+	repoKey, _ := git.RepositoryKey(conn.Remote.URL)
 	return &external{
 		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, apiCreds: fa.TokenFrom(conn.Credentials), repo: repo,
-		listing: c.board.For(key, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
+		listing: c.board.For(key, repoKey, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
 		kube: c.kube, maxAge: c.maxAge, watch: c.watch, rates: c.rates, claims: c.claims,
 	}, nil
 }
