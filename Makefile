@@ -249,7 +249,7 @@ vet:
 # it does.
 FUZZ_TIME ?= 5000x
 FUZZ_TARGETS = ./internal/validate:FuzzPathAgreesWithCRD ./internal/validate:FuzzBranchAgreesWithCRD \
-	./internal/manifest:FuzzRender ./internal/reconciler/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers ./internal/encrypt:FuzzSealRoundTrip
+	./internal/manifest:FuzzRender ./internal/reconciler/message:FuzzMessage ./internal/git:FuzzCommitMessageTrailers ./internal/encrypt:FuzzSealRoundTrip ./internal/forge/events:FuzzParse
 
 .PHONY: fuzz
 fuzz:

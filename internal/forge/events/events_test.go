@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package events
+
+import (
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var secret = []byte("s3cret")
+
+// Payloads trimmed to the fields read, with the forges' own names
+// (GitHub and Gitea: push and pull_request; GitLab: Push Hook and Merge
+// Request Hook).
+const (
+	hubPush = `{"ref":"refs/heads/main","before":"a","after":"b","repository":{"id":1,"full_name":"org/apps",` +
+		`"clone_url":"https://git.example.org/org/apps.git","ssh_url":"git@git.example.org:org/apps.git","html_url":"https://git.example.org/org/apps"}}`
+	hubTag  = `{"ref":"refs/tags/v1","repository":{"clone_url":"https://git.example.org/org/apps.git"}}`
+	hubPull = `{"action":"closed","number":4,"pull_request":{"number":4,"merged":true,"head":{"ref":"env/staging"},"base":{"ref":"main"}},` +
+		`"repository":{"clone_url":"https://git.example.org/org/apps.git"}}`
+	labPush = `{"object_kind":"push","ref":"refs/heads/main","project":{"git_http_url":"https://gitlab.example.org/org/apps.git",` +
+		`"git_ssh_url":"git@gitlab.example.org:org/apps.git","web_url":"https://gitlab.example.org/org/apps"}}`
+	labMerge = `{"object_kind":"merge_request","project":{"git_http_url":"https://gitlab.example.org/org/apps.git"},` +
+		`"object_attributes":{"iid":4,"source_branch":"env/staging","target_branch":"main","state":"merged"}}`
+	labSystem = `{"object_kind":"push","event_name":"push","ref":"refs/heads/main","project":{"git_http_url":"https://gitlab.example.org/org/apps.git"}}`
+)
+
+func sign(body string, key []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(body))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func headers(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func TestParse(t *testing.T) {
+	apps := []string{"https://git.example.org/org/apps.git", "git@git.example.org:org/apps.git", "https://git.example.org/org/apps"}
+	type args struct {
+		h    http.Header
+		body string
+	}
+	type want struct {
+		e   Event
+		err error
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"GitHubPush": {
+			reason: "A signed GitHub push names the repository's URLs and the branch it moved.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-GitHub-Delivery", "d1", "X-Hub-Signature-256", "sha256="+sign(hubPush, secret)), body: hubPush},
+			want:   want{e: Event{Source: SourceGitHub, Kind: KindPush, Delivery: "d1", Repositories: apps, Branches: []string{"main"}}},
+		},
+		"GitHubTag": {
+			reason: "A tag push moves no branch.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubTag, secret)), body: hubTag},
+			want:   want{e: Event{Source: SourceGitHub, Kind: KindPush, Repositories: apps[:1]}},
+		},
+		"GitHubPullRequest": {
+			reason: "A pull_request event names its head and base.",
+			args:   args{h: headers("X-GitHub-Event", "pull_request", "X-Hub-Signature-256", "sha256="+sign(hubPull, secret)), body: hubPull},
+			want:   want{e: Event{Source: SourceGitHub, Kind: KindPullRequest, Repositories: apps[:1], Branches: []string{"env/staging", "main"}}},
+		},
+		"GitHubPing": {
+			reason: "GitHub's ping, sent when a hook is created, is verified and does nothing.",
+			args:   args{h: headers("X-GitHub-Event", "ping", "X-Hub-Signature-256", "sha256="+sign(`{"zen":"x"}`, secret)), body: `{"zen":"x"}`},
+			want:   want{e: Event{Source: SourceGitHub, Kind: KindPing}},
+		},
+		"GitHubSHA1Only": {
+			reason: "GitHub's SHA-1 signature is never accepted: without SHA-256 the delivery is unsigned.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature", "sha1="+sha1Of(hubPush)), body: hubPush},
+			want:   want{err: ErrUnsigned},
+		},
+		"GitHubUnsigned": {
+			reason: "No signature, no event.",
+			args:   args{h: headers("X-GitHub-Event", "push"), body: hubPush},
+			want:   want{err: ErrUnsigned},
+		},
+		"GitHubOtherSecret": {
+			reason: "Signed with another secret: refused.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubPush, []byte("other"))), body: hubPush},
+			want:   want{err: ErrBadSignature},
+		},
+		"GitHubAltered": {
+			reason: "A body changed after it was signed is refused.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubPush, secret)), body: strings.Replace(hubPush, "main", "prod", 1)},
+			want:   want{err: ErrBadSignature},
+		},
+		"GitHubMalformed": {
+			reason: "A signed body that is not JSON is malformed.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign("{", secret)), body: "{"},
+			want:   want{err: ErrMalformed},
+		},
+		"GitHubNoRepository": {
+			reason: "A signed push that names no repository is malformed.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(`{"ref":"refs/heads/main"}`, secret)), body: `{"ref":"refs/heads/main"}`},
+			want:   want{err: ErrMalformed},
+		},
+		"GiteaPush": {
+			reason: "Gitea signs with X-Gitea-Signature and sends GitHub's event header too: read as Gitea.",
+			args: args{h: headers("X-Gitea-Event", "push", "X-GitHub-Event", "push", "X-Gitea-Delivery", "g1",
+				"X-Gitea-Signature", sign(hubPush, secret)), body: hubPush},
+			want: want{e: Event{Source: SourceGitea, Kind: KindPush, Delivery: "g1", Repositories: apps, Branches: []string{"main"}}},
+		},
+		"GiteaHubSignatureOnly": {
+			reason: "Gitea's X-Hub-Signature-256 serves when its own header is absent.",
+			args:   args{h: headers("X-Gitea-Event", "pull_request", "X-Hub-Signature-256", "sha256="+sign(hubPull, secret)), body: hubPull},
+			want:   want{e: Event{Source: SourceGitea, Kind: KindPullRequest, Repositories: apps[:1], Branches: []string{"env/staging", "main"}}},
+		},
+		"GiteaForgedWithGitHubHeader": {
+			reason: "A Gitea delivery whose Gitea signature is wrong is refused even with a GitHub header beside it.",
+			args: args{h: headers("X-Gitea-Event", "push", "X-GitHub-Event", "push", "X-Gitea-Signature", sign(hubPush, []byte("x")),
+				"X-Hub-Signature-256", "sha256="+sign(hubPush, secret)), body: hubPush},
+			want: want{err: ErrBadSignature},
+		},
+		"Forgejo": {
+			reason: "Forgejo's own headers name it.",
+			args: args{h: headers("X-Forgejo-Event", "push", "X-Gitea-Event", "push", "X-Forgejo-Delivery", "f1",
+				"X-Forgejo-Signature", sign(hubPush, secret)), body: hubPush},
+			want: want{e: Event{Source: SourceForgejo, Kind: KindPush, Delivery: "f1", Repositories: apps, Branches: []string{"main"}}},
+		},
+		"GitLabPush": {
+			reason: "GitLab sends the secret as X-Gitlab-Token.",
+			args:   args{h: headers("X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", string(secret), "X-Gitlab-Event-UUID", "u1"), body: labPush},
+			want: want{e: Event{Source: SourceGitLab, Kind: KindPush, Delivery: "u1", Branches: []string{"main"},
+				Repositories: []string{"https://gitlab.example.org/org/apps.git", "git@gitlab.example.org:org/apps.git", "https://gitlab.example.org/org/apps"}}},
+		},
+		"GitLabMergeRequest": {
+			reason: "A merge request event names source and target.",
+			args:   args{h: headers("X-Gitlab-Event", "Merge Request Hook", "X-Gitlab-Token", string(secret)), body: labMerge},
+			want:   want{e: Event{Source: SourceGitLab, Kind: KindPullRequest, Repositories: []string{"https://gitlab.example.org/org/apps.git"}, Branches: []string{"env/staging", "main"}}},
+		},
+		"GitLabSystemHook": {
+			reason: "A system hook is read by its object_kind.",
+			args:   args{h: headers("X-Gitlab-Event", "System Hook", "X-Gitlab-Token", string(secret)), body: labSystem},
+			want:   want{e: Event{Source: SourceGitLab, Kind: KindPush, Repositories: []string{"https://gitlab.example.org/org/apps.git"}, Branches: []string{"main"}}},
+		},
+		"GitLabWrongToken": {
+			reason: "Another token is refused.",
+			args:   args{h: headers("X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "guess"), body: labPush},
+			want:   want{err: ErrBadSignature},
+		},
+		"GitLabNoToken": {
+			reason: "No token, no event.",
+			args:   args{h: headers("X-Gitlab-Event", "Push Hook"), body: labPush},
+			want:   want{err: ErrUnsigned},
+		},
+		"Unknown": {
+			reason: "A request of no known forge is refused.",
+			args:   args{h: headers("Content-Type", "application/json"), body: hubPush},
+			want:   want{err: ErrUnknownSource},
+		},
+		"TooLarge": {
+			reason: "A body past MaxBody is refused before anything else.",
+			args:   args{h: headers("X-GitHub-Event", "push"), body: strings.Repeat(" ", MaxBody+1)},
+			want:   want{err: ErrTooLarge},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
+			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
+				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
+			}
+			if diff := cmp.Diff(tc.want.e, e); diff != "" {
+				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestParseEmptySecret: a configuration without a secret verifies nothing,
+// even a delivery signed with the empty key.
+func TestParseEmptySecret(t *testing.T) {
+	h := headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubPush, nil))
+	if _, err := Parse(h, []byte(hubPush), nil); !errors.Is(err, ErrUnsigned) {
+		t.Errorf("Parse with no secret: %v, want ErrUnsigned", err)
+	}
+	lab := headers("X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "")
+	if _, err := Parse(lab, []byte(labPush), nil); !errors.Is(err, ErrUnsigned) {
+		t.Errorf("GitLab with no secret: %v, want ErrUnsigned", err)
+	}
+}
+
+func sha1Of(body string) string {
+	m := hmac.New(sha1.New, secret)
+	m.Write([]byte(body))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// FuzzParse: no delivery makes Parse panic, and none verifies without the
+// secret's signature.
+func FuzzParse(f *testing.F) {
+	f.Add("push", hubPush, "sha256="+sign(hubPush, secret))
+	f.Add("pull_request", hubPull, "sha256=00")
+	f.Fuzz(func(t *testing.T, event, body, sig string) {
+		e, err := Parse(headers("X-GitHub-Event", event, "X-Hub-Signature-256", sig), []byte(body), secret)
+		if err == nil && !strings.EqualFold(sig, "sha256="+sign(body, secret)) {
+			t.Errorf("Parse accepted %+v without its signature", e)
+		}
+	})
+}
