@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package receiver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crossplane-contrib/provider-git/internal/forge/events"
+	"github.com/crossplane-contrib/provider-git/internal/git"
+)
+
+// Results of a delivery, as counted.
+const (
+	ResultAccepted        = "accepted"
+	ResultPing            = "ping"
+	ResultIgnored         = "ignored"
+	ResultOtherRepository = "other_repository"
+	ResultReplayed        = "replayed"
+	ResultUnknownHook     = "unknown_hook"
+	ResultUnsigned        = "unsigned"
+	ResultBadSignature    = "bad_signature"
+	ResultMalformed       = "malformed"
+	ResultTooLarge        = "too_large"
+	ResultUnknownSource   = "unknown_source"
+	ResultMethod          = "method_not_allowed"
+)
+
+// Waker is what the Receiver needs of the Git watcher.
+type Waker interface {
+	Nudge(repo string) int
+	WakeFollowing(repo string, branches []string) int
+}
+
+// Lists is what the Receiver needs of the shared pull request listings.
+type Lists interface {
+	Invalidate(repo string) int
+}
+
+// A Receiver serves the hooks of a Registry.
+type Receiver struct {
+	reg    *Registry
+	waker  Waker
+	lists  Lists
+	log    logging.Logger
+	events *prometheus.CounterVec
+}
+
+// New returns a Receiver of reg's hooks that acts through waker and lists.
+func New(reg *Registry, waker Waker, lists Lists, log logging.Logger) *Receiver {
+	return &Receiver{reg: reg, waker: waker, lists: lists, log: log,
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_events_total",
+			Help: "Forge webhook deliveries, by source (GitHub, Gitea, Forgejo, GitLab; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
+		}, []string{"source", "kind", "result"})}
+}
+
+// Register registers the Receiver's metrics on r.
+func (rc *Receiver) Register(r prometheus.Registerer) error { return r.Register(rc.events) }
+
+// ServeHTTP answers one delivery: 202 acted on (or nothing to act on),
+// 200 a ping, 404 no hook at the path, 405 not a POST, 413 too large,
+// 401 unsigned, 403 badly signed, 400 malformed or of no known forge, 409
+// a delivery id seen before. Only an accepted delivery changes anything.
+func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	code, e, result := rc.serve(r)
+	rc.events.WithLabelValues(e.Source, string(e.Kind), result).Inc()
+	w.WriteHeader(code)
+}
+
+func (rc *Receiver) serve(r *http.Request) (int, events.Event, string) {
+	if r.Method != http.MethodPost {
+		return http.StatusMethodNotAllowed, events.Event{}, ResultMethod
+	}
+	secret, repo, ok := rc.reg.lookup(r.URL.Path)
+	if !ok {
+		return http.StatusNotFound, events.Event{}, ResultUnknownHook
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, events.MaxBody+1))
+	if err != nil {
+		return http.StatusBadRequest, events.Event{}, ResultMalformed
+	}
+	e, err := events.Parse(r.Header, body, secret)
+	if err != nil {
+		code, result := refusal(err)
+		return code, events.Event{}, result
+	}
+	switch {
+	case e.Kind == events.KindPing:
+		return http.StatusOK, e, ResultPing
+	case e.Kind == events.KindOther:
+		return http.StatusAccepted, e, ResultIgnored
+	case !names(e.Repositories, repo):
+		// A hook of an organization sends every repository's events to
+		// each of its URLs: another repository's costs nothing more.
+		return http.StatusAccepted, e, ResultOtherRepository
+	case !rc.reg.firstSeen(r.URL.Path, e.Delivery):
+		return http.StatusConflict, e, ResultReplayed
+	}
+	rc.act(repo, e)
+	return http.StatusAccepted, e, ResultAccepted
+}
+
+// act polls the repository now (a push), or lists its pull requests again
+// and wakes the PullRequests of the branches named (a pull request event).
+func (rc *Receiver) act(repo string, e events.Event) {
+	switch e.Kind {
+	case events.KindPush:
+		n := rc.waker.Nudge(repo)
+		rc.log.Debug("Forge event: push", "source", e.Source, "repository", repo, "branches", e.Branches, "clones", n)
+	case events.KindPullRequest:
+		l := rc.lists.Invalidate(repo)
+		n := rc.waker.WakeFollowing(repo, e.Branches)
+		rc.log.Debug("Forge event: pull request", "source", e.Source, "repository", repo, "branches", e.Branches, "listings", l, "woken", n)
+	}
+}
+
+// names reports whether any of urls is the repository repo names.
+func names(urls []string, repo string) bool {
+	for _, u := range urls {
+		if k, err := git.RepositoryKey(u); err == nil && k == repo {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is the answer to a delivery Parse refused.
+func refusal(err error) (int, string) {
+	switch {
+	case errors.Is(err, events.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, ResultTooLarge
+	case errors.Is(err, events.ErrUnsigned):
+		return http.StatusUnauthorized, ResultUnsigned
+	case errors.Is(err, events.ErrBadSignature):
+		return http.StatusForbidden, ResultBadSignature
+	case errors.Is(err, events.ErrUnknownSource):
+		return http.StatusBadRequest, ResultUnknownSource
+	default:
+		return http.StatusBadRequest, ResultMalformed
+	}
+}
+
+// A Server serves a Receiver on an address; add it to the manager.
+type Server struct {
+	addr string
+	srv  *http.Server
+	log  logging.Logger
+}
+
+// NewServer returns a Server of rc on addr.
+func NewServer(addr string, rc *Receiver, log logging.Logger) *Server {
+	mux := http.NewServeMux()
+	mux.Handle(PathPrefix, rc)
+	return &Server{addr: addr, log: log, srv: &http.Server{
+		Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+	}}
+}
+
+// Start serves until ctx ends.
+func (s *Server) Start(ctx context.Context) error {
+	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		// ctx is done: the shutdown needs a deadline of its own.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.srv.Shutdown(sctx)
+	}()
+	s.log.Info("Serving forge events", "address", l.Addr().String())
+	if err := s.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// NeedLeaderElection is false: every replica receives, and each acts on
+// the clones it holds.
+func (s *Server) NeedLeaderElection() bool { return false }
