@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,6 +165,10 @@ func startGitea(bin, dir string, cfg giteaConfig) (*Gitea, func(), error) {
 	}
 	cmd := exec.Command(bin, "--config", g.ini, "web")
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, giteaEnv(dir), logf, logf
+	// A group of its own: Gitea runs git for merges and patch checks in
+	// its data folder, and a git left running after Gitea was killed
+	// wrote there while the test removed it ("directory not empty").
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		_ = logf.Close()
 		return nil, nil, err
@@ -174,8 +179,9 @@ func startGitea(bin, dir string, cfg giteaConfig) (*Gitea, func(), error) {
 		close(g.done)
 	}()
 	stop := func() {
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-g.done
+		waitGroupGone(cmd.Process.Pid)
 	}
 	if err := g.waitAPI(ctx); err != nil {
 		stop()
@@ -299,4 +305,37 @@ ENABLED = false
 MODE = console
 LEVEL = Warn
 %[5]s`, dir, runUser, port, root, api)
+}
+
+// waitGroupGone waits, for at most a minute, until no live process is left
+// in process group pgid (a zombie writes nothing).
+func waitGroupGone(pgid int) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) && groupAlive(pgid) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		time.Sleep(10 * time.Millisecond) // Polling /proc: the kernel tells no one when a killed process is gone.
+	}
+}
+
+// groupAlive reports whether a process of group pgid that is not a zombie
+// is listed in /proc.
+func groupAlive(pgid int) bool {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces, so the
+		// fields are read after its closing parenthesis.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		fs := strings.Fields(string(b[i+1:]))
+		if len(fs) > 2 && fs[2] == strconv.Itoa(pgid) && fs[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
