@@ -211,6 +211,17 @@ type CredentialKeys struct {
 	// +optional
 	// +kubebuilder:default=apiToken
 	APITokenKey string `json:"apiTokenKey,omitempty"`
+
+	// WebhookSecretKey is the key holding the secret the forge signs its
+	// webhook deliveries with (GitHub, Gitea, Forgejo) or sends as their
+	// token (GitLab). Set, and the provider serving events
+	// (--events-bind-address), the configuration accepts push and pull
+	// request events at status.events.path: a change is acted on at once
+	// rather than at the next poll.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	WebhookSecretKey string `json:"webhookSecretKey,omitempty"`
 }
 
 // LocalCredentialsSecretRef names a Secret in the referencing object's
@@ -261,6 +272,22 @@ type ProviderConfigStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Writer string `json:"writer,omitempty"`
+
+	// Events says where the forge delivers this configuration's events,
+	// when credentials.secretRef.webhookSecretKey is set.
+	// +optional
+	Events *EventsStatus `json:"events,omitempty"`
+}
+
+// EventsStatus says where the provider receives a configuration's forge
+// events.
+type EventsStatus struct {
+	// Path is the path of the events endpoint (--events-bind-address)
+	// that receives this configuration's webhook deliveries. It is derived
+	// from the webhook secret, so nobody can guess it from names alone;
+	// paste the endpoint's external URL with this path into the forge.
+	// +kubebuilder:validation:MaxLength=253
+	Path string `json:"path"`
 }
 
 // SetWriter records the replica that writes the repository.

@@ -88,6 +88,7 @@ func run(ctx context.Context, args []string) error {
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 
+		eventsAddr     = app.Flag("events-bind-address", "The address forge webhook deliveries are served on, plain HTTP behind the cluster's ingress (empty: off). Each configuration with credentials.secretRef.webhookSecretKey receives at the path in its status.events.path.").Default("").String()
 		auditAddr      = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
 		auditSecret    = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
 		auditCert      = app.Flag("audit-webhook-cert-file", "The audit endpoint's serving certificate (PEM), instead of --audit-webhook-secret.").Default("").String()
@@ -235,6 +236,7 @@ func run(ctx context.Context, args []string) error {
 		Audit:                store,
 		AuditMetrics:         auditMetrics,
 		AttributionWait:      *auditWait,
+		EventsAddress:        *eventsAddr,
 	}
 	if member != nil {
 		o.Share = member

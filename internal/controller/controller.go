@@ -20,7 +20,9 @@ package controller
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/branch"
@@ -29,8 +31,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/file"
 	"github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/controller/pullrequest"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
@@ -41,7 +45,27 @@ const (
 	errAddSources = "cannot add the Mirror watches to the manager"
 	errAddSecrets = "cannot add the Secret cache to the manager"
 	errClientset  = "cannot create the client Secrets are watched with"
+	errAddEvents  = "cannot add the forge events endpoint to the manager"
+	errEventsMetr = "cannot register the forge events metrics"
 )
+
+// serveEvents serves forge webhook deliveries on o.EventsAddress, acting
+// through o's Watcher and Board, and makes o.Events for the
+// configurations to publish their hooks in.
+func serveEvents(mgr ctrl.Manager, o *options.Options) error {
+	if o.EventsAddress == "" {
+		return nil
+	}
+	if o.Events == nil {
+		o.Events = receiver.NewRegistry()
+	}
+	log := o.Logger.WithValues("component", "forge-events")
+	rc := receiver.New(o.Events, o.Watcher, o.Board, log)
+	if err := rc.Register(metrics.Registry); err != nil {
+		return errors.Wrap(err, errEventsMetr)
+	}
+	return errors.Wrap(mgr.Add(receiver.NewServer(o.EventsAddress, rc, log)), errAddEvents)
+}
 
 // SetupGated registers every controller with o.Gate, so each one starts only
 // once the CRDs it watches are established (the safe-start capability). The
@@ -61,6 +85,12 @@ func SetupGated(mgr ctrl.Manager, o options.Options) error {
 		// Every head that moves in a clone, by a push of this provider or
 		// a fetch, wakes what follows that branch (a PullRequest).
 		o.Cache.OnHeadMove(o.Watcher.HeadMoved)
+	}
+	if o.Board == nil {
+		o.Board = forge.NewBoard(clock.RealClock{})
+	}
+	if err := serveEvents(mgr, &o); err != nil {
+		return err
 	}
 	if o.Claims == nil {
 		o.Claims = claim.NewIndex(mgr.GetClient(), mgr.GetFieldIndexer())

@@ -81,6 +81,7 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		metrics:  o.ConditionMetrics,
 		share:    o.Share,
 		keys:     share.NewKeys(mgr.GetClient()),
+		hooks:    o.Events,
 	}
 	preds := []predicate.Predicate{managed.DesiredStateChanged()}
 	if o.Share != nil {

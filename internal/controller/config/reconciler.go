@@ -35,6 +35,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
@@ -86,6 +87,9 @@ type Reconciler struct {
 	// replica's to check; keys map configurations to repositories.
 	share share.Share
 	keys  share.Keys
+	// hooks receives the forge events of configurations with a webhook
+	// secret; nil: the provider serves no events.
+	hooks *receiver.Registry
 }
 
 // Reconcile checks one configuration.
@@ -97,6 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 			r.checks.forget(req.NamespacedName)
 			r.secrets.Retain(r.owner(req.NamespacedName), nil)
+			r.unhook(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, errors.Wrap(err, errGet)
@@ -107,6 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 		r.checks.forget(req.NamespacedName)
 		r.secrets.Retain(r.owner(req.NamespacedName), nil)
+		r.unhook(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	// Watched before they are read: a Secret created or fixed from now on
@@ -198,6 +204,9 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 		return retryInterval, false
 	}
 	conn, err := r.resolver.resolve(ctx, pc)
+	if err == nil {
+		r.hook(pc, conn)
+	}
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its
 	// answer. Half: the poll's own reconcile must check again.

@@ -53,6 +53,9 @@ const (
 	errInsecure    = "http://, git:// and file:// remotes are refused unless the provider runs with --allow-insecure-remotes"
 	errNoneOverSSH = "credentials.source None works only for HTTPS; SSH always authenticates"
 	errWindow      = "commit.window must be a duration between 0s and 30s"
+	// errNoWebhookKeyFmt names the Secret and the key
+	// credentials.secretRef.webhookSecretKey names.
+	errNoWebhookKeyFmt = "credentials Secret %s has no key %q (credentials.secretRef.webhookSecretKey): the forge's webhook secret"
 )
 
 // DefaultAuthor signs commits when a configuration names no author.
@@ -78,6 +81,9 @@ type Connection struct {
 	// Credentials names the Secret and key the credentials came from, for
 	// a refusal to say which to fix; empty when none are sent.
 	Credentials string
+	// WebhookSecret verifies the forge's event deliveries; nil: the
+	// configuration receives none.
+	WebhookSecret []byte
 }
 
 // Open returns the shared clone of the connection's repository. It does not
@@ -194,6 +200,11 @@ func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAcc
 	}
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
 		return nil, err
+	}
+	if k := ref.keys.WebhookSecretKey; k != "" {
+		if c.WebhookSecret = s.Data[k]; len(c.WebhookSecret) == 0 {
+			return nil, managed.Stalled(ReasonSecretMalformed, errors.Errorf(errNoWebhookKeyFmt, ref.key, k))
+		}
 	}
 	if fa != nil {
 		tok := lookupKey(s, ref.keys.APITokenKey, defaultAPITokenKey)

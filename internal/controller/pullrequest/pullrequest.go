@@ -71,7 +71,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return o.SetupManaged(mgr, v1alpha1.PullRequestGroupVersionKind,
 		managed.WithTypedExternalConnector[*v1alpha1.PullRequest](NewConnector(
 			config.NewConnector(mgr.GetClient(), o.Secrets, o.Cache, o.AllowInsecureRemotes),
-			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher).WithRates(o.ForgeRates).WithClaims(o.Claims)),
+			mgr.GetClient(), o.Forges, o.PollInterval, clk).WithWatcher(o.Watcher).WithRates(o.ForgeRates).WithClaims(o.Claims).WithBoard(o.Board)),
 		// Woken when its branches move, and polled still: the forge's
 		// side (a title edit, a merge, a close) is seen only by a poll.
 		managed.WithWakeSource(o.Watcher.Source(v1alpha1.PullRequestKind)),
@@ -179,6 +179,15 @@ func NewConnector(g *config.Connector, kube client.Reader, forges map[forge.Type
 func newConnector(g gitConnector, kube client.Reader, forges map[forge.Type]forge.Opener, maxAge time.Duration, clk clock.PassiveClock) *Connector {
 	return &Connector{git: g, kube: kube, forges: forges, maxAge: maxAge, clock: clk,
 		board: forge.NewBoard(clk), pacer: forge.NewPacer(clk), clients: map[string]*account{}, keyOf: map[string]string{}}
+}
+
+// WithBoard shares b's lists of open pull requests (forge events
+// invalidate them); nil keeps the Connector's own.
+func (c *Connector) WithBoard(b *forge.Board) *Connector {
+	if b != nil {
+		c.board = b
+	}
+	return c
 }
 
 // WithWatcher makes w wake each PullRequest when its head or base branch

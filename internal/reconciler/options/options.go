@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/secrets"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/session"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
@@ -74,6 +75,16 @@ type Options struct {
 	// type; cmd/provider names the ones the binary carries, so the
 	// controller imports none. A type without one is Stalled ForgeUnknown.
 	Forges map[forge.Type]forge.Opener
+	// Board shares the lists of open pull requests among the PullRequests
+	// of a repository. SetupGated in package controller makes it when nil.
+	Board *forge.Board
+	// Events holds the hooks of the configurations with a webhook secret;
+	// nil: none receives events. SetupGated in package controller makes
+	// it, and serves it on EventsAddress, when that is set.
+	Events *receiver.Registry
+	// EventsAddress is where forge webhook deliveries are served (empty:
+	// nowhere, unless Events is served by the caller).
+	EventsAddress string
 	// ForgeRates paces the pull requests opened on each forge type; nil:
 	// forge.RateOf (GitHub's documented limit, a polite pace elsewhere).
 	// Tests that open a hundred set a quicker one.

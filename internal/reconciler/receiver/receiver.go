@@ -179,12 +179,17 @@ func NewServer(addr string, rc *Receiver, log logging.Logger) *Server {
 	}}
 }
 
-// Start serves until ctx ends.
+// Start serves on the Server's address until ctx ends.
 func (s *Server) Start(ctx context.Context) error {
 	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", s.addr)
 	if err != nil {
 		return err
 	}
+	return s.Serve(ctx, l)
+}
+
+// Serve serves on l until ctx ends.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	go func() {
 		<-ctx.Done()
 		// ctx is done: the shutdown needs a deadline of its own.

@@ -171,10 +171,14 @@ type Provider struct {
 	Mirrors *mirror.Sources
 	// Client reads through the manager's cache: what the controllers see.
 	Client client.Client
+	// EventsURL is where the provider receives forge events (WithEvents),
+	// on loopback; "" without.
+	EventsURL string
 }
 
 // providerOptions vary how StartProvider runs the controllers.
 type providerOptions struct {
+	events     bool
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
 	conditions *session.ConditionMetrics
@@ -359,6 +363,10 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		Audit:                po.audit,
 		AttributionWait:      po.auditWait,
 	}
+	eventsURL := ""
+	if po.events {
+		eventsURL = serveEvents(t, mgr, &o)
+	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +374,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Provider{cancel: cancel, done: make(chan error, 1), Cache: cache, Watcher: w, Mirrors: mirrors, Client: mgr.GetClient()}
+	p := &Provider{cancel: cancel, done: make(chan error, 1), Cache: cache, Watcher: w, Mirrors: mirrors, Client: mgr.GetClient(), EventsURL: eventsURL}
 	go func() { p.done <- mgr.Start(ctx) }()
 	t.Cleanup(p.Stop)
 	Running = p

@@ -301,6 +301,9 @@ ENABLED = false
 ISSUE_INDEXER_TYPE = db
 [cron.update_checker]
 ENABLED = false
+[webhook]
+ALLOWED_HOST_LIST = loopback
+DELIVER_TIMEOUT = 10
 [log]
 MODE = console
 LEVEL = Warn

@@ -305,3 +305,53 @@ func (g *Gitea) PushBranches(tb testing.TB, repo GiteaRepo, from string, heads m
 // pushBatch is how many refs one push of PushBranches carries: Gitea's
 // hooks took over two minutes for a hundred on a loaded machine.
 const pushBatch = 20
+
+// AddHook has Gitea deliver repo's push and pull request events to url,
+// signed with secret, as a repository's owner sets one up.
+func (g *Gitea) AddHook(tb testing.TB, repo, url, secret string) {
+	tb.Helper()
+	g.call(tb, "add webhook", func(c *gitea.Client) error {
+		_, _, err := c.CreateRepoHook(GiteaAdmin, repo, gitea.CreateHookOption{
+			Type: gitea.HookTypeGitea, Active: true, Events: []string{"push", "pull_request", "pull_request_review_approved"},
+			Config: map[string]string{"url": url, "content_type": "json", "secret": secret},
+		})
+		return err
+	})
+}
+
+// OverwriteFile replaces path on branch through the contents API, as a
+// person editing it on the forge would, and returns the new commit's SHA.
+func (g *Gitea) OverwriteFile(tb testing.TB, repo, branch, path, content string) string {
+	tb.Helper()
+	var sha string
+	g.call(tb, "overwrite "+path+" on "+branch, func(c *gitea.Client) error {
+		cur, _, err := c.GetContents(GiteaAdmin, repo, branch, path)
+		if err != nil {
+			return err
+		}
+		r, _, err := c.UpdateFile(GiteaAdmin, repo, path, gitea.UpdateFileOptions{
+			FileOptions: gitea.FileOptions{Message: "edit " + path, BranchName: branch},
+			SHA:         cur.SHA, Content: base64.StdEncoding.EncodeToString([]byte(content)),
+		})
+		if err == nil && r.Commit != nil {
+			sha = r.Commit.SHA
+		}
+		return err
+	})
+	return sha
+}
+
+// FileContent reads path on branch; "" when it is not there.
+func (g *Gitea) FileContent(tb testing.TB, repo, branch, path string) string {
+	tb.Helper()
+	var out []byte
+	g.call(tb, "read "+path, func(c *gitea.Client) error {
+		b, resp, err := c.GetFile(GiteaAdmin, repo, branch, path)
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil
+		}
+		out = b
+		return err
+	})
+	return string(out)
+}
