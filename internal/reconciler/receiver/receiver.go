@@ -45,7 +45,14 @@ const (
 	ResultTooLarge        = "too_large"
 	ResultUnknownSource   = "unknown_source"
 	ResultMethod          = "method_not_allowed"
+	ResultBusy            = "busy"
 )
+
+// MaxInFlight bounds the deliveries read at once: each may hold up to
+// events.MaxBody, so unbounded they would let anyone who can reach the
+// endpoint, secret or not, make the provider hold gigabytes. A forge
+// retries a delivery answered 503.
+const MaxInFlight = 16
 
 // Waker is what the Receiver needs of the Git watcher.
 type Waker interface {
@@ -60,6 +67,7 @@ type Lists interface {
 
 // A Receiver serves the hooks of a Registry.
 type Receiver struct {
+	slots  chan struct{}
 	reg    *Registry
 	waker  Waker
 	lists  Lists
@@ -69,7 +77,7 @@ type Receiver struct {
 
 // New returns a Receiver of reg's hooks that acts through waker and lists.
 func New(reg *Registry, waker Waker, lists Lists, log logging.Logger) *Receiver {
-	return &Receiver{reg: reg, waker: waker, lists: lists, log: log,
+	return &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log,
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_events_total",
 			Help: "Forge webhook deliveries, by source (GitHub, Gitea, Forgejo, GitLab; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
@@ -82,8 +90,17 @@ func (rc *Receiver) Register(r prometheus.Registerer) error { return r.Register(
 // ServeHTTP answers one delivery: 202 acted on (or nothing to act on),
 // 200 a ping, 404 no hook at the path, 405 not a POST, 413 too large,
 // 401 unsigned, 403 badly signed, 400 malformed or of no known forge, 409
-// a delivery id seen before. Only an accepted delivery changes anything.
+// a delivery id seen before, 503 while MaxInFlight others are read. Only
+// an accepted delivery changes anything.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case rc.slots <- struct{}{}:
+		defer func() { <-rc.slots }()
+	default:
+		rc.events.WithLabelValues("", "", ResultBusy).Inc()
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
 	code, e, result := rc.serve(r)
 	rc.events.WithLabelValues(e.Source, string(e.Kind), result).Inc()
 	w.WriteHeader(code)

@@ -20,9 +20,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -165,5 +167,48 @@ func TestRegistryPath(t *testing.T) {
 	reg.Remove("ProviderConfig/a/git")
 	if _, _, ok := reg.lookup(p2); ok {
 		t.Errorf("a removed hook still receives")
+	}
+}
+
+// stalled is a body that sends nothing until released, as a slow client's.
+type stalled struct {
+	reading chan struct{}
+	release chan struct{}
+}
+
+func (s *stalled) Read([]byte) (int, error) {
+	s.reading <- struct{}{}
+	<-s.release
+	return 0, io.EOF
+}
+
+// TestReceiverBusy: while MaxInFlight deliveries are being read, one more
+// is answered 503 at once, unread, and counted; once they end it is served.
+func TestReceiverBusy(t *testing.T) {
+	reg := NewRegistry()
+	path := reg.Set("ProviderConfig/team-a/git", apps, []byte("s3cret"))
+	rc := New(reg, &acts{}, &acts{}, logging.NewNopLogger())
+	body := &stalled{reading: make(chan struct{}), release: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range MaxInFlight {
+		wg.Go(func() {
+			rc.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, path, body))
+		})
+		<-body.reading
+	}
+	w := httptest.NewRecorder()
+	rc.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(pushBody)))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("delivery beyond %d in flight: status %d, want 503", MaxInFlight, w.Code)
+	}
+	close(body.release)
+	wg.Wait()
+	w = httptest.NewRecorder()
+	rc.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(pushBody)))
+	if w.Code != http.StatusBadRequest {
+		t.Errorf("a delivery of no forge once the others ended: status %d, want 400 (served: it names no forge; not busy)", w.Code)
+	}
+	if got := testutil.ToFloat64(rc.events.WithLabelValues("", "", ResultBusy)); got != 1 {
+		t.Errorf("busy counted %v times, want 1", got)
 	}
 }
