@@ -19,14 +19,25 @@ limitations under the License.
 // changed, and the forge's delivery id. It knows no Kubernetes types; the
 // receiver (internal/reconciler/receiver) decides what an event wakes.
 //
-// What is verified, by source (detected from its headers, Gitea and
-// Forgejo first: they send GitHub's headers too):
+// What is verified, by source (detected from its headers in this order,
+// Gitea and Forgejo first: they send GitHub's headers too):
 //
-//	Gitea, Forgejo  X-Gitea-Event / X-Forgejo-Event   X-Gitea-Signature or X-Forgejo-Signature: hex HMAC-SHA256 of the body; or X-Hub-Signature-256
-//	GitHub          X-GitHub-Event                    X-Hub-Signature-256: "sha256=" hex HMAC-SHA256 of the body (never the SHA-1 X-Hub-Signature)
-//	GitLab          X-Gitlab-Event                    X-Gitlab-Token: the secret itself
+//	Gitea, Forgejo         X-Gitea-Event / X-Forgejo-Event                  X-Gitea-Signature or X-Forgejo-Signature: hex HMAC-SHA256 of the body; or X-Hub-Signature-256
+//	GitHub                 X-GitHub-Event                                   X-Hub-Signature-256: "sha256=" hex HMAC-SHA256 of the body (never the SHA-1 X-Hub-Signature)
+//	GitLab                 X-Gitlab-Event                                   X-Gitlab-Token: the secret itself
+//	Bitbucket Cloud        X-Event-Key, with X-Hook-UUID or X-Request-UUID  X-Hub-Signature: "sha256=" hex HMAC-SHA256 of the body
+//	Bitbucket Data Center  X-Event-Key, with neither (X-Request-Id)         X-Hub-Signature: "sha256=" hex HMAC-SHA256 of the body
+//	Azure DevOps           none: a body naming eventType and publisherId    Authorization: Basic, its password the secret itself (any user name)
+//
+// Both Bitbucket products send X-Event-Key and sign alike, so only the
+// headers tell them apart: Cloud always sends the hook's and the request's
+// UUIDs, Data Center never does. Azure DevOps signs nothing and sends no
+// header of its own: a request without any forge's header whose body holds
+// those two keys is taken for Azure's, found by a byte search, and its
+// credentials are checked before the body is parsed.
 //
 // Every comparison is constant-time, and an empty secret verifies nothing.
+// Telling a delivery seen before from a new one is the receiver's concern.
 package events
 
 import (
@@ -58,6 +69,10 @@ const (
 	SourceGitLab  = "GitLab"
 	SourceGitea   = "Gitea"
 	SourceForgejo = "Forgejo"
+
+	SourceBitbucketCloud      = "BitbucketCloud"
+	SourceBitbucketDataCenter = "BitbucketDataCenter"
+	SourceAzureDevOps         = "AzureDevOps"
 )
 
 // MaxBody is the largest body read: a push of many commits stays well
@@ -101,6 +116,10 @@ func Parse(h http.Header, body, secret []byte) (Event, error) {
 		e, err = parseGitHub(h, body, secret)
 	case h.Get("X-Gitlab-Event") != "":
 		e, err = parseGitLab(h, body, secret)
+	case h.Get("X-Event-Key") != "":
+		e, err = parseBitbucket(h, body, secret)
+	case looksAzure(body):
+		e, err = parseAzure(h, body, secret)
 	default:
 		return Event{}, ErrUnknownSource
 	}
@@ -131,12 +150,15 @@ func verifyHMAC(sig, prefix string, body, secret []byte) error {
 	return nil
 }
 
-// verifyToken checks a token sent as is (GitLab's).
+// verifyToken checks a token sent as is (GitLab's, Azure DevOps's
+// password). The digests are compared, not the strings, so that not even
+// the secret's length shows in the time taken.
 func verifyToken(tok string, secret []byte) error {
 	if len(secret) == 0 || tok == "" {
 		return ErrUnsigned
 	}
-	if subtle.ConstantTimeCompare([]byte(tok), secret) != 1 {
+	got, want := sha256.Sum256([]byte(tok)), sha256.Sum256(secret)
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 		return ErrBadSignature
 	}
 	return nil
@@ -151,6 +173,22 @@ func branchOf(ref string) string {
 	return b
 }
 
+// distinct returns the values of vs that are set, each once and in order:
+// a push that moves a branch names it as old and new ref. A map, not a
+// scan of the result, so a push of thousands of refs costs no more than
+// reading it.
+func distinct(vs ...string) []string {
+	var out []string
+	seen := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // nonEmpty returns the values of vs that are set.
 func nonEmpty(vs ...string) []string {
 	var out []string
@@ -162,5 +200,9 @@ func nonEmpty(vs ...string) []string {
 	return out
 }
 
-// trimmed is body without surrounding space, for a JSON check.
-func trimmed(body []byte) []byte { return bytes.TrimSpace(body) }
+// trimmed is body without surrounding space, for a JSON check, nor the
+// UTF-8 byte order mark a .NET sender (Azure DevOps Server) may put first:
+// encoding/json refuses it.
+func trimmed(body []byte) []byte {
+	return bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xef\xbb\xbf")))
+}

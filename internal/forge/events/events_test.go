@@ -200,15 +200,48 @@ func TestParse(t *testing.T) {
 }
 
 // TestParseEmptySecret: a configuration without a secret verifies nothing,
-// even a delivery signed with the empty key.
+// even a delivery signed with the empty key or carrying an empty token.
 func TestParseEmptySecret(t *testing.T) {
-	h := headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubPush, nil))
-	if _, err := Parse(h, []byte(hubPush), nil); !errors.Is(err, ErrUnsigned) {
-		t.Errorf("Parse with no secret: %v, want ErrUnsigned", err)
+	cloud, dc, azure := payload(t, "bitbucket-cloud-push.json"), payload(t, "bitbucket-dc-refs-changed.json"), payload(t, "azure-git-push.json")
+	type args struct {
+		h    http.Header
+		body string
 	}
-	lab := headers("X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", "")
-	if _, err := Parse(lab, []byte(labPush), nil); !errors.Is(err, ErrUnsigned) {
-		t.Errorf("GitLab with no secret: %v, want ErrUnsigned", err)
+	cases := map[string]struct {
+		reason string
+		args   args
+	}{
+		"GitHub": {
+			reason: "A GitHub delivery signed with the empty key is unsigned.",
+			args:   args{h: headers("X-GitHub-Event", "push", "X-Hub-Signature-256", "sha256="+sign(hubPush, nil)), body: hubPush},
+		},
+		"GitLab": {
+			reason: "An empty GitLab token is none.",
+			args:   args{h: headers("X-Gitlab-Event", "Push Hook", "X-Gitlab-Token", ""), body: labPush},
+		},
+		"BitbucketCloud": {
+			reason: "A Bitbucket Cloud delivery signed with the empty key is unsigned.",
+			args:   args{h: cloudHeaders("repo:push", cloud, nil), body: cloud},
+		},
+		"BitbucketDataCenter": {
+			reason: "A Bitbucket Data Center delivery signed with the empty key is unsigned.",
+			args:   args{h: dcHeaders("repo:refs_changed", dc, nil), body: dc},
+		},
+		"AzureDevOpsEmptyPassword": {
+			reason: "An Azure DevOps delivery with an empty password is unsigned.",
+			args:   args{h: azureHeaders("provider-git", ""), body: azure},
+		},
+		"AzureDevOpsAnyPassword": {
+			reason: "With no secret, no password is right.",
+			args:   args{h: azureHeaders("provider-git", "anything"), body: azure},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Parse(tc.args.h, []byte(tc.args.body), nil); !errors.Is(err, ErrUnsigned) {
+				t.Errorf("%s\nParse with no secret: got %v, want %v", tc.reason, err, ErrUnsigned)
+			}
+		})
 	}
 }
 
@@ -218,14 +251,54 @@ func sha1Of(body string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// fuzzHeaders are the headers of a delivery of forge (a Source; GitHub
+// for any other value) with event and sig: a signature, or for Azure
+// DevOps, which signs nothing, the password.
+func fuzzHeaders(forge, event, sig string) http.Header {
+	switch forge {
+	case SourceBitbucketCloud:
+		return headers("X-Event-Key", event, "X-Request-UUID", "u", "X-Hub-Signature", sig)
+	case SourceBitbucketDataCenter:
+		return headers("X-Event-Key", event, "X-Request-Id", "i", "X-Hub-Signature", sig)
+	case SourceAzureDevOps:
+		return azureHeaders(event, sig)
+	}
+	return headers("X-GitHub-Event", event, "X-Hub-Signature-256", sig)
+}
+
 // FuzzParse: no delivery makes Parse panic, and none verifies without the
-// secret's signature.
+// secret's signature (for Azure DevOps, the secret as password).
 func FuzzParse(f *testing.F) {
-	f.Add("push", hubPush, "sha256="+sign(hubPush, secret))
-	f.Add("pull_request", hubPull, "sha256=00")
-	f.Fuzz(func(t *testing.T, event, body, sig string) {
-		e, err := Parse(headers("X-GitHub-Event", event, "X-Hub-Signature-256", sig), []byte(body), secret)
-		if err == nil && !strings.EqualFold(sig, "sha256="+sign(body, secret)) {
+	f.Add(SourceGitHub, "push", hubPush, "sha256="+sign(hubPush, secret))
+	f.Add(SourceGitHub, "pull_request", hubPull, "sha256=00")
+	for _, s := range []struct{ forge, event, file string }{
+		{SourceBitbucketCloud, "repo:push", "bitbucket-cloud-push.json"},
+		{SourceBitbucketCloud, "pullrequest:created", "bitbucket-cloud-pullrequest-fork.json"},
+		{SourceBitbucketCloud, "repo:commit_status_updated", "bitbucket-cloud-commit-status.json"},
+		{SourceBitbucketDataCenter, "repo:refs_changed", "bitbucket-dc-refs-changed.json"},
+		{SourceBitbucketDataCenter, "pr:merged", "bitbucket-dc-pr-merged.json"},
+	} {
+		body := payload(f, s.file)
+		f.Add(s.forge, s.event, body, "sha256="+sign(body, secret))
+		f.Add(s.forge, s.event, body, "sha256="+sign(body, []byte("other")))
+	}
+	f.Add(SourceBitbucketDataCenter, "diagnostics:ping", `{"test": true}`, "sha256="+sign(`{"test": true}`, secret))
+	for _, file := range []string{"azure-git-push.json", "azure-pullrequest-updated.json", "azure-pullrequest-comment.json"} {
+		body := payload(f, file)
+		f.Add(SourceAzureDevOps, "provider-git", body, string(secret))
+		f.Add(SourceAzureDevOps, "provider-git", body, "guess")
+	}
+	f.Add(SourceAzureDevOps, "", `{"eventType":"git.push","publisherId":"tfs","resource":null}`, string(secret))
+	f.Fuzz(func(t *testing.T, forge, event, body, sig string) {
+		e, err := Parse(fuzzHeaders(forge, event, sig), []byte(body), secret)
+		if err != nil {
+			return
+		}
+		signed := strings.EqualFold(sig, "sha256="+sign(body, secret))
+		if forge == SourceAzureDevOps && e.Source == SourceAzureDevOps {
+			signed = sig == string(secret)
+		}
+		if !signed {
 			t.Errorf("Parse accepted %+v without its signature", e)
 		}
 	})
