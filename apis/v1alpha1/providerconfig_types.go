@@ -213,11 +213,13 @@ type CredentialKeys struct {
 	APITokenKey string `json:"apiTokenKey,omitempty"`
 
 	// WebhookSecretKey is the key holding the secret the forge signs its
-	// webhook deliveries with (GitHub, Gitea, Forgejo) or sends as their
-	// token (GitLab). Set, and the provider serving events
-	// (--events-bind-address), the configuration accepts push and pull
-	// request events at status.events.path: a change is acted on at once
-	// rather than at the next poll.
+	// webhook deliveries with (GitHub, Gitea, Forgejo, Bitbucket Cloud and
+	// Data Center) or sends as their token (GitLab) or basic
+	// authentication password (Azure DevOps); at least 16 bytes. Set, and
+	// the provider serving events (--events-bind-address), the
+	// configuration accepts push and pull request events at
+	// status.events.path: a change is acted on at once rather than at the
+	// next poll.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
@@ -288,6 +290,12 @@ type EventsStatus struct {
 	// paste the endpoint's external URL with this path into the forge.
 	// +kubebuilder:validation:MaxLength=253
 	Path string `json:"path"`
+
+	// PollInterval is how often the repository is polled while its forge
+	// delivers events: --events-relaxed-poll after a verified event, until
+	// none came for that long. Empty while it is polled every --poll.
+	// +optional
+	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 }
 
 // SetWriter records the replica that writes the repository.

@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string) error {
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 
 		eventsAddr     = app.Flag("events-bind-address", "The address forge webhook deliveries are served on, plain HTTP behind the cluster's ingress (empty: off). Each configuration with credentials.secretRef.webhookSecretKey receives at the path in its status.events.path.").Default("").String()
+		eventsRelaxed  = app.Flag("events-relaxed-poll", "How often a repository whose forge delivers events is polled: from a verified event until none came for that long, its drift poll, check and pull request listing relax from --poll to this (0: never relax).").Default("10m").Duration()
 		auditAddr      = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
 		auditSecret    = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
 		auditCert      = app.Flag("audit-webhook-cert-file", "The audit endpoint's serving certificate (PEM), instead of --audit-webhook-secret.").Default("").String()
@@ -237,6 +238,7 @@ func run(ctx context.Context, args []string) error {
 		AuditMetrics:         auditMetrics,
 		AttributionWait:      *auditWait,
 		EventsAddress:        *eventsAddr,
+		EventsRelaxedPoll:    *eventsRelaxed,
 	}
 	if member != nil {
 		o.Share = member

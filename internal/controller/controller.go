@@ -64,6 +64,7 @@ func serveEvents(mgr ctrl.Manager, o *options.Options) error {
 	if err := rc.Register(metrics.Registry); err != nil {
 		return errors.Wrap(err, errEventsMetr)
 	}
+	o.Watcher.OnEventPolled(rc.EventPolled)
 	return errors.Wrap(mgr.Add(receiver.NewServer(o.EventsAddress, rc, log)), errAddEvents)
 }
 
@@ -76,7 +77,7 @@ func serveEvents(mgr ctrl.Manager, o *options.Options) error {
 // The Watcher hears of every head that moves in o.Cache's clones.
 func SetupGated(mgr ctrl.Manager, o options.Options) error {
 	if o.Watcher == nil {
-		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"))
+		o.Watcher = watch.New(o.PollInterval, o.Logger.WithValues("component", "git-watch"), watch.WithRelaxedPoll(o.EventsRelaxedPoll))
 		if err := mgr.Add(o.Watcher); err != nil {
 			return errors.Wrap(err, errAddWatcher)
 		}

@@ -49,12 +49,12 @@ func NewBoard(c clock.PassiveClock) *Board {
 }
 
 // For returns the listing of the repository key names (its URL and the
-// credentials that reach it, as the clone cache keys it), listing through
-// c; repo is the repository's git.RepositoryKey, which events name
+// forge credentials that reach it), listing through c; clone is the id of
+// the Git clone its PullRequests read, by which forge events reach it
 // (Invalidate). The client of the first caller is kept until the listing
 // is forgotten: clients of one key reach the same repository with the same
 // credentials.
-func (b *Board) For(key, repo string, c Client, maxAge time.Duration) *Listing {
+func (b *Board) For(key, clone string, c Client, maxAge time.Duration) *Listing {
 	now := b.clock.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -68,7 +68,7 @@ func (b *Board) For(key, repo string, c Client, maxAge time.Duration) *Listing {
 	}
 	l, ok := b.listings[key]
 	if !ok {
-		l = &Listing{clock: b.clock, client: c, lock: make(chan struct{}, 1), repo: repo}
+		l = &Listing{clock: b.clock, client: c, lock: make(chan struct{}, 1), clone: clone}
 		b.listings[key] = l
 	}
 	l.touch(now, maxAge)
@@ -83,17 +83,16 @@ func (b *Board) Forget(key string) {
 	delete(b.listings, key)
 }
 
-// Invalidate makes every listing of the repository repo names (a
-// git.RepositoryKey; one listing per set of credentials) list again at its
-// next use: a forge event said one of its pull requests changed. It
-// returns how many it invalidated.
-func (b *Board) Invalidate(repo string) int {
+// Invalidate makes every listing read through the clone id list again at
+// its next use: a forge event reached that clone's configuration and said
+// one of its pull requests changed. It returns how many it invalidated.
+func (b *Board) Invalidate(clone string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
 	for _, l := range b.listings {
-		if repo != "" && l.repo == repo {
-			l.Invalidate()
+		if clone != "" && l.clone == clone {
+			l.invalidateByEvent()
 			n++
 		}
 	}
@@ -111,8 +110,9 @@ func (b *Board) Len() int {
 type Listing struct {
 	clock  clock.PassiveClock
 	client Client
-	// repo is the repository's git.RepositoryKey, for Board.Invalidate.
-	repo string
+	// clone is the id of the clone its PullRequests read, for
+	// Board.Invalidate.
+	clone string
 	// lock serializes lists, so concurrent callers coalesce into one
 	// request; a channel so that waiting honours the caller's context.
 	lock chan struct{}
@@ -128,7 +128,14 @@ type Listing struct {
 	inflight bool
 	during   []PullRequest
 	dirty    bool
+	// byEvent: a forge event invalidated the list; it is listed again no
+	// sooner than EventRelist after the last list.
+	byEvent bool
 }
+
+// EventRelist is the least time between two lists a burst of forge events
+// asks for: a hundred events in a second cost one list more, not a hundred.
+const EventRelist = time.Second
 
 func (l *Listing) touch(now time.Time, maxAge time.Duration) {
 	l.mu.Lock()
@@ -175,6 +182,9 @@ func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest
 	// Another caller may have listed while this one waited.
 	if prs, ok := l.fresh(maxAge); ok {
 		return prs, nil
+	}
+	if err := l.spaced(ctx); err != nil {
+		return nil, err
 	}
 	l.mu.Lock()
 	l.inflight, l.during, l.dirty = true, nil, false
@@ -274,6 +284,40 @@ func recorded(prs []PullRequest, pr PullRequest) []PullRequest {
 		out = append(out, pr)
 	}
 	return out
+}
+
+// invalidateByEvent makes the next Open list again, no sooner than
+// EventRelist after the last list.
+func (l *Listing) invalidateByEvent() {
+	l.mu.Lock()
+	l.byEvent = true
+	l.mu.Unlock()
+	l.Invalidate()
+}
+
+// spaced waits, when an event invalidated the list, out what is left of
+// EventRelist since the last list. It is real time, as a forge's rate is:
+// the list is the forge request being spaced.
+func (l *Listing) spaced(ctx context.Context) error {
+	l.mu.Lock()
+	wait := time.Duration(0)
+	if l.byEvent && !l.listed.IsZero() {
+		wait = EventRelist - l.clock.Since(l.listed)
+	}
+	l.mu.Unlock()
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return errors.Wrap(ctx.Err(), errList)
+		}
+	}
+	l.mu.Lock()
+	l.byEvent = false
+	l.mu.Unlock()
+	return nil
 }
 
 // Invalidate makes the next Open list again.

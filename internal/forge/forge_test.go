@@ -379,30 +379,31 @@ func TestFindSkipsForks(t *testing.T) {
 	}
 }
 
-// TestBoardInvalidate: an event for a repository makes each of its
-// listings (one per set of credentials) list again at its next use, and
-// leaves another repository's list alone.
+// TestBoardInvalidate: an event for a clone makes each listing read
+// through it (one per set of forge credentials) list again at its next
+// use, and leaves another clone's list alone.
 func TestBoardInvalidate(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
 	b := NewBoard(clk)
 	a1, a2, other := &lister{}, &lister{}, &lister{}
 	ls := []*Listing{
-		b.For("a-alice", "git.example.org/org/a", a1, time.Hour),
-		b.For("a-bob", "git.example.org/org/a", a2, time.Hour),
-		b.For("b-alice", "git.example.org/org/b", other, time.Hour),
+		b.For("a-alice", "clone-a", a1, time.Hour),
+		b.For("a-bob", "clone-a", a2, time.Hour),
+		b.For("b-alice", "clone-b", other, time.Hour),
 	}
 	for _, l := range ls {
 		if _, err := l.Open(ctx, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := b.Invalidate("git.example.org/org/a"); got != 2 {
-		t.Errorf("Invalidate(org/a) invalidated %d listings, want 2", got)
+	if got := b.Invalidate("clone-a"); got != 2 {
+		t.Errorf("Invalidate(clone-a) invalidated %d listings, want 2", got)
 	}
 	if got := b.Invalidate(""); got != 0 {
-		t.Errorf("Invalidate(\"\") invalidated %d listings, want 0: a listing of no known repository is never named", got)
+		t.Errorf("Invalidate(\"\") invalidated %d listings, want 0: a listing of no known clone is never named", got)
 	}
+	clk.Step(EventRelist)
 	for _, l := range ls {
 		if _, err := l.Open(ctx, time.Hour); err != nil {
 			t.Fatal(err)
@@ -410,6 +411,33 @@ func TestBoardInvalidate(t *testing.T) {
 	}
 	got := []int32{a1.lists.Load(), a2.lists.Load(), other.lists.Load()}
 	if diff := cmp.Diff([]int32{2, 2, 1}, got); diff != "" {
-		t.Errorf("lists per listing after an event for org/a (fresh for an hour otherwise): -want, +got:\n%s", diff)
+		t.Errorf("lists per listing after an event for clone-a (fresh for an hour otherwise): -want, +got:\n%s", diff)
+	}
+}
+
+// TestBoardEventsSpaceLists: forge events invalidate the listings of their
+// clone only, and a list they ask for comes no sooner than EventRelist
+// after the last one, however many events came: a caller that cannot wait
+// that long gets its context's error, not a list.
+func TestBoardEventsSpaceLists(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	b := NewBoard(clk)
+	c, other := &lister{}, &lister{}
+	l := b.For("repo", "clone-a", c, time.Minute)
+	b.For("repo-b", "clone-b", other, time.Minute)
+	if _, err := l.Open(context.Background(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		b.Invalidate("clone-a")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), EventRelist/10)
+	defer cancel()
+	_, early := l.Open(ctx, time.Minute)
+	clk.Step(EventRelist)
+	_, err := l.Open(context.Background(), time.Minute)
+	got := []any{early != nil, err, c.lists.Load(), other.lists.Load()}
+	if diff := cmp.Diff([]any{true, nil, int32(2), int32(0)}, got, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("an Open within EventRelist of the last list refused, one after it listed, 100 events cost one list, clone-b untouched: -want, +got:\n%s", diff)
 	}
 }

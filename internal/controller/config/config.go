@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -83,14 +82,17 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		keys:     share.NewKeys(mgr.GetClient()),
 		hooks:    o.Events,
 	}
-	preds := []predicate.Predicate{managed.DesiredStateChanged()}
-	if o.Share != nil {
-		preds = append(preds, share.Filter(o.Share, r.keys))
+	if o.Watcher != nil {
+		r.polls = o.Watcher
 	}
+	// Every replica reconciles every configuration, even with shared
+	// repositories (no share.Filter): the one that does not hold its
+	// repository only receives its forge events (hookOnly), since the
+	// forge delivers to any replica. Configurations are few.
 	b := builder.ControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(k.new(), builder.WithPredicates(preds...))
+		For(k.new(), builder.WithPredicates(managed.DesiredStateChanged()))
 	if o.Share != nil {
 		// A configuration whose repository moved here is checked, and
 		// says who writes it, at once.

@@ -70,6 +70,12 @@ func secret(ns, name string, data map[string]string) *corev1.Secret {
 	return s
 }
 
+// withWebhookKey makes p's Secret carry its webhook secret under key.
+func withWebhookKey(p *v1alpha1.ProviderConfig, key string) *v1alpha1.ProviderConfig {
+	p.Spec.Credentials.SecretRef.WebhookSecretKey = key
+	return p
+}
+
 // branchIn is a managed resource in ns naming the configuration ref.
 func branchIn(ns string, ref *xpv2.ProviderConfigReference) *v1alpha1.Branch {
 	b := &v1alpha1.Branch{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}}
@@ -190,6 +196,28 @@ func TestResolverForManaged(t *testing.T) {
 			},
 			mg:   branchIn("a", &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "shared"}),
 			want: want{reason: ReasonSecretNotFound},
+		},
+		"WebhookSecret": {
+			reason: "The webhook secret is read from the key webhookSecretKey names.",
+			objects: []client.Object{withWebhookKey(pc("a", "https://h/r.git", "creds"), "hook"),
+				secret("a", "creds", map[string]string{"password": "p", "hook": "0123456789abcdef"})},
+			mg: branchIn("a", pcRef),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "https://h/r.git", Auth: &git.BasicAuth{Username: "git", Password: "p"}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "password"`, WebhookSecret: []byte("0123456789abcdef")}},
+		},
+		"WebhookSecretMissing": {
+			reason: "A webhookSecretKey the Secret lacks is the Secret's fault.",
+			objects: []client.Object{withWebhookKey(pc("a", "https://h/r.git", "creds"), "hook"),
+				secret("a", "creds", map[string]string{"password": "p"})},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: ReasonSecretMalformed},
+		},
+		"WebhookSecretWeak": {
+			reason: "A webhook secret shorter than 16 bytes could be guessed from the path status publishes: refused.",
+			objects: []client.Object{withWebhookKey(pc("a", "https://h/r.git", "creds"), "hook"),
+				secret("a", "creds", map[string]string{"password": "p", "hook": "hook-secret"})},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: ReasonSecretMalformed},
 		},
 		"WindowTooLong": {
 			reason: "A window stored before the CRD capped it is refused in code too.",

@@ -17,15 +17,24 @@ limitations under the License.
 package config
 
 import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/events"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 )
 
 // hook receives pc's forge events at the path its webhook secret derives,
 // and publishes that path; a configuration without a webhook secret, or a
-// provider serving no events, receives none and publishes nothing.
+// provider serving no events, receives none and publishes nothing. Its
+// deliveries act on the clone its own credentials open, nothing else.
 func (r *Reconciler) hook(pc configObject, conn *Connection) {
 	nn := types.NamespacedName{Namespace: pc.GetNamespace(), Name: pc.GetName()}
 	repo, err := git.RepositoryKey(conn.Remote.URL)
@@ -34,7 +43,39 @@ func (r *Reconciler) hook(pc configObject, conn *Connection) {
 		setEvents(pc, nil)
 		return
 	}
-	setEvents(pc, &v1alpha1.EventsStatus{Path: r.hooks.Set(r.owner(nn), repo, conn.WebhookSecret)})
+	clone := ""
+	if r.cache != nil {
+		clone = r.cache.IdentityOf(conn.Remote)
+	}
+	t := receiver.Target{Repo: repo, Clone: clone, Sources: sourcesOf(pc, conn.Remote.URL)}
+	ev := &v1alpha1.EventsStatus{Path: r.hooks.Set(r.owner(nn), t, conn.WebhookSecret)}
+	if d := r.pollOf(clone); d > r.poll {
+		ev.PollInterval = &metav1.Duration{Duration: d}
+	}
+	setEvents(pc, ev)
+}
+
+// sourcesOf are the forges whose deliveries pc accepts: its forge's (named,
+// or known by the URL's host), or any when it names none.
+func sourcesOf(pc configObject, url string) []string {
+	v, _ := viewOf(pc) // pc is one of the two kinds: the reconciler made it.
+	t, api := forge.Type(""), ""
+	if v.forge != nil {
+		t, api = forge.Type(v.forge.Type), v.forge.APIURL
+	}
+	c, err := forge.Resolve(url, t, api)
+	if err != nil {
+		return nil
+	}
+	switch c.Type {
+	case forge.GitHub:
+		return []string{events.SourceGitHub}
+	case forge.GitLab:
+		return []string{events.SourceGitLab}
+	case forge.Gitea, forge.Forgejo:
+		return []string{events.SourceGitea, events.SourceForgejo}
+	}
+	return nil
 }
 
 // unhook stops receiving the events of the configuration nn names.
@@ -52,4 +93,42 @@ func setEvents(pc configObject, ev *v1alpha1.EventsStatus) {
 	case *v1alpha1.ClusterProviderConfig:
 		c.Status.Events = ev
 	}
+}
+
+// pollIntervals says how often a repository is polled now: longer while
+// its forge events arrive (watch.Watcher.PollInterval).
+type pollIntervals interface {
+	PollInterval(clone string) time.Duration
+}
+
+// pollOf is how often the clone id is polled now: the configuration's own
+// check need not be more frequent.
+func (r *Reconciler) pollOf(clone string) time.Duration {
+	if r.polls == nil || clone == "" {
+		return r.poll
+	}
+	return max(r.poll, r.polls.PollInterval(clone))
+}
+
+// resolveAndHook resolves pc and receives its forge events with what it
+// resolved to; a configuration that does not resolve receives none, so a
+// webhook secret removed or rotated away stops verifying at once.
+func (r *Reconciler) resolveAndHook(ctx context.Context, pc configObject) (*Connection, error) {
+	conn, err := r.resolver.resolve(ctx, pc)
+	if err != nil {
+		r.unhook(client.ObjectKeyFromObject(pc))
+		setEvents(pc, nil)
+		return nil, err
+	}
+	r.hook(pc, conn)
+	return conn, nil
+}
+
+// hookOnly keeps receiving the events of pc, whose repository another
+// replica holds: the forge delivers to any replica behind the Service, and
+// one that answered 404 would count towards the forge disabling its hook.
+// Such a delivery acts on no clone here (none is open), and the holder
+// publishes the path, which is the same on every replica.
+func (r *Reconciler) hookOnly(ctx context.Context, pc configObject) {
+	_, _ = r.resolveAndHook(ctx, pc)
 }

@@ -90,6 +90,9 @@ type Reconciler struct {
 	// hooks receives the forge events of configurations with a webhook
 	// secret; nil: the provider serves no events.
 	hooks *receiver.Registry
+	// polls relaxes the check of a repository whose forge events arrive;
+	// nil: every poll.
+	polls pollIntervals
 }
 
 // Reconcile checks one configuration.
@@ -108,11 +111,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if r.share != nil && !r.share.View().Holds(r.keys.Of(ctx, pc)) {
 		// Queued before its repository moved to another replica, which
-		// checks it, watches its Secrets and publishes its conditions.
+		// checks it and publishes its conditions. This one still
+		// receives its forge events, so it watches the Secrets that
+		// verify them.
 		r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 		r.checks.forget(req.NamespacedName)
-		r.secrets.Retain(r.owner(req.NamespacedName), nil)
-		r.unhook(req.NamespacedName)
+		r.secrets.Retain(r.owner(req.NamespacedName), secretsOf(pc))
+		r.hookOnly(ctx, pc)
 		return reconcile.Result{}, nil
 	}
 	// Watched before they are read: a Secret created or fixed from now on
@@ -203,10 +208,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 	if !r.signingKey(ctx, pc, rd) || !r.encryptionKeys(ctx, pc, rd) {
 		return retryInterval, false
 	}
-	conn, err := r.resolver.resolve(ctx, pc)
-	if err == nil {
-		r.hook(pc, conn)
-	}
+	conn, err := r.resolveAndHook(ctx, pc)
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its
 	// answer. Half: the poll's own reconcile must check again.
@@ -222,12 +224,14 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 			s.AfterPersist(func() { r.checks.remember(key, gen, remote, start, e) })
 		}
 	}
-	if err != nil {
-		r.checks.forget(key)
-	}
 	if reason, ok := managed.StalledReason(err); ok {
+		r.checks.forget(key)
 		rd.Stalled(reason, err.Error())
 		return r.poll, false
+	}
+	if err != nil && r.checks.tolerate(key) {
+		r.log.Debug("Check failed once after a good one: not reported unless the retry fails too", "error", err)
+		return min(retryInterval, r.poll), r.checks.empty(key)
 	}
 	if err != nil {
 		rd.Progressing(corev1.ConditionUnknown, ReasonConnectionFailed, err.Error())
@@ -245,9 +249,10 @@ func (r *Reconciler) ping(ctx context.Context, conn *Connection) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	// The drift poll asks the same remote every poll interval: its answer,
-	// if fresher than one interval, serves this check too.
-	empty, err := repo.CheckWithin(ctx, r.poll)
+	// The drift poll asks the same remote every poll interval (relaxed
+	// while forge events arrive): its answer, if fresher than one
+	// interval, serves this check too.
+	empty, err := repo.CheckWithin(ctx, r.pollOf(repo.ID()))
 	return empty, errors.Wrap(spec.GitErrorBy(err, conn.Credentials), errCheck)
 }
 

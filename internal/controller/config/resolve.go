@@ -56,7 +56,13 @@ const (
 	// errNoWebhookKeyFmt names the Secret and the key
 	// credentials.secretRef.webhookSecretKey names.
 	errNoWebhookKeyFmt = "credentials Secret %s has no key %q (credentials.secretRef.webhookSecretKey): the forge's webhook secret"
+	errWeakWebhookFmt  = "the webhook secret in key %q of credentials Secret %s is %d bytes: at least %d are needed, random (openssl rand -hex 32), since its hook's path, published in status, is derived from it"
 )
+
+// MinWebhookSecret is the shortest webhook secret accepted: the hook's
+// path is an HMAC of public names under it, so a short one could be
+// guessed offline from the path.
+const MinWebhookSecret = 16
 
 // DefaultAuthor signs commits when a configuration names no author.
 var DefaultAuthor = git.Signature{Name: "provider-git", Email: "provider-git@crossplane.io"}
@@ -204,6 +210,9 @@ func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAcc
 	if k := ref.keys.WebhookSecretKey; k != "" {
 		if c.WebhookSecret = s.Data[k]; len(c.WebhookSecret) == 0 {
 			return nil, managed.Stalled(ReasonSecretMalformed, errors.Errorf(errNoWebhookKeyFmt, ref.key, k))
+		}
+		if n := len(c.WebhookSecret); n < MinWebhookSecret {
+			return nil, managed.Stalled(ReasonSecretMalformed, errors.Errorf(errWeakWebhookFmt, k, ref.key, n, MinWebhookSecret))
 		}
 	}
 	if fa != nil {

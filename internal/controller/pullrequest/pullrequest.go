@@ -132,6 +132,11 @@ type Connector struct {
 	// watch wakes a PullRequest when its branches move; nil: only its
 	// poll brings it back.
 	watch follower
+	// polls says how often a repository is polled now: longer while its
+	// forge events arrive (watch.Watcher.PollInterval); nil: maxAge.
+	polls interface {
+		PollInterval(repo string) time.Duration
+	}
 	// rates is the pace of creates per forge type; nil: forge.RateOf.
 	rates func(forge.Type) forge.Rate
 	// claims holds PullRequests of one head and base apart; nil: none.
@@ -194,7 +199,7 @@ func (c *Connector) WithBoard(b *forge.Board) *Connector {
 // moves.
 func (c *Connector) WithWatcher(w *watch.Watcher) *Connector {
 	if w != nil {
-		c.watch = w
+		c.watch, c.polls = w, w
 	}
 	return c
 }
@@ -235,13 +240,18 @@ func (c *Connector) Connect(ctx context.Context, mg *v1alpha1.PullRequest) (xpma
 	if err != nil {
 		return nil, err
 	}
-	// Forge events name the repository by its key; a URL that makes none
-	// was refused by Config already.
-	repoKey, _ := git.RepositoryKey(conn.Remote.URL)
+	// Forge events act on the clone of the configuration whose hook they
+	// reached: its listings are those of that clone.
+	maxAge := c.maxAge
+	if c.polls != nil {
+		// The forge's events invalidate the listing and wake what they
+		// name: the polls are the safety net, relaxed while events come.
+		maxAge = max(maxAge, c.polls.PollInterval(repo.ID()))
+	}
 	return &external{
 		acc: acc, key: key, typ: cfg.Type, creds: conn.Credentials, apiCreds: fa.TokenFrom(conn.Credentials), repo: repo,
-		listing: c.board.For(key, repoKey, acc.client, c.maxAge), pacer: c.pacer, clock: c.clock,
-		kube: c.kube, maxAge: c.maxAge, watch: c.watch, rates: c.rates, claims: c.claims,
+		listing: c.board.For(key, repo.ID(), acc.client, maxAge), pacer: c.pacer, clock: c.clock,
+		kube: c.kube, maxAge: maxAge, watch: c.watch, rates: c.rates, claims: c.claims,
 	}, nil
 }
 

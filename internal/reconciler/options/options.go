@@ -85,6 +85,10 @@ type Options struct {
 	// EventsAddress is where forge webhook deliveries are served (empty:
 	// nowhere, unless Events is served by the caller).
 	EventsAddress string
+	// EventsRelaxedPoll is how often a repository whose forge delivers
+	// events is polled, from a verified event until none came for that
+	// long; 0: always every PollInterval.
+	EventsRelaxedPoll time.Duration
 	// ForgeRates paces the pull requests opened on each forge type; nil:
 	// forge.RateOf (GitHub's documented limit, a polite pace elsewhere).
 	// Tests that open a hundred set a quicker one.

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -46,23 +47,32 @@ const (
 	ResultUnknownSource   = "unknown_source"
 	ResultMethod          = "method_not_allowed"
 	ResultBusy            = "busy"
+	ResultWrongSource     = "wrong_source"
 )
 
 // MaxInFlight bounds the deliveries read at once: each may hold up to
 // events.MaxBody, so unbounded they would let anyone who can reach the
-// endpoint, secret or not, make the provider hold gigabytes. A forge
-// retries a delivery answered 503.
-const MaxInFlight = 16
+// endpoint make the provider hold gigabytes. Only deliveries to a hook
+// that exists take a slot, at most perHook of them each; a forge retries
+// a delivery answered 503.
+const MaxInFlight = 32
+
+// bodyTimeout bounds the read of one delivery's body: a forge sends it at
+// once, a client that trickles it holds a slot no longer.
+const bodyTimeout = 10 * time.Second
 
 // Waker is what the Receiver needs of the Git watcher.
+// Each acts on one clone (Target.Clone).
 type Waker interface {
-	Nudge(repo string) int
-	WakeFollowing(repo string, branches []string) int
+	Nudge(clone string) bool
+	WakeFollowing(clone string, branches []string) int
+	// Heard: the clone's forge delivers events, so its polls may relax.
+	Heard(clone string)
 }
 
 // Lists is what the Receiver needs of the shared pull request listings.
 type Lists interface {
-	Invalidate(repo string) int
+	Invalidate(clone string) int
 }
 
 // A Receiver serves the hooks of a Registry.
@@ -73,6 +83,7 @@ type Receiver struct {
 	lists  Lists
 	log    logging.Logger
 	events *prometheus.CounterVec
+	polled prometheus.Histogram
 }
 
 // New returns a Receiver of reg's hooks that acts through waker and lists.
@@ -80,12 +91,26 @@ func New(reg *Registry, waker Waker, lists Lists, log logging.Logger) *Receiver 
 	return &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log,
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_events_total",
-			Help: "Forge webhook deliveries, by source (GitHub, Gitea, Forgejo, GitLab; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
-		}, []string{"source", "kind", "result"})}
+			Help: "Forge webhook deliveries, by forge (GitHub, Gitea, Forgejo, GitLab, BitbucketCloud, BitbucketDataCenter, AzureDevOps; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
+		}, []string{"forge", "kind", "result"}),
+		polled: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "provider_git_event_poll_seconds",
+			Help:    "From an accepted push event to the end of the poll (ls-remote, fetch, tree diff) it caused, after which the resources at the changed paths reconcile.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60},
+		})}
 }
 
 // Register registers the Receiver's metrics on r.
-func (rc *Receiver) Register(r prometheus.Registerer) error { return r.Register(rc.events) }
+func (rc *Receiver) Register(r prometheus.Registerer) error {
+	if err := r.Register(rc.events); err != nil {
+		return err
+	}
+	return r.Register(rc.polled)
+}
+
+// EventPolled counts a poll an event caused, d after the event
+// (watch.Watcher.OnEventPolled).
+func (rc *Receiver) EventPolled(d time.Duration) { rc.polled.Observe(d.Seconds()) }
 
 // ServeHTTP answers one delivery: 202 acted on (or nothing to act on),
 // 200 a ping, 404 no hook at the path, 405 not a POST, 413 too large,
@@ -93,27 +118,37 @@ func (rc *Receiver) Register(r prometheus.Registerer) error { return r.Register(
 // a delivery id seen before, 503 while MaxInFlight others are read. Only
 // an accepted delivery changes anything.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	select {
-	case rc.slots <- struct{}{}:
-		defer func() { <-rc.slots }()
-	default:
-		rc.events.WithLabelValues("", "", ResultBusy).Inc()
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
-	code, e, result := rc.serve(r)
+	code, e, result := rc.serve(w, r)
 	rc.events.WithLabelValues(e.Source, string(e.Kind), result).Inc()
 	w.WriteHeader(code)
 }
 
-func (rc *Receiver) serve(r *http.Request) (int, events.Event, string) {
+func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) (int, events.Event, string) {
 	if r.Method != http.MethodPost {
 		return http.StatusMethodNotAllowed, events.Event{}, ResultMethod
 	}
-	secret, repo, ok := rc.reg.lookup(r.URL.Path)
+	if r.ContentLength > events.MaxBody {
+		return http.StatusRequestEntityTooLarge, events.Event{}, ResultTooLarge
+	}
+	// Only a delivery to a hook that exists takes a slot: anyone can
+	// reach the endpoint, only a hook's owner knows its path.
+	secret, t, ok, busy := rc.reg.enter(r.URL.Path)
 	if !ok {
 		return http.StatusNotFound, events.Event{}, ResultUnknownHook
 	}
+	if !busy {
+		defer rc.reg.leave(r.URL.Path)
+		select {
+		case rc.slots <- struct{}{}:
+			defer func() { <-rc.slots }()
+		default:
+			busy = true
+		}
+	}
+	if busy {
+		return http.StatusServiceUnavailable, events.Event{}, ResultBusy
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, err := io.ReadAll(io.LimitReader(r.Body, events.MaxBody+1))
 	if err != nil {
 		return http.StatusBadRequest, events.Event{}, ResultMalformed
@@ -124,33 +159,42 @@ func (rc *Receiver) serve(r *http.Request) (int, events.Event, string) {
 		return code, events.Event{}, result
 	}
 	switch {
+	case !fromSource(t.Sources, e.Source):
+		return http.StatusBadRequest, e, ResultWrongSource
 	case e.Kind == events.KindPing:
 		return http.StatusOK, e, ResultPing
 	case e.Kind == events.KindOther:
 		return http.StatusAccepted, e, ResultIgnored
-	case !names(e.Repositories, repo):
+	case !names(e.Repositories, t.Repo):
 		// A hook of an organization sends every repository's events to
 		// each of its URLs: another repository's costs nothing more.
 		return http.StatusAccepted, e, ResultOtherRepository
-	case !rc.reg.firstSeen(r.URL.Path, e.Delivery):
+	case !rc.reg.firstSeen(r.URL.Path, body):
 		return http.StatusConflict, e, ResultReplayed
 	}
-	rc.act(repo, e)
+	rc.act(t, e)
 	return http.StatusAccepted, e, ResultAccepted
 }
 
-// act polls the repository now (a push), or lists its pull requests again
-// and wakes the PullRequests of the branches named (a pull request event).
-func (rc *Receiver) act(repo string, e events.Event) {
+// act polls the configuration's clone now (a push), or lists its pull
+// requests again and wakes the PullRequests of the branches named (a pull
+// request event). Nothing but the configuration's own clone is touched.
+func (rc *Receiver) act(t Target, e events.Event) {
+	rc.waker.Heard(t.Clone)
 	switch e.Kind {
 	case events.KindPush:
-		n := rc.waker.Nudge(repo)
-		rc.log.Debug("Forge event: push", "source", e.Source, "repository", repo, "branches", e.Branches, "clones", n)
+		n := rc.waker.Nudge(t.Clone)
+		rc.log.Debug("Forge event: push", "source", e.Source, "repository", t.Repo, "branches", e.Branches, "polled", n)
 	case events.KindPullRequest:
-		l := rc.lists.Invalidate(repo)
-		n := rc.waker.WakeFollowing(repo, e.Branches)
-		rc.log.Debug("Forge event: pull request", "source", e.Source, "repository", repo, "branches", e.Branches, "listings", l, "woken", n)
+		l := rc.lists.Invalidate(t.Clone)
+		n := rc.waker.WakeFollowing(t.Clone, e.Branches)
+		rc.log.Debug("Forge event: pull request", "source", e.Source, "repository", t.Repo, "branches", e.Branches, "listings", l, "woken", n)
 	}
+}
+
+// fromSource reports whether a delivery of source is one the hook takes.
+func fromSource(sources []string, source string) bool {
+	return len(sources) == 0 || slices.Contains(sources, source)
 }
 
 // names reports whether any of urls is the repository repo names.

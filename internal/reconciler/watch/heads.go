@@ -69,3 +69,16 @@ func (x *Index) Following(repo, branch string) []Ref {
 	}
 	return out
 }
+
+// FollowingAny returns the resources that follow any head in repo.
+func (x *Index) FollowingAny(repo string) []Ref {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []Ref
+	for _, paths := range x.heads[repo] {
+		for r := range paths[""] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

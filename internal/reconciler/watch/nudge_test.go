@@ -65,10 +65,11 @@ func startedOnce(t *testing.T, g *gated) {
 	}
 }
 
-// TestNudge: an event for a repository polls each of its clones now
+// TestNudge: an event through a configuration's hook polls its clone now
 // instead of at the next tick (an hour away here), a burst of events that
-// arrives during a poll costs one poll more, not one each, and another
-// repository's clones are not polled.
+// arrives during a poll costs one poll more, not one each, and no other
+// clone is polled: not another repository's, and not another clone of the
+// same repository (other credentials, another configuration's).
 func TestNudge(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -78,36 +79,35 @@ func TestNudge(t *testing.T) {
 	for _, g := range []*gated{a1, a2, b} {
 		w.Track(g, ref("File", g.id), "main", "app.yaml")
 	}
-	if got := w.Nudge("git.example.org/org/a"); got != 2 {
-		t.Fatalf("Nudge nudged %d clones of org/a, want 2", got)
+	if !w.Nudge("a1") {
+		t.Fatal("Nudge of a1 nudged nothing")
 	}
 	startedOnce(t, a1)
-	startedOnce(t, a2)
-	close(a2.release)
 	// A burst while a1's poll runs: one poll follows it, not ten.
 	for range 10 {
-		w.Nudge("git.example.org/org/a")
+		w.Nudge("a1")
 	}
 	close(a1.release)
 	startedOnce(t, a1)
 	// One more nudge after that poll started: a third poll. Had the burst
 	// caused more than one, the count would be past three.
-	w.Nudge("git.example.org/org/a")
+	w.Nudge("a1")
 	startedOnce(t, a1)
 	if diff := cmp.Diff(int32(3), a1.polls.Load()); diff != "" {
 		t.Errorf("polls of a1 after a nudge, a burst of ten during its poll and one more nudge: -want, +got:\n%s", diff)
 	}
-	if got := b.polls.Load(); got != 0 {
-		t.Errorf("org/b was polled %d times by events for org/a, want 0", got)
+	if got := []int32{a2.polls.Load(), b.polls.Load()}; !cmp.Equal(got, []int32{0, 0}) {
+		t.Errorf("a2 (org/a, other credentials) and b (org/b) were polled %v times by events for a1, want none", got)
 	}
-	if got := w.Nudge("git.example.org/org/unused"); got != 0 {
-		t.Errorf("Nudge of a repository nobody uses nudged %d clones, want 0", got)
+	if w.Nudge("unused") {
+		t.Error("Nudge of a clone nobody uses nudged it")
 	}
 }
 
-// TestWakeFollowing: a pull-request event for a repository wakes the
-// resources that follow its head or base there, once each, and no one in
-// another repository.
+// TestWakeFollowing: a pull-request event through a configuration's hook
+// wakes the resources that follow its head or base in that clone, once
+// each, and no one in another clone; an event that names no branch (a
+// check's state) wakes every one that follows a head there.
 func TestWakeFollowing(t *testing.T) {
 	w := New(0, logging.NewNopLogger())
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
@@ -115,14 +115,18 @@ func TestWakeFollowing(t *testing.T) {
 	if err := w.Source("PullRequest").Start(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
-	a, b, c := ref("PullRequest", "a"), ref("PullRequest", "b"), ref("PullRequest", "c")
+	a, b, c, d := ref("PullRequest", "a"), ref("PullRequest", "b"), ref("PullRequest", "c"), ref("PullRequest", "d")
 	w.TrackHeads(newGated("r1", "git.example.org/org/a"), a, "request/a", "main")
 	w.TrackHeads(newGated("r1", "git.example.org/org/a"), b, "request/b", "main")
-	w.TrackHeads(newGated("r2", "git.example.org/org/b"), c, "request/a", "main")
-	if got := w.WakeFollowing("git.example.org/org/a", []string{"request/a", "main"}); got != 2 {
-		t.Errorf("WakeFollowing woke %d, want 2 (a and b follow main of org/a; c is in org/b)", got)
+	w.TrackHeads(newGated("r1", "git.example.org/org/a"), d, "request/d", "release")
+	w.TrackHeads(newGated("r2", "git.example.org/org/a"), c, "request/a", "main")
+	if got := w.WakeFollowing("r1", []string{"request/a", "main"}); got != 2 {
+		t.Errorf("WakeFollowing woke %d, want 2 (a and b follow main in r1; c is in the clone r2)", got)
 	}
 	if got := q.Len(); got != 2 {
 		t.Errorf("queue holds %d requests, want 2", got)
+	}
+	if got := w.WakeFollowing("r1", nil); got != 3 {
+		t.Errorf("WakeFollowing of no branch woke %d, want 3 (a, b and d follow heads in r1)", got)
 	}
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
@@ -48,6 +49,10 @@ type Watcher struct {
 	interval time.Duration
 	log      logging.Logger
 	idx      *Index
+	clock    clock.WithTicker
+	// relaxed, when positive, is the interval between polls of a
+	// repository whose forge events arrive (Heard).
+	relaxed time.Duration
 
 	mu      sync.Mutex
 	ctx     context.Context // nil until Start
@@ -57,6 +62,16 @@ type Watcher struct {
 	// nudges holds, per polled repository, one pending request to poll
 	// before the next tick (Nudge).
 	nudges map[string]chan struct{}
+	// heard is when a verified forge event last named each repository
+	// (by git.RepositoryKey).
+	heard map[string]time.Time
+	// onTick, in tests, hears each tick of a clone's loop and whether it
+	// polled.
+	onTick func(id string, polled bool)
+	// nudgedAt is when the first pending nudge of each clone came;
+	// eventPolled hears how long after it the poll it caused ended.
+	nudgedAt    map[string]time.Time
+	eventPolled func(time.Duration)
 }
 
 // NudgeSpacing is the least time between two polls of one repository that
@@ -64,19 +79,27 @@ type Watcher struct {
 // second, not one each.
 const NudgeSpacing = time.Second
 
-// keyed is a Repository that says which repository it is a clone of
-// (git.RepositoryKey): only those are found by the events that name one.
-type keyed interface {
-	Key() string
-}
+// An Option configures a Watcher.
+type Option func(*Watcher)
+
+// WithClock makes the Watcher tell time and tick by c.
+func WithClock(c clock.WithTicker) Option { return func(w *Watcher) { w.clock = c } }
+
+// WithRelaxedPoll polls a repository whose forge events arrive every d
+// rather than every interval (Heard); 0 never relaxes.
+func WithRelaxedPoll(d time.Duration) Option { return func(w *Watcher) { w.relaxed = d } }
 
 // New returns a Watcher that polls each repository in use every interval.
-func New(interval time.Duration, log logging.Logger) *Watcher {
-	return &Watcher{
-		interval: interval, log: log, idx: NewIndex(),
+func New(interval time.Duration, log logging.Logger, opts ...Option) *Watcher {
+	w := &Watcher{
+		interval: interval, log: log, idx: NewIndex(), clock: clock.RealClock{},
 		repos: map[string]Repository{}, polling: map[string]bool{}, sources: map[string]*Source{},
-		nudges: map[string]chan struct{}{},
+		nudges: map[string]chan struct{}{}, heard: map[string]time.Time{}, nudgedAt: map[string]time.Time{},
 	}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
 }
 
 // Source returns the source that wakes resources of kind; give it to that
@@ -193,50 +216,54 @@ func (w *Watcher) startLocked(id string) {
 	go w.loop(w.ctx, id, w.nudges[id])
 }
 
-// Nudge polls now, rather than at the next tick, every clone of the
-// repository key names (a forge said it moved), each at most once per
-// NudgeSpacing. It returns how many clones it nudged: 0 when no resource
-// lives in that repository, which then costs nothing more.
-func (w *Watcher) Nudge(key string) int {
+// Nudge polls the clone id now, rather than at the next tick (its forge
+// said the repository moved), at most once per NudgeSpacing. It returns
+// false when no resource lives in that clone, which then costs nothing
+// more. Events act on one clone, never on every clone of a repository: a
+// configuration's hook reaches only the clone its own credentials open.
+func (w *Watcher) Nudge(id string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := 0
-	for id, repo := range w.repos {
-		if k, ok := repo.(keyed); !ok || key == "" || k.Key() != key {
-			continue
-		}
-		if ch, ok := w.nudges[id]; ok {
-			select {
-			case ch <- struct{}{}:
-			default: // One is pending already: the poll it causes covers this.
-			}
-			n++
-		}
+	ch, ok := w.nudges[id]
+	if !ok {
+		return false
 	}
-	return n
+	select {
+	case ch <- struct{}{}:
+		if _, ok := w.nudgedAt[id]; !ok {
+			w.nudgedAt[id] = w.clock.Now()
+		}
+	default: // One is pending already: the poll it causes covers this.
+	}
+	return true
+}
+
+// OnEventPolled makes f hear, for each poll an event asked for (Nudge),
+// how long after the event that poll ended: the fetch that brings the
+// event's commits, before the resources it wakes reconcile.
+func (w *Watcher) OnEventPolled(f func(time.Duration)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.eventPolled = f
 }
 
 // WakeFollowing wakes the resources that follow the heads of branches in
-// every clone of the repository key names (PullRequests: a forge said one
-// of their pull requests changed), and returns how many it woke.
-func (w *Watcher) WakeFollowing(key string, branches []string) int {
-	w.mu.Lock()
-	var ids []string
-	for id, repo := range w.repos {
-		if k, ok := repo.(keyed); ok && key != "" && k.Key() == key {
-			ids = append(ids, id)
-		}
+// the clone id (PullRequests: a forge said one of their pull requests
+// changed), every one that follows a head there when branches is empty (a
+// check's state changed, naming no branch), and returns how many it woke.
+func (w *Watcher) WakeFollowing(id string, branches []string) int {
+	var refs []Ref
+	if len(branches) == 0 {
+		refs = w.idx.FollowingAny(id)
 	}
-	w.mu.Unlock()
+	for _, b := range branches {
+		refs = append(refs, w.idx.Following(id, b)...)
+	}
 	woken := map[Ref]bool{}
-	for _, id := range ids {
-		for _, b := range branches {
-			for _, r := range w.idx.Following(id, b) {
-				if !woken[r] {
-					woken[r] = true
-					w.Wake(r)
-				}
-			}
+	for _, r := range refs {
+		if !woken[r] {
+			woken[r] = true
+			w.Wake(r)
 		}
 	}
 	return len(woken)
@@ -245,14 +272,21 @@ func (w *Watcher) WakeFollowing(key string, branches []string) int {
 // loop polls repository id every interval while resources live in it, and
 // when nudged, no sooner than NudgeSpacing after its previous poll.
 func (w *Watcher) loop(ctx context.Context, id string, nudge <-chan struct{}) {
-	t := time.NewTicker(w.interval)
+	t := w.clock.NewTicker(w.interval)
 	defer t.Stop()
 	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
+			skip := w.skips(id, last)
+			if w.onTick != nil {
+				w.onTick(id, !skip)
+			}
+			if skip {
+				continue
+			}
 		case <-nudge:
 			if !w.spaced(ctx, last) {
 				return
@@ -269,28 +303,35 @@ func (w *Watcher) loop(ctx context.Context, id string, nudge <-chan struct{}) {
 			delete(w.repos, id)
 			delete(w.polling, id)
 			delete(w.nudges, id)
+			delete(w.nudgedAt, id)
 			w.mu.Unlock()
 			return
 		}
+		at, nudged := w.nudgedAt[id]
+		delete(w.nudgedAt, id)
+		observe := w.eventPolled
 		w.mu.Unlock()
-		last = time.Now()
+		last = w.clock.Now()
 		w.poll(ctx, id, repo)
+		if nudged && observe != nil {
+			observe(w.clock.Since(at))
+		}
 	}
 }
 
 // spaced waits out what is left of NudgeSpacing since last; false when ctx
 // ended first.
 func (w *Watcher) spaced(ctx context.Context, last time.Time) bool {
-	d := NudgeSpacing - time.Since(last)
+	d := NudgeSpacing - w.clock.Since(last)
 	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(d)
+	t := w.clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-t.C():
 		return true
 	}
 }

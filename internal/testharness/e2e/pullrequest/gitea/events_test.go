@@ -36,7 +36,7 @@ import (
 
 // hookSecret is the webhook secret of the events tests, in the
 // configuration's Secret and in Gitea's hook.
-const hookSecret = "hook-secret"
+const hookSecret = "hook-secret-of-at-least-16-bytes"
 
 // TestForgeEventsOnGitea: the real Gitea delivers its webhooks to the
 // provider, whose polls are an hour apart, so only an event explains what
