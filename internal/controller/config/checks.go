@@ -41,6 +41,9 @@ type checked struct {
 	at         time.Time
 	// empty: the remote had no branch at all, which the Ready message says.
 	empty bool
+	// failed: a check since this one failed for a reason that may clear
+	// by itself, and was not reported (tolerate).
+	failed bool
 }
 
 // fresh reports whether the configuration was checked, at this generation and
@@ -69,6 +72,23 @@ func (c *checks) remember(key types.NamespacedName, generation int64, remote git
 		c.m = map[types.NamespacedName]checked{}
 	}
 	c.m[key] = checked{generation: generation, remote: remote, at: at, empty: empty}
+}
+
+// tolerate reports whether a transient failure of the configuration's
+// check is kept from its status: the first one after a good check is (a
+// forge's 500 under load, a connection reset), so a configuration does
+// not flap Ready at one lost request; the next in a row is reported.
+func (c *checks) tolerate(key types.NamespacedName) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec, ok := c.m[key]
+	if !ok || rec.failed {
+		delete(c.m, key)
+		return false
+	}
+	rec.failed = true
+	c.m[key] = rec
+	return true
 }
 
 // forget drops what is known of a configuration: its check failed, or it is gone.
