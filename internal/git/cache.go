@@ -214,12 +214,12 @@ func identityKey(path string) ([]byte, error) {
 	return b, os.WriteFile(path, b, 0o600)
 }
 
-// Repository returns the cache entry for r, opening or creating its local
-// clone. It does not touch the network.
 // IdentityOf is the id of the clone r opens (Repository.ID), without
 // opening it.
 func (c *Cache) IdentityOf(r Remote) string { return r.identity(c.key) }
 
+// Repository returns the cache entry for r, opening or creating its local
+// clone. It does not touch the network.
 func (c *Cache) Repository(r Remote) (*Repository, error) {
 	id := r.identity(c.key)
 	c.mu.Lock()

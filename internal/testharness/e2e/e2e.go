@@ -179,6 +179,7 @@ type Provider struct {
 // providerOptions vary how StartProvider runs the controllers.
 type providerOptions struct {
 	events     bool
+	relaxed    time.Duration
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
 	conditions *session.ConditionMetrics
@@ -324,7 +325,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := watch.New(po.poll, plog)
+	w := watch.New(po.poll, plog, watch.WithRelaxedPoll(po.relaxed))
 	if err := mgr.Add(w); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"net"
 	"testing"
+	"time"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
@@ -33,6 +34,12 @@ import (
 // from the start (Provider.EventsURL), as --events-bind-address does.
 func WithEvents() ProviderOption {
 	return func(o *providerOptions) { o.events = true }
+}
+
+// WithRelaxedPoll polls a repository whose forge events arrive every d, as
+// --events-relaxed-poll does.
+func WithRelaxedPoll(d time.Duration) ProviderOption {
+	return func(o *providerOptions) { o.relaxed = d }
 }
 
 // serveEvents listens on loopback, serves o's hooks there through its
