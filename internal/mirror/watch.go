@@ -214,6 +214,10 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 		}
 	}
 	w.mu.Unlock()
+	if len(owners) > 0 {
+		w.log.Debug("Object changed; waking the Mirrors that see it", "resource", resourceName(w.key.gvr), "object", key,
+			"resourceVersion", u.GetResourceVersion(), "mirrors", len(owners))
+	}
 	w.wakeEach(owners)
 }
 

@@ -80,6 +80,9 @@ type ledger struct {
 	// noticed is when a plan first found a change at the path that has not
 	// landed yet.
 	noticed map[string]time.Time
+	// seen is the content (blob SHA) the change at the path last had and
+	// since when: it can move while the change waits.
+	seen map[string]seenAs
 	// after: facts that arrived before it were spent by a landed commit.
 	after map[string]time.Time
 	// ignored is the blob SHA of a content ignored users alone wrote, held
@@ -91,8 +94,31 @@ type ledger struct {
 	resolved, unresolved int
 }
 
+// seenAs is a content of a change and when a plan first found it.
+type seenAs struct {
+	sha string
+	at  time.Time
+}
+
 func newLedger() *ledger {
-	return &ledger{keys: map[string]audit.Key{}, noticed: map[string]time.Time{}, after: map[string]time.Time{}, ignored: map[string]string{}}
+	return &ledger{keys: map[string]audit.Key{}, noticed: map[string]time.Time{}, seen: map[string]seenAs{},
+		after: map[string]time.Time{}, ignored: map[string]string{}}
+}
+
+// seenSince records that the change at rel has the content sha and returns
+// since when it has.
+func (l *ledger) seenSince(rel, sha string, now time.Time) time.Time {
+	if s, ok := l.seen[rel]; ok && s.sha == sha {
+		return s.at
+	}
+	l.seen[rel] = seenAs{sha: sha, at: now}
+	return now
+}
+
+// noticeDone forgets when the change at rel was noticed and seen.
+func (l *ledger) noticeDone(rel string) {
+	delete(l.noticed, rel)
+	delete(l.seen, rel)
 }
 
 // NewAttributions returns the join state over store, waiting up to wait
@@ -313,7 +339,7 @@ func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 	}
 	for rel := range l.noticed {
 		if _, ok := changed[rel]; !ok {
-			delete(l.noticed, rel)
+			l.noticeDone(rel)
 		}
 	}
 	for rel := range l.ignored {
@@ -335,6 +361,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 		noticed = now
 		l.noticed[rel] = now
 	}
+	seen := l.seenSince(rel, sha, now)
 	k, known := l.keys[rel]
 	var fs []audit.Fact
 	var since time.Time
@@ -359,12 +386,17 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 			}
 		}
 	}
-	open := now.Before(noticed.Add(a.wait))
+	until := noticed.Add(a.wait)
 	ignored := len(fs) > 0 && sha != "" && allIgnored(fs, ignore)
-	// "Ignored" on the facts so far is provisional until the wait ends: a
-	// person's change of the same object may be in the API server's next
-	// batch, and a recorded verdict would keep it out of Git for good.
-	waits := known && (len(fs) == 0 || ignored) && open
+	if ignored {
+		// "Ignored" on the facts so far is provisional until a wait after
+		// the content was first seen as it is: a person's change of the
+		// same object may be in the API server's next batch, and a
+		// verdict recorded for content whose own fact has not come would
+		// keep that person's change out of Git for good.
+		until = later(until, seen.Add(a.wait))
+	}
+	waits := known && (len(fs) == 0 || ignored) && now.Before(until)
 	if !waits {
 		a.stopWaitingLocked(k, nn)
 	}
@@ -372,7 +404,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 	case ignored && !waits:
 		l.ignored[rel] = sha
 		l.after[rel] = fs[len(fs)-1].Arrived.Add(time.Nanosecond)
-		delete(l.noticed, rel)
+		l.noticeDone(rel)
 		out.keep[rel] = true
 		a.metrics.Attributed("ignored", 1)
 	case len(fs) > 0 && !waits:
@@ -380,7 +412,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 	case waits:
 		out.keep[rel] = true
 		out.deferred++
-		if w := noticed.Add(a.wait).Sub(now); out.wait == 0 || w < out.wait {
+		if w := until.Sub(now); out.wait == 0 || w < out.wait {
 			out.wait = w
 		}
 		if a.waiting[k] == nil {
@@ -442,7 +474,7 @@ func (a *Attributions) landed(key string) {
 	}
 	for rel, t := range l.spending {
 		l.after[rel] = t
-		delete(l.noticed, rel)
+		l.noticeDone(rel)
 	}
 	l.spending = nil
 	a.metrics.Attributed("resolved", l.resolved)
@@ -459,4 +491,12 @@ func (a *Attributions) failed(key string) {
 	if l := a.ledgers[key]; l != nil {
 		l.spending = nil
 	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

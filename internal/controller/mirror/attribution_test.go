@@ -338,6 +338,37 @@ func TestAttributionIgnoredIsProvisional(t *testing.T) {
 	}
 }
 
+// TestAttributionIgnoredContentMoved: Flux creates an object; while its
+// change waits out the provisional "ignored", a person edits it, and a plan
+// sees the person's content before the person's audit event came, past the
+// wait of Flux's. The verdict must not be recorded for the person's
+// content on Flux's fact alone: it waits a wait of its own, and the
+// person's change is committed, authored by them. Before, the verdict
+// stuck and the person's edit never reached Git (TestIgnoredUsers under
+// load).
+func TestAttributionIgnoredContentMoved(t *testing.T) {
+	flux := "system:serviceaccount:flux-system:kustomize-controller"
+	b := newJoinBed(t, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{flux}} })
+	b.store.Add(keyOfCM("a"), by(flux))
+	if c, err := b.observe(cm("a", "1")); c != nil || err == nil {
+		t.Fatalf("Flux's create within the wait: enqueued %v (%v), want a wait", commitsOf(c), err)
+	}
+	b.clk.Step(2 * time.Second)
+	// The person's content, past Flux's wait, with only Flux's fact yet.
+	b.clk.Step(2 * time.Second)
+	c, err := b.observe(cm("a", "2"))
+	if w, ok := managed.IsWaiting(err); !ok || w.Reason != ReasonAttributing || c != nil {
+		t.Fatalf("new content seen with only an ignored user's fact: enqueued %v (%v), want Waiting %s", commitsOf(c), err, ReasonAttributing)
+	}
+	b.store.Add(keyOfCM("a"), by("alice"))
+	if c, err = b.observe(cm("a", "2")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]commit{{Author: user("alice"), Files: []string{"live/" + MarkerFile, "live/ns/core/configmap/a.yaml"}}}, commitsOf(c)); diff != "" {
+		t.Errorf("the person's edit: -want, +got:\n%s", diff)
+	}
+}
+
 // TestAttributionOff: a Mirror without attribution writes one change as
 // before, authored by the configuration.
 func TestAttributionOff(t *testing.T) {
