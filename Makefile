@@ -105,7 +105,7 @@ $(GOLANGCI_LINT): cluster/tools/golangci-lint/go.mod cluster/tools/golangci-lint
 	cd cluster/tools/golangci-lint && go build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 # --allow-parallel-runners: a second checkout's make test (a clone beside
-# the working tree) waits for the other's lint instead of failing.
+# the working tree) lints alongside another lint instead of failing.
 .PHONY: lint
 lint: $(GOLANGCI_LINT)
 	CGO_ENABLED=0 GOFLAGS="$(GOFLAGS) $(STATIC_FLAGS)" $(GOLANGCI_LINT) run --allow-parallel-runners ./...
