@@ -110,3 +110,12 @@ func Parse(path string) (l Location, ok bool) {
 	}
 	return Location{Group: group, Kind: kind, Namespace: ns, Name: name}, true
 }
+
+// Rel is full, a path in the repository, relative to a Mirror's folder
+// ("." for the root); ok is false for a path outside it.
+func Rel(folder, full string) (rel string, ok bool) {
+	if folder == "." {
+		return full, true
+	}
+	return strings.CutPrefix(full, folder+"/")
+}

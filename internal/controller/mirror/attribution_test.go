@@ -29,6 +29,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -58,7 +59,7 @@ type joinBed struct {
 	t     *testing.T
 	clk   *clocktesting.FakeClock
 	store *audit.Store
-	attr  *Attributions
+	attr  *attribution.Attributions
 	repo  *fakeRepository
 	src   *fakeSources
 	mg    *v1alpha1.Mirror
@@ -71,7 +72,7 @@ func newJoinBed(t *testing.T, mutate ...func(*v1alpha1.Mirror)) *joinBed {
 	t.Helper()
 	b := &joinBed{t: t, clk: clocktesting.NewFakeClock(time.Unix(1000, 0))}
 	b.store = audit.NewStore(audit.WithClock(b.clk))
-	b.attr = NewAttributions(b.store, b.clk, 3*time.Second, nil)
+	b.attr = attribution.NewAttributions(b.store, b.clk, 3*time.Second, nil)
 	b.attr.SetWaker(func(nn types.NamespacedName) { b.woken = append(b.woken, nn) })
 	// The folder is the Mirror's already, with no object in it.
 	b.repo = &fakeRepository{files: map[string]string{"live/" + MarkerFile: markerOf("ns/m")}}
@@ -79,7 +80,7 @@ func newJoinBed(t *testing.T, mutate ...func(*v1alpha1.Mirror)) *joinBed {
 	b.mg = newMirror(append([]func(*v1alpha1.Mirror){func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit }}, mutate...)...)
 	// The Mirror's first plan registers what it watches; the Store keeps
 	// facts of those only.
-	b.store.Want(refKey(types.NamespacedName{Namespace: "ns", Name: "m"}), configMapsGR)
+	b.store.Want(keyOf(b.mg), configMapsGR)
 	return b
 }
 
@@ -141,6 +142,11 @@ func commitsOf(c *git.Change) []commit {
 		out = append(out, commit{Author: p.Author, Files: files, Message: trailers})
 	}
 	return out
+}
+
+// unresolved authors a change no audit event named.
+func unresolved() git.Signature {
+	return git.Signature{Name: attribution.UnresolvedName, Email: attribution.UnresolvedEmail}
 }
 
 func user(name string) git.Signature {

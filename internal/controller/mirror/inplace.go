@@ -48,7 +48,7 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirr
 	p := mg.Spec.ForProvider
 	rel := make(map[string]string, len(f.files))
 	for full, sha := range f.files {
-		r, _ := relOf(p.Path, full)
+		r, _ := mirror.Rel(p.Path, full)
 		rel[r] = sha
 	}
 	x := e.memo.index(keyOf(mg))

@@ -80,6 +80,14 @@ limitations under the License.
 // is never committed again. That verdict is kept by the blob SHA of the
 // file (sealed.go), so a steady poll reads no blob. Without encryption or
 // the grant no Secret is listed or watched, and Ready's message says why.
+//
+// # Attribution
+//
+// With attribution Audit, who made each change is internal/attribution's:
+// each plan's changes are joined to audit facts there (attribute.go hands
+// it the plan and reads the spec for it), the changes that wait for their
+// facts are planned again as Git has them, and the write is cut into one
+// commit per author.
 package mirror
 
 import (
@@ -96,6 +104,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
@@ -223,10 +232,10 @@ type external struct {
 	waited *waited
 
 	// attr joins changes to audit facts, shared by every reconcile
-	// (attribution.go); nil: no attribution in this process.
-	attr *Attributions
+	// (attribute.go); nil: no attribution in this process.
+	attr *attribution.Attributions
 	// att is what this Observe's join decided (attribution: Audit).
-	att *attributed
+	att *attribution.Decision
 	// keep are the paths this Observe's plan leaves as Git has them.
 	keep map[string]bool
 }
@@ -312,10 +321,10 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	}
 	e.memo.keepSecrets(keyOf(mg), e.sealed)
 	observed(mg, snap, d)
-	if d.empty() && e.att != nil && e.att.deferred > 0 {
+	if deferred, next := e.att.Deferred(); d.empty() && deferred > 0 {
 		// Nothing else to write: come back when a fact arrives (the
 		// store wakes the Mirror) or the wait ends.
-		return xpmanaged.ExternalObservation{}, managed.WaitingFor(ReasonAttributing, fmt.Sprintf(msgAttributeFmt, e.attr.wait, e.att.deferred), e.att.wait)
+		return xpmanaged.ExternalObservation{}, managed.WaitingFor(ReasonAttributing, fmt.Sprintf(msgAttributeFmt, e.attr.Wait(), deferred), next)
 	}
 	if d.empty() {
 		e.note = noteOf(snap, d.skipped)

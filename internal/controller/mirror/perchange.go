@@ -219,32 +219,3 @@ func partMessage(mg *v1alpha1.Mirror, c change) (string, error) {
 		Verb: c.verb, Kind: c.kind, ObjectNamespace: c.namespace, ObjectName: c.name, File: c.file,
 	})
 }
-
-// authorParts names, on each of ps (one object's commit each, partsOf), the
-// author and co-authors the audit join found for its object's file; a part
-// whose file the join does not name (the marker alone) keeps the default.
-func authorParts(folder string, ps []git.Part, at attributed) {
-	for i := range ps {
-		for _, full := range partFiles(ps[i]) {
-			rel, _ := relOf(folder, full)
-			v, ok := at.byPath[rel]
-			if !ok {
-				continue
-			}
-			ps[i].Author = v.author
-			ps[i].Message = withCoauthors(ps[i].Message, v.coauthors)
-			break
-		}
-	}
-}
-
-// partFiles are the files a part writes or removes, in a stable order; the
-// marker, which the last part also carries, is in no attribution.
-func partFiles(p git.Part) []string {
-	out := make([]string, 0, len(p.Puts)+len(p.Deletes))
-	for f := range p.Puts {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return append(out, p.Deletes...)
-}

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
@@ -77,7 +78,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if o.Clock != nil {
 		clk = o.Clock
 	}
-	attr := NewAttributions(store, clk, cmp.Or(o.AttributionWait, DefaultAttributionWait), o.AuditMetrics)
+	attr := attribution.NewAttributions(store, clk, cmp.Or(o.AttributionWait, attribution.DefaultWait), o.AuditMetrics)
 	attr.SetWaker(o.Watcher.Source(v1alpha1.MirrorKind).Wake)
 	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, refused: refused, attr: attr}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
@@ -177,7 +178,7 @@ type connector struct {
 	// refused outlives reconciles: each Mirror's last refused write.
 	refused *refusals
 	// attr outlives reconciles: the join of changes to audit facts.
-	attr *Attributions
+	attr *attribution.Attributions
 }
 
 // Connect opens the shared clone of the Mirror's repository; it does not
@@ -199,7 +200,7 @@ type releaser struct {
 	src     sources
 	memo    *sealedFiles
 	refused *refusals
-	attr    *Attributions
+	attr    *attribution.Attributions
 }
 
 // Start watches Mirror deletions until ctx ends.
@@ -223,6 +224,6 @@ func (r *releaser) deleted(obj any) {
 		r.src.Release(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
 		r.memo.forget(keyOf(m))
 		r.refused.set(keyOf(m), nil)
-		r.attr.forget(keyOf(m))
+		r.attr.Forget(joinOf(m))
 	}
 }

@@ -164,7 +164,7 @@ func checkAttribution(p v1alpha1.MirrorParameters) error {
 		return spec.Invalid(errors.New(errAuthorNeeds))
 	}
 	if audit {
-		if _, err := newAuthors(p.Author); err != nil {
+		if err := checkAuthor(p.Author); err != nil {
 			return err
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
@@ -41,9 +42,9 @@ func (e *external) collect(mg *v1alpha1.Mirror, errFmt string) error {
 	}
 	p := mg.Spec.ForProvider
 	if res.Err != nil {
-		e.attr.failed(keyOf(mg))
+		e.attr.Failed(keyOf(mg))
 	} else {
-		e.attr.landed(keyOf(mg))
+		e.attr.Landed(keyOf(mg))
 	}
 	e.refused.set(keyOf(mg), nil)
 	var changed *git.PreconditionError
@@ -110,7 +111,7 @@ func (e *external) submit(mg *v1alpha1.Mirror) int {
 		}
 	}
 	if e.att != nil {
-		e.attr.spend(mg, *e.att)
+		e.attr.Spend(keyOf(mg), e.att)
 	}
 	mg.Status.AtProvider.Pending = n
 	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, e.watch.Waker(v1alpha1.MirrorKind, nameOf(mg)))
@@ -191,7 +192,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		if attributed {
 			// Each object's commit authored by who changed it,
 			// committed (and signed) by the configuration's identity.
-			authorParts(mg.Spec.ForProvider.Path, c.Parts, *e.att)
+			attribution.AuthorParts(mg.Spec.ForProvider.Path, c.Parts, e.att)
 			c.Committer = e.author
 		}
 		return c, nil
@@ -202,7 +203,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 	}
 	// One commit per author, committed (and signed) by the
 	// configuration's identity.
-	ps, err := parts(mg.Spec.ForProvider.Path, d, *e.att, func(n int) (string, error) { return Message(mg, n) })
+	ps, err := attribution.Parts(mg.Spec.ForProvider.Path, c, e.att, func(n int) (string, error) { return Message(mg, n) })
 	if err != nil {
 		return git.Change{}, err
 	}

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 )
@@ -234,7 +235,7 @@ func TestUnresolvedWithoutAuditRoute(t *testing.T) {
 	e2e.WritesLanded(t)
 	got, _ := commitsSince(t, f, before)
 	want := []commit{{
-		Author:    mirrorcontroller.UnresolvedName + " <" + mirrorcontroller.UnresolvedEmail + ">",
+		Author:    attribution.UnresolvedName + " <" + attribution.UnresolvedEmail + ">",
 		Committer: committer, Files: []string{e2e.ObjPath(ns, "core", "serviceaccount", "robot")},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {

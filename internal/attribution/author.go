@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package attribution
 
 import (
 	"strings"
@@ -23,10 +23,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
 // The default author templates, and who a change no audit event names is
@@ -75,16 +73,25 @@ type authors struct {
 	name, email *template.Template
 }
 
-// newAuthors parses a's templates (the defaults where empty) and renders
-// them once with sample data, so a template that cannot render is an
-// InvalidSpec when the Mirror is read, not at its next change.
-func newAuthors(a *v1alpha1.MirrorAuthor) (*authors, error) {
-	name, email := DefaultAuthorName, DefaultAuthorEmail
-	if a != nil && strings.TrimSpace(a.Name) != "" {
-		name = a.Name
+// CheckAuthor reports the error newAuthors would: whether the author
+// templates name and email (the defaults where empty) render, so that one
+// that cannot is refused when the Mirror is read, not at its next change.
+// The controller reports it as InvalidSpec.
+func CheckAuthor(name, email string) error {
+	_, err := newAuthors(name, email)
+	return err
+}
+
+// newAuthors parses the templates name and email (the defaults where
+// empty) and renders them once with sample data, so a template that cannot
+// render is refused when the Mirror is read (CheckAuthor), not at its next
+// change.
+func newAuthors(name, email string) (*authors, error) {
+	if strings.TrimSpace(name) == "" {
+		name = DefaultAuthorName
 	}
-	if a != nil && strings.TrimSpace(a.Email) != "" {
-		email = a.Email
+	if strings.TrimSpace(email) == "" {
+		email = DefaultAuthorEmail
 	}
 	var out authors
 	var err error
@@ -126,16 +133,16 @@ func unresolved() git.Signature {
 
 func parseAuthor(field, text string) (*template.Template, error) {
 	if len(text) > maxAuthorTemplate {
-		return nil, spec.Invalid(errors.Errorf(errAuthorLongFmt, field))
+		return nil, errors.Errorf(errAuthorLongFmt, field)
 	}
 	t, err := template.New(field).Option("missingkey=error").Parse(text)
 	if err != nil {
-		return nil, spec.Invalid(errors.Wrapf(err, errAuthorParseFmt, field))
+		return nil, errors.Wrapf(err, errAuthorParseFmt, field)
 	}
 	for _, d := range t.Templates() {
 		if d.Tree != nil && hasRange(d.Root) {
 			// Groups is bounded, but nothing in an author needs a loop.
-			return nil, spec.Invalid(errors.Errorf(errAuthorRangeFmt, field))
+			return nil, errors.Errorf(errAuthorRangeFmt, field)
 		}
 	}
 	return t, nil
@@ -144,11 +151,11 @@ func parseAuthor(field, text string) (*template.Template, error) {
 func render(field string, t *template.Template, d AuthorData) (string, error) {
 	var b capped
 	if err := t.Execute(&b, d); err != nil {
-		return "", spec.Invalid(errors.Wrapf(err, errAuthorExecFmt, field))
+		return "", errors.Wrapf(err, errAuthorExecFmt, field)
 	}
 	s := strings.TrimSpace(b.String())
 	if s == "" || b.over || strings.ContainsAny(s, "<>") || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", spec.Invalid(errors.Errorf(errAuthorBadFmt, field, truncate(s)))
+		return "", errors.Errorf(errAuthorBadFmt, field, truncate(s))
 	}
 	return s, nil
 }

@@ -13,14 +13,13 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
-package mirror
+package attribution
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 )
@@ -29,8 +28,8 @@ import (
 func TestAuthorOf(t *testing.T) {
 	sa := audit.Fact{User: audit.User{Username: "system:serviceaccount:team-a:deployer", UID: "u-1", Groups: []string{"system:serviceaccounts"}}}
 	type args struct {
-		author *v1alpha1.MirrorAuthor
-		fact   audit.Fact
+		name, email string
+		fact        audit.Fact
 	}
 	cases := map[string]struct {
 		reason string
@@ -45,20 +44,21 @@ func TestAuthorOf(t *testing.T) {
 		"Fields": {
 			reason: "A template may use the user's groups, UID and who impersonated them.",
 			args: args{
-				author: &v1alpha1.MirrorAuthor{Name: `{{ .Username }} (via {{ .Impersonator }}, {{ index .Groups 0 }})`, Email: "{{ .UID }}@example.org"},
-				fact:   func() audit.Fact { f := sa; f.Impersonator = "admin"; return f }(),
+				name:  `{{ .Username }} (via {{ .Impersonator }}, {{ index .Groups 0 }})`,
+				email: "{{ .UID }}@example.org",
+				fact:  func() audit.Fact { f := sa; f.Impersonator = "admin"; return f }(),
 			},
 			want: git.Signature{Name: sa.User.Username + " (via admin, system:serviceaccounts)", Email: "u-1@example.org"},
 		},
 		"FailsForThisUser": {
 			reason: "A template that cannot render for this user (no second group) gives the default for them.",
-			args:   args{author: &v1alpha1.MirrorAuthor{Name: "{{ index .Groups 1 }}"}, fact: sa},
+			args:   args{name: "{{ index .Groups 1 }}", fact: sa},
 			want:   git.Signature{Name: sa.User.Username, Email: sa.User.Username + "@users.noreply.example.org"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			a, err := newAuthors(tc.args.author)
+			a, err := newAuthors(tc.args.name, tc.args.email)
 			if err != nil {
 				t.Fatalf("newAuthors(): %v", err)
 			}

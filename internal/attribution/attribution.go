@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package attribution
 
 import (
 	"maps"
@@ -24,16 +24,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
-// DefaultAttributionWait is how long a change waits for the audit event
-// that names who made it: above the API server's webhook batch wait of the
-// documented set-up (1s) plus its delivery.
-const DefaultAttributionWait = 3 * time.Second
+// DefaultWait is how long a change waits for the audit event that names
+// who made it: above the API server's webhook batch wait of the documented
+// set-up (1s) plus its delivery.
+const DefaultWait = 3 * time.Second
 
 // facts is what a Mirror needs of the audit store.
 type facts interface {
@@ -173,63 +172,36 @@ func (a *Attributions) arrived(k audit.Key) {
 	}
 }
 
-// want records the group/resources mg's snapshot covers as the facts it
-// needs; nil resources withdraw it.
-func (a *Attributions) want(mg *v1alpha1.Mirror, res []mirror.ResourceCount) {
+// want records the group/resources the snapshot of the Mirror key covers
+// as the facts it needs; nil resources withdraw it.
+func (a *Attributions) want(key string, res []mirror.ResourceCount) {
 	a.mu.Lock()
-	if a.ledgers[keyOf(mg)] == nil {
-		a.ledgers[keyOf(mg)] = newLedger()
+	if a.ledgers[key] == nil {
+		a.ledgers[key] = newLedger()
 	}
 	a.mu.Unlock()
 	grs := make([]audit.GroupResource, 0, len(res))
 	for _, r := range res {
 		grs = append(grs, audit.GroupResource{Group: r.GVR.Group, Resource: r.GVR.Resource})
 	}
-	a.store.Want(keyOf(mg), grs...)
+	a.store.Want(key, grs...)
 }
 
-// attribute joins d's changes (mg's first plan of snap) to audit facts
-// when mg has attribution Audit, and plans again without the changes that
-// wait for their facts or that ignored users alone made.
-func (e *external) attribute(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot, d diff) (diff, error) {
-	e.att, e.keep = nil, nil
-	if e.attr == nil {
-		return d, nil
-	}
-	if mg.Spec.ForProvider.Attribution != v1alpha1.MirrorAttributionAudit {
-		e.attr.forget(keyOf(mg))
-		return d, nil
-	}
-	who, err := newAuthors(mg.Spec.ForProvider.Author)
-	if err != nil {
-		return diff{}, err
-	}
-	e.attr.want(mg, snap.Resources)
-	at := e.attr.decide(mg, snap, d, who)
-	e.att = &at
-	if len(at.keep) == 0 {
-		return d, nil
-	}
-	e.keep, e.sealed = at.keep, nil
-	return e.plan(mg, head, f, snap)
-}
-
-// forget drops the Mirror key's ledger and interest: it attributes
-// nothing more.
-func (a *Attributions) forget(key string) {
+// Forget drops m's ledger and interest: it attributes nothing more.
+func (a *Attributions) Forget(m Mirror) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.ledgers[key]; !ok {
+	if _, ok := a.ledgers[m.Key]; !ok {
 		return
 	}
-	a.store.Want(key)
-	delete(a.ledgers, key)
+	a.store.Want(m.Key)
+	delete(a.ledgers, m.Key)
 	for k, w := range a.waiting {
 		for nn := range w {
-			if refKey(nn) == key {
+			if nn == m.Name {
 				delete(w, nn)
 			}
 		}
@@ -277,46 +249,26 @@ type attributed struct {
 	pending   map[string]pendingDeletion
 }
 
-// decide joins the changes of d (mg's first plan of snap) to facts.
-func (a *Attributions) decide(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff, who *authors) attributed {
-	p := mg.Spec.ForProvider
-	var ignore []string
-	if p.Ignore != nil {
-		ignore = p.Ignore.Users
-	}
+// decide joins the changes of m's first plan of snap (changed: the blob
+// SHA of each file it writes, "" for each it deletes, by path relative to
+// the folder) to facts.
+func (a *Attributions) decide(m Mirror, snap mirror.Snapshot, changed map[string]string, who *authors) attributed {
+	ignore := m.Ignore
 	now := a.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	l := a.ledgers[keyOf(mg)]
+	l := a.ledgers[m.Key]
 	if l == nil {
 		l = newLedger()
-		a.ledgers[keyOf(mg)] = l
+		a.ledgers[m.Key] = l
 	}
-	changed := changedFiles(p.Path, d)
 	l.settle(snap, changed)
 	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}, collected: map[string]factID{}, pending: map[string]pendingDeletion{}}
 	for rel, sha := range changed {
-		a.decideOne(&out, l, nameOf(mg), rel, sha, now, ignore, who)
+		a.decideOne(&out, l, m.Name, rel, sha, now, ignore, who)
 	}
 	a.holdCollections(&out, now)
 	return out
-}
-
-// changedFiles are the files d writes (their blob SHA) or deletes (""),
-// relative to folder, the marker aside.
-func changedFiles(folder string, d diff) map[string]string {
-	changed := map[string]string{}
-	for full, f := range d.puts {
-		if rel, ok := relOf(folder, full); ok && rel != MarkerFile {
-			changed[rel] = git.BlobSHA(f.Content)
-		}
-	}
-	for _, full := range d.deletes {
-		if rel, ok := relOf(folder, full); ok {
-			changed[rel] = ""
-		}
-	}
-	return changed
 }
 
 // settle records the key of every object of snap and forgets what no
@@ -436,60 +388,6 @@ func (a *Attributions) stopWaitingLocked(k audit.Key, nn types.NamespacedName) {
 		if len(w) == 0 {
 			delete(a.waiting, k)
 		}
-	}
-}
-
-// spend records what the write of at spends once it lands (landed), and
-// counts nothing until then.
-func (a *Attributions) spend(mg *v1alpha1.Mirror, at attributed) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	l := a.ledgers[keyOf(mg)]
-	if l == nil {
-		return
-	}
-	l.spending = map[string]time.Time{}
-	l.resolved, l.unresolved = 0, 0
-	for rel, v := range at.byPath {
-		l.spending[rel] = v.spent
-		if v.verdict == unattributed {
-			l.unresolved++
-		} else {
-			l.resolved++
-		}
-	}
-}
-
-// landed spends what the landed write of the Mirror key attributed, and
-// counts it.
-func (a *Attributions) landed(key string) {
-	if a == nil {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	l := a.ledgers[key]
-	if l == nil || l.spending == nil {
-		return
-	}
-	for rel, t := range l.spending {
-		l.after[rel] = t
-		l.noticeDone(rel)
-	}
-	l.spending = nil
-	a.metrics.Attributed("resolved", l.resolved)
-	a.metrics.Attributed("unresolved", l.unresolved)
-}
-
-// failed forgets what a write that did not land would have spent.
-func (a *Attributions) failed(key string) {
-	if a == nil {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if l := a.ledgers[key]; l != nil {
-		l.spending = nil
 	}
 }
 

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package attribution
 
 import (
 	"cmp"
@@ -22,13 +22,27 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
+
+// diff is the change of a Mirror's plan as its commits are cut: the files
+// it writes and removes, and what it was decided on (git.Change).
+type diff struct {
+	puts    map[string]git.File
+	deletes []string
+	expect  map[string]string
+}
+
+// Parts splits the files of c, the change of a Mirror over folder whose
+// join decided at, into one commit per author, ordered by when each
+// author's first change came; the marker goes with the last, and an
+// expectation of a path nothing writes with the first. msg renders the
+// message of a commit of n files.
+func Parts(folder string, c git.Change, at *Decision, msg func(n int) (string, error)) ([]git.Part, error) {
+	return parts(folder, diff{puts: c.Puts, deletes: c.Deletes, expect: c.Expect}, at.attributed, msg)
+}
 
 // parts splits d into one commit per author, ordered by when each author's
 // first change came; the marker goes with the last, so that it lists the
@@ -72,7 +86,7 @@ type grouping struct {
 }
 
 func (g *grouping) add(folder, full string, put *git.File, d diff, at attributed) {
-	rel, _ := relOf(folder, full)
+	rel, _ := mirror.Rel(folder, full)
 	tgt := &g.rest
 	if v, ok := at.byPath[rel]; ok {
 		gr := g.byAuthor[v.author]
@@ -166,19 +180,6 @@ func withCoauthors(msg string, co []git.Signature) string {
 	return b.String()
 }
 
-// refKey is keyOf of the Mirror nn.
-func refKey(nn types.NamespacedName) string {
-	return watch.Ref{Kind: v1alpha1.MirrorKind, NamespacedName: nn}.Key()
-}
-
-// relOf is full relative to folder.
-func relOf(folder, full string) (string, bool) {
-	if folder == "." {
-		return full, true
-	}
-	return strings.CutPrefix(full, folder+"/")
-}
-
 // joined attributes a change to its facts: the last writer who is not
 // ignored is the author; the others are co-authors.
 func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
@@ -217,4 +218,34 @@ func allIgnored(fs []audit.Fact, ignore []string) bool {
 		}
 	}
 	return true
+}
+
+// AuthorParts names, on each of ps (one object's commit each, of a Mirror
+// over folder with commit PerChange), the author and co-authors the join
+// at found for its object's file; a part whose file the join does not name
+// (the marker alone) keeps the default.
+func AuthorParts(folder string, ps []git.Part, at *Decision) {
+	for i := range ps {
+		for _, full := range partFiles(ps[i]) {
+			rel, _ := mirror.Rel(folder, full)
+			v, ok := at.byPath[rel]
+			if !ok {
+				continue
+			}
+			ps[i].Author = v.author
+			ps[i].Message = withCoauthors(ps[i].Message, v.coauthors)
+			break
+		}
+	}
+}
+
+// partFiles are the files a part writes or removes, in a stable order; the
+// marker, which the last part also carries, is in no attribution.
+func partFiles(p git.Part) []string {
+	out := make([]string, 0, len(p.Puts)+len(p.Deletes))
+	for f := range p.Puts {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return append(out, p.Deletes...)
 }

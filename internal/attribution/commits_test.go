@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package attribution
 
 import (
 	"testing"
@@ -81,13 +81,13 @@ func TestAuthorParts(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			authorParts(tc.folder, tc.parts, tc.at)
+			AuthorParts(tc.folder, tc.parts, &Decision{tc.at})
 			got := make([]author, len(tc.parts))
 			for i, p := range tc.parts {
 				got[i] = author{p.Author, p.Message}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\nauthorParts(...): -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nAuthorParts(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
