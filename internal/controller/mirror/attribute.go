@@ -21,6 +21,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
 
@@ -31,7 +32,7 @@ import (
 // attribute joins d's changes (mg's first plan of snap) to audit facts
 // when mg has attribution Audit, and plans again without the changes that
 // wait for their facts or that ignored users alone made.
-func (e *external) attribute(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot, d diff) (diff, error) {
+func (e *external) attribute(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot, d plan.Diff) (plan.Diff, error) {
 	e.att, e.keep = nil, nil
 	if e.attr == nil {
 		return d, nil
@@ -42,7 +43,7 @@ func (e *external) attribute(mg *v1alpha1.Mirror, head string, f folder, snap mi
 	}
 	at, err := e.attr.Join(joinOf(mg), snap, changedFiles(mg.Spec.ForProvider.Path, d))
 	if err != nil {
-		return diff{}, spec.Invalid(err)
+		return plan.Diff{}, spec.Invalid(err)
 	}
 	e.att = at
 	if len(at.Keep()) == 0 {
@@ -80,14 +81,14 @@ func checkAuthor(a *v1alpha1.MirrorAuthor) error {
 
 // changedFiles are the files d writes (their blob SHA) or deletes (""),
 // relative to folder, the marker aside.
-func changedFiles(folder string, d diff) map[string]string {
+func changedFiles(folder string, d plan.Diff) map[string]string {
 	changed := map[string]string{}
-	for full, f := range d.puts {
+	for full, f := range d.Puts {
 		if rel, ok := mirror.Rel(folder, full); ok && rel != MarkerFile {
 			changed[rel] = git.BlobSHA(f.Content)
 		}
 	}
-	for _, full := range d.deletes {
+	for _, full := range d.Deletes {
 		if rel, ok := mirror.Rel(folder, full); ok {
 			changed[rel] = ""
 		}

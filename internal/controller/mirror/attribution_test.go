@@ -33,6 +33,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
@@ -237,7 +238,7 @@ func TestAttributionPartial(t *testing.T) {
 	if diff := cmp.Diff([]commit{{Author: user("alice"), Files: []string{"live/" + MarkerFile, "live/ns/core/configmap/a.yaml"}}}, got); diff != "" {
 		t.Fatalf("commits: -want, +got:\n%s", diff)
 	}
-	m, _ := parseMarker(c.Parts[0].Puts["live/"+MarkerFile].Content)
+	m, _ := plan.ParseMarker(c.Parts[0].Puts["live/"+MarkerFile].Content)
 	if diff := cmp.Diff([]string{"ns/core/configmap/a.yaml"}, m.Files); diff != "" {
 		t.Errorf("marker: -want, +got:\n%s", diff)
 	}

@@ -126,7 +126,7 @@ func TestPlanFileTooLarge(t *testing.T) {
 			} else if err != nil {
 				got.message = err.Error()
 			}
-			for p := range d.puts {
+			for p := range d.Puts {
 				got.puts = append(got.puts, p)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()); diff != "" {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
@@ -250,11 +251,11 @@ func TestPlanMarkerAndCreate(t *testing.T) {
 	if _, err := e.Observe(context.Background(), mg); err != nil {
 		t.Fatal(err)
 	}
-	m, ok := parseMarker(e.change.Puts["live/"+MarkerFile].Content)
+	m, ok := plan.ParseMarker(e.change.Puts["live/"+MarkerFile].Content)
 	if !ok {
 		t.Fatalf("the marker does not parse:\n%s", e.change.Puts["live/"+MarkerFile].Content)
 	}
-	want := marker{Mirror: markerOwner{Namespace: "ns", Name: "m"}, Files: []string{a.Path, b.Path}}
+	want := plan.Marker{Mirror: plan.MarkerOwner{Namespace: "ns", Name: "m"}, Files: []string{a.Path, b.Path}}
 	if diff := cmp.Diff(want, m); diff != "" {
 		t.Errorf("marker: -want, +got:\n%s", diff)
 	}
@@ -279,15 +280,15 @@ func TestPlanSaysWhatItLeavesOut(t *testing.T) {
 	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
 	e := newExternal(t, &fakeRepository{files: map[string]string{}}, &fakeSources{})
-	d, err := e.plan(newMirror(), head, folder{files: map[string]string{}, owned: map[string]bool{}}, snap)
+	d, err := e.plan(newMirror(), head, plan.Folder{Files: map[string]string{}, Owned: map[string]bool{}}, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"live/" + MarkerFile, "live/" + ok.Path}, slices.Sorted(maps.Keys(d.puts))); diff != "" {
+	if diff := cmp.Diff([]string{"live/" + MarkerFile, "live/" + ok.Path}, slices.Sorted(maps.Keys(d.Puts))); diff != "" {
 		t.Errorf("puts: -want, +got:\n%s", diff)
 	}
 	want := "The folder is up to date; left out: Secrets (1 skipped): ns/s; objects whose path in this folder Git refuses (1 skipped): ns/long"
-	if diff := cmp.Diff(want, noteOf(snap, d.skipped)); diff != "" {
+	if diff := cmp.Diff(want, noteOf(snap, d.Skipped)); diff != "" {
 		t.Errorf("note: -want, +got:\n%s", diff)
 	}
 	if got := noteOf(mirror.Snapshot{}, nil); got != "" {

@@ -36,6 +36,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
@@ -155,7 +156,7 @@ func object(name, data string) mirror.Object {
 
 func markerOf(owner string, files ...string) string {
 	ns, name, _ := strings.Cut(owner, "/")
-	return string(marker{Mirror: markerOwner{Namespace: ns, Name: name}, Files: files}.render())
+	return string(plan.Marker{Mirror: plan.MarkerOwner{Namespace: ns, Name: name}, Files: files}.Render())
 }
 
 func newMirror(mutate ...func(*v1alpha1.Mirror)) *v1alpha1.Mirror {

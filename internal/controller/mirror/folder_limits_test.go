@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -82,7 +83,7 @@ func TestFolderFileLimits(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, m := parseMarker([]byte(tc.marker))
+			_, m := plan.ParseMarker([]byte(tc.marker))
 			g := got{Marker: m, Object: sameObject([]byte(tc.object), o)}
 			if diff := cmp.Diff(tc.want, g); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)

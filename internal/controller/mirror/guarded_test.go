@@ -25,6 +25,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 )
 
 // TestPlanGuardedSecret: a Secret a configuration reads is never in the
@@ -83,14 +84,14 @@ func TestPlanGuardedSecret(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nplan: %v", tc.reason, err)
 			}
-			got := want{deletes: d.deletes, owned: markerLists(d, tc.files, s.Path)}
+			got := want{deletes: d.Deletes, owned: markerLists(d, tc.files, s.Path)}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nplan: -want, +got:\n%s", tc.reason, diff)
 			}
-			if _, ok := d.puts[full]; ok {
+			if _, ok := d.Puts[full]; ok {
 				t.Errorf("%s\nplan writes the guarded Secret's file", tc.reason)
 			}
-			if diff := cmp.Diff([]string{objectName(s)}, d.guarded); diff != "" {
+			if diff := cmp.Diff([]string{plan.ObjectName(s)}, d.Guarded); diff != "" {
 				t.Errorf("%s\nguarded Secrets named in Ready: -want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
@@ -44,16 +45,16 @@ const errIndexFmt = "cannot index the YAML documents of folder %q on branch %q"
 // edited in its document, owned documents of objects gone removed. A
 // refusal names files by their path in the repository, not in the folder:
 // in a repository of many kustomizations nobody finds "kustomization.yaml".
-func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirror.Snapshot) (mirror.InPlacePlan, error) {
+func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot) (mirror.InPlacePlan, error) {
 	p := mg.Spec.ForProvider
-	rel := make(map[string]string, len(f.files))
-	for full, sha := range f.files {
+	rel := make(map[string]string, len(f.Files))
+	for full, sha := range f.Files {
 		r, _ := mirror.Rel(p.Path, full)
 		rel[r] = sha
 	}
 	x := e.memo.index(keyOf(mg))
 	err := x.Update(rel, func(r string) ([]byte, error) {
-		b, tooLarge, err := e.readBounded(head, join(p.Path, r), p.Branch)
+		b, tooLarge, err := e.readBounded(head, plan.Join(p.Path, r), p.Branch)
 		if tooLarge != nil {
 			// Indexed as a file past a bound: the plan stalls naming it.
 			return nil, &yamledit.BoundError{Reason: tooLarge.Error()}
@@ -63,15 +64,15 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f folder, snap mirr
 	if err != nil {
 		return mirror.InPlacePlan{}, errors.Wrapf(err, errIndexFmt, p.Path, p.Branch)
 	}
-	ip, err := mirror.PlanInPlace(x, snap.Objects, f.docs, mg.GetNamespace(), p.Prune != v1alpha1.MirrorPruneNever)
+	ip, err := mirror.PlanInPlace(x, snap.Objects, f.Docs, mg.GetNamespace(), p.Prune != v1alpha1.MirrorPruneNever)
 	var twice *mirror.FoundTwiceError
 	var unsupported *mirror.UnsupportedLayoutError
 	switch {
 	case errors.As(err, &twice):
-		twice.First, twice.Second = join(p.Path, twice.First), join(p.Path, twice.Second)
+		twice.First, twice.Second = plan.Join(p.Path, twice.First), plan.Join(p.Path, twice.Second)
 		return mirror.InPlacePlan{}, managed.Stalled(ReasonFoundTwice, err)
 	case errors.As(err, &unsupported):
-		unsupported.File = join(p.Path, unsupported.File)
+		unsupported.File = plan.Join(p.Path, unsupported.File)
 		return mirror.InPlacePlan{}, managed.Stalled(ReasonUnsupportedLayout, err)
 	}
 	return ip, err

@@ -29,6 +29,9 @@ limitations under the License.
 // file would be wrong. The same comparison is the mark-and-sweep after a
 // restart, a new Mirror or a lost watch: files of objects deleted while
 // nobody watched are removed, and objects edited meanwhile are rewritten.
+// The comparison itself, and the marker below, are internal/mirror/plan's:
+// this package reads the folder from Git for it (plan.go) and hands its
+// change to the branch writer.
 //
 // # Ownership
 //
@@ -108,6 +111,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/claim"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
@@ -321,15 +325,15 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	}
 	e.memo.keepSecrets(keyOf(mg), e.sealed)
 	observed(mg, snap, d)
-	if deferred, next := e.att.Deferred(); d.empty() && deferred > 0 {
+	if deferred, next := e.att.Deferred(); d.Empty() && deferred > 0 {
 		// Nothing else to write: come back when a fact arrives (the
 		// store wakes the Mirror) or the wait ends.
 		return xpmanaged.ExternalObservation{}, managed.WaitingFor(ReasonAttributing, fmt.Sprintf(msgAttributeFmt, e.attr.Wait(), deferred), next)
 	}
-	if d.empty() {
-		e.note = noteOf(snap, d.skipped)
-		if n := len(d.guarded); n > 0 {
-			e.note = keysNote(e.note, d.guarded)
+	if d.Empty() {
+		e.note = noteOf(snap, d.Skipped)
+		if n := len(d.Guarded); n > 0 {
+			e.note = keysNote(e.note, d.Guarded)
 		}
 		return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
@@ -338,14 +342,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 		return xpmanaged.ExternalObservation{}, err
 	}
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
-		mg.Status.AtProvider.Pending = d.size()
-		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, d.size())
+		mg.Status.AtProvider.Pending = d.Size()
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, d.Size())
 	}
 	e.change = &c
 	if err := e.retry(mg); err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
-	return xpmanaged.ExternalObservation{ResourceExists: d.claimed, ResourceUpToDate: false, Diff: fmt.Sprintf("%d file(s) differ", d.size())}, nil
+	return xpmanaged.ExternalObservation{ResourceExists: d.Claimed, ResourceUpToDate: false, Diff: fmt.Sprintf("%d file(s) differ", d.Size())}, nil
 }
 
 // observeDeletion reports whether the folder still holds files this Mirror
@@ -393,8 +397,8 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
-	d := removal(mg, f)
-	if !f.claimed || d.empty() {
+	d := plan.Removal(planOf(mg), f)
+	if !f.Claimed || d.Empty() {
 		return gone()
 	}
 	c, err := e.changeOf(mg, d)
@@ -402,7 +406,7 @@ func (e *external) observeDeletion(ctx context.Context, mg *v1alpha1.Mirror) (xp
 		return xpmanaged.ExternalObservation{}, err
 	}
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
-		return xpmanaged.ExternalObservation{}, e.hold(mg, msgRemovingFmt, d.size())
+		return xpmanaged.ExternalObservation{}, e.hold(mg, msgRemovingFmt, d.Size())
 	}
 	e.change = &c
 	return xpmanaged.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil

@@ -181,43 +181,6 @@ func TestPerChangeParts(t *testing.T) {
 	}
 }
 
-// TestOrderedVersions: writes follow resourceVersion as numbers; versions
-// that are not numbers leave the order to the path, and deletions follow.
-func TestOrderedVersions(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		in     []change
-		want   []string
-	}{
-		"Numeric": {
-			reason: "100 is newer than 99, whatever the strings say.",
-			in:     []change{{file: "a", rv: "100"}, {file: "b", rv: "99"}},
-			want:   []string{"b", "a"},
-		},
-		"Opaque": {
-			reason: "Versions that are not numbers tell nothing: by path.",
-			in:     []change{{file: "b", rv: "x2"}, {file: "a", rv: "x1"}},
-			want:   []string{"a", "b"},
-		},
-		"DeletionsLast": {
-			reason: "A deletion, whose time the snapshot does not keep, comes after every write.",
-			in:     []change{{file: "a", verb: verbDelete}, {file: "z", rv: "7", verb: verbUpdate}, {file: "b", verb: verbDelete}},
-			want:   []string{"z", "a", "b"},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, c := range ordered(tc.in) {
-				got = append(got, c.file)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 // TestCommitModeValidated: a commit mode the CRD would refuse is refused in
 // code too, naming the field.
 func TestCommitModeValidated(t *testing.T) {

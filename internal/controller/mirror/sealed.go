@@ -23,6 +23,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	mirrorpkg "github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 )
 
 // sealedFiles remembers, for each Mirror, what the blobs of its folder were
@@ -49,7 +50,7 @@ type sealedFiles struct {
 type mirrorFiles struct {
 	secrets   map[string]sealedFile // by full path
 	markerSHA string
-	marker    marker
+	marker    plan.Marker
 	markerOK  bool
 	// index is the folder's YAML documents (layout InPlace).
 	index *mirrorpkg.Index
@@ -107,21 +108,21 @@ func (s *sealedFiles) keepSecrets(mirror string, files map[string]sealedFile) {
 }
 
 // markerAt returns the marker blob sha parsed to, if it is the one known.
-func (s *sealedFiles) markerAt(mirror, sha string) (m marker, ok, known bool) {
+func (s *sealedFiles) markerAt(mirror, sha string) (m plan.Marker, ok, known bool) {
 	if s == nil {
-		return marker{}, false, false
+		return plan.Marker{}, false, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.byMirror[mirror]
 	if f == nil || f.markerSHA == "" || f.markerSHA != sha {
-		return marker{}, false, false
+		return plan.Marker{}, false, false
 	}
 	return f.marker, f.markerOK, true
 }
 
 // keepMarker remembers what the marker blob sha parsed to.
-func (s *sealedFiles) keepMarker(mirror, sha string, m marker, ok bool) {
+func (s *sealedFiles) keepMarker(mirror, sha string, m plan.Marker, ok bool) {
 	if s == nil {
 		return
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
@@ -104,19 +105,19 @@ func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.O
 		case err != nil:
 			return git.File{}, false, err
 		case tooLarge != nil && !owned:
-			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, objectName(o)))
+			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, plan.ObjectName(o)))
 		}
 		// An owned file too large to read cannot hold this Secret: with no
 		// existing content the Sealer encrypts it afresh, and the write
 		// replaces it.
 		existing = b.Content
 		if !owned && !sameObject(existing, o) {
-			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, objectName(o)))
+			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, plan.ObjectName(o)))
 		}
 	}
 	out, changed, err := e.sealer.Seal(e.keys, o.Content, existing)
 	if err != nil {
-		return git.File{}, false, errors.Wrapf(err, errEncryptFmt, objectName(o))
+		return git.File{}, false, errors.Wrapf(err, errEncryptFmt, plan.ObjectName(o))
 	}
 	// Unchanged: the blob at head holds it. Changed: the blob this write
 	// lands holds it, and the first Observe after it reads nothing.

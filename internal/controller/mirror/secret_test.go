@@ -25,6 +25,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
@@ -70,8 +71,8 @@ func encryptedSecret(t *testing.T) (*encrypt.Keys, mirror.Object, []byte) {
 
 // markerLists reports whether the marker lists path once d lands: the
 // marker d writes, or else the one the folder (files) holds.
-func markerLists(d diff, files map[string]string, path string) bool {
-	if m, ok := d.puts["live/"+MarkerFile]; ok {
+func markerLists(d plan.Diff, files map[string]string, path string) bool {
+	if m, ok := d.Puts["live/"+MarkerFile]; ok {
 		return bytes.Contains(m.Content, []byte(path))
 	}
 	return bytes.Contains([]byte(files["live/"+MarkerFile]), []byte(path))
@@ -140,7 +141,7 @@ func TestPlanSecrets(t *testing.T) {
 			if !stalled && err != nil {
 				t.Fatal(err)
 			}
-			put, ok := d.puts[full]
+			put, ok := d.Puts[full]
 			got := want{stalled: stalled, sealedPut: ok && encrypt.IsEncrypted(put.Content)}
 			if !stalled {
 				got.owned = markerLists(d, tc.files, s.Path)
@@ -148,12 +149,12 @@ func TestPlanSecrets(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s\nplan: -want, +got:\n%s", tc.reason, diff)
 			}
-			for p, fl := range d.puts {
+			for p, fl := range d.Puts {
 				if bytes.Contains(fl.Content, []byte(secretValue)) {
 					t.Errorf("%s\n%s holds the Secret's value in plain text", tc.reason, p)
 				}
 			}
-			if _, ok := d.puts[full]; ok && !encrypt.IsEncrypted(d.puts[full].Content) {
+			if _, ok := d.Puts[full]; ok && !encrypt.IsEncrypted(d.Puts[full].Content) {
 				t.Errorf("%s\nthe Secret's file is not a SOPS document", tc.reason)
 			}
 		})

@@ -27,12 +27,13 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // observed records what a synced snapshot holds. The counts change only
 // when objects do, so a steady state writes no status.
-func observed(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff) {
+func observed(mg *v1alpha1.Mirror, snap mirror.Snapshot, d plan.Diff) {
 	at := &mg.Status.AtProvider
 	at.Objects = len(snap.Objects)
 	at.Resources = nil
@@ -41,7 +42,7 @@ func observed(mg *v1alpha1.Mirror, snap mirror.Snapshot, d diff) {
 			Group: r.GVR.Group, Version: r.GVR.Version, Resource: r.GVR.Resource, Count: r.Count,
 		})
 	}
-	if d.empty() {
+	if d.Empty() {
 		at.Pending = 0
 	}
 }

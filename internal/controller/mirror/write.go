@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
@@ -175,8 +176,8 @@ func (r *refusals) of(mirror string) error {
 // folder is the Mirror's. Its first write, which claims the folder, and its
 // removal are one commit either way: a Mirror over 10,000 objects starts
 // with one commit, not 10,000.
-func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
-	msg, err := Message(mg, d.size())
+func (e *external) changeOf(mg *v1alpha1.Mirror, d plan.Diff) (git.Change, error) {
+	msg, err := Message(mg, d.Size())
 	if err != nil {
 		return git.Change{}, err
 	}
@@ -185,7 +186,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
 	}
 	attributed := e.att != nil && !meta.WasDeleted(mg)
-	if perChange(mg) && d.claimed && len(d.changes) > 0 {
+	if perChange(mg) && d.Claimed && len(d.Changes) > 0 {
 		if c.Parts, err = partsOf(mg, d); err != nil {
 			return git.Change{}, err
 		}
@@ -197,7 +198,7 @@ func (e *external) changeOf(mg *v1alpha1.Mirror, d diff) (git.Change, error) {
 		}
 		return c, nil
 	}
-	c.Puts, c.Deletes, c.Expect = d.puts, d.deletes, d.expect
+	c.Puts, c.Deletes, c.Expect = d.Puts, d.Deletes, d.Expect
 	if !attributed {
 		return c, nil
 	}
