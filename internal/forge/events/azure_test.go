@@ -18,12 +18,9 @@ package events
 
 import (
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // azureHeaders are the headers Azure DevOps's Web Hooks consumer sends
@@ -52,19 +49,7 @@ func TestParseAzureDevOps(t *testing.T) {
 	}
 	build := `{"id":"4a5d99d6-1c75-4e53-91b9-ee80057d4ce3","eventType":"build.complete","publisherId":"tfs","resource":{"id":2,"repository":"x"}}`
 	release := `{"id":"b0497ad3-50c9-4722-96da-a8fa5b80d77f","eventType":"ms.vss-release.release-created-event","publisherId":"rm","resource":{}}`
-	type args struct {
-		h    http.Header
-		body string
-	}
-	type want struct {
-		e   Event
-		err error
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	cases := map[string]parseCase{
 		"Push": {
 			reason: "A git.push with the secret as password names the repository's remote and SSH URLs and the branches it moved, not its tags; its id is the delivery.",
 			args:   args{h: azureHeaders("provider-git", string(secret)), body: push},
@@ -195,15 +180,5 @@ func TestParseAzureDevOps(t *testing.T) {
 			want:   want{err: ErrTooLarge},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
-			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
-				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.e, e); diff != "" {
-				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runParse(t, cases)
 }

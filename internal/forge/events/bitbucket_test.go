@@ -17,14 +17,11 @@ limitations under the License.
 package events
 
 import (
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // payload is testdata/name: a delivery shaped as the forge's documented
@@ -70,19 +67,7 @@ func TestParseBitbucketCloud(t *testing.T) {
 	fork := payload(t, "bitbucket-cloud-pullrequest-fork.json")
 	status := payload(t, "bitbucket-cloud-commit-status.json")
 	delivery := "9d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
-	type args struct {
-		h    http.Header
-		body string
-	}
-	type want struct {
-		e   Event
-		err error
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	cases := map[string]parseCase{
 		"Push": {
 			reason: "A signed repo:push names the repository (clone URL derived from its full name, and web link) and the branches it moved or deleted, not its tags.",
 			args:   args{h: cloudHeaders("repo:push", push, secret), body: push},
@@ -165,17 +150,7 @@ func TestParseBitbucketCloud(t *testing.T) {
 			want:   want{err: ErrTooLarge},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
-			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
-				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.e, e); diff != "" {
-				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runParse(t, cases)
 }
 
 func TestParseBitbucketDataCenter(t *testing.T) {
@@ -188,19 +163,7 @@ func TestParseBitbucketDataCenter(t *testing.T) {
 		`"changes":[{"refId":"refs/heads/env/prod","fromHash":"a","toHash":"b","type":"UPDATE"},{"refId":"refs/tags/v2","type":"ADD"}]}`
 	ping := `{"test": true}`
 	delivery := "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9"
-	type args struct {
-		h    http.Header
-		body string
-	}
-	type want struct {
-		e   Event
-		err error
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	cases := map[string]parseCase{
 		"Push": {
 			reason: "A signed repo:refs_changed names the repository's clone and web links and the branches it moved, not its tags.",
 			args:   args{h: dcHeaders("repo:refs_changed", push, secret), body: push},
@@ -284,15 +247,5 @@ func TestParseBitbucketDataCenter(t *testing.T) {
 			want:   want{err: ErrTooLarge},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
-			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
-				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.e, e); diff != "" {
-				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runParse(t, cases)
 }

@@ -61,21 +61,43 @@ func headers(kv ...string) http.Header {
 	return h
 }
 
+// args are a delivery's headers and body; want what Parse makes of them.
+type args struct {
+	h    http.Header
+	body string
+}
+
+type want struct {
+	e   Event
+	err error
+}
+
+// parseCase is one row of the Parse tables of every forge.
+type parseCase struct {
+	reason string
+	args   args
+	want   want
+}
+
+// runParse parses each case's delivery with secret and compares.
+func runParse(t *testing.T, cases map[string]parseCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
+			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
+				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
+			}
+			if diff := cmp.Diff(tc.want.e, e); diff != "" {
+				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestParse(t *testing.T) {
 	apps := []string{"https://git.example.org/org/apps.git", "git@git.example.org:org/apps.git", "https://git.example.org/org/apps"}
-	type args struct {
-		h    http.Header
-		body string
-	}
-	type want struct {
-		e   Event
-		err error
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	cases := map[string]parseCase{
 		"GitHubPush": {
 			reason: "A signed GitHub push names the repository's URLs and the branch it moved.",
 			args:   args{h: headers("X-GitHub-Event", "push", "X-GitHub-Delivery", "d1", "X-Hub-Signature-256", "sha256="+sign(hubPush, secret)), body: hubPush},
@@ -186,27 +208,13 @@ func TestParse(t *testing.T) {
 			want:   want{err: ErrTooLarge},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			e, err := Parse(tc.args.h, []byte(tc.args.body), secret)
-			if !errors.Is(err, tc.want.err) || (err == nil) != (tc.want.err == nil) {
-				t.Fatalf("%s\nParse error: got %v, want %v", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.e, e); diff != "" {
-				t.Errorf("%s\nParse: -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runParse(t, cases)
 }
 
 // TestParseEmptySecret: a configuration without a secret verifies nothing,
 // even a delivery signed with the empty key or carrying an empty token.
 func TestParseEmptySecret(t *testing.T) {
 	cloud, dc, azure := payload(t, "bitbucket-cloud-push.json"), payload(t, "bitbucket-dc-refs-changed.json"), payload(t, "azure-git-push.json")
-	type args struct {
-		h    http.Header
-		body string
-	}
 	cases := map[string]struct {
 		reason string
 		args   args
