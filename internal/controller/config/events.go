@@ -129,6 +129,13 @@ func (r *Reconciler) resolveAndHook(ctx context.Context, pc configObject) (*Conn
 // one that answered 404 would count towards the forge disabling its hook.
 // Such a delivery acts on no clone here (none is open), and the holder
 // publishes the path, which is the same on every replica.
+// Without an events endpoint it neither reads nor watches anything.
 func (r *Reconciler) hookOnly(ctx context.Context, pc configObject) {
+	nn := client.ObjectKeyFromObject(pc)
+	if r.hooks == nil {
+		r.secrets.Retain(r.owner(nn), nil)
+		return
+	}
+	r.secrets.Retain(r.owner(nn), secretsOf(pc))
 	_, _ = r.resolveAndHook(ctx, pc)
 }

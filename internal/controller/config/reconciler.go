@@ -116,7 +116,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		// verify them.
 		r.metrics.Forget(r.kind.gvk.Kind, req.Namespace, req.Name)
 		r.checks.forget(req.NamespacedName)
-		r.secrets.Retain(r.owner(req.NamespacedName), secretsOf(pc))
 		r.hookOnly(ctx, pc)
 		return reconcile.Result{}, nil
 	}
