@@ -54,6 +54,11 @@ type ProviderConfigSpec struct {
 	// gitlab.com, gitea.com, codeberg.org).
 	// +optional
 	Forge *ForgeConfig `json:"forge,omitempty"`
+
+	// Events says what the provider does about the forge's webhook on this
+	// repository.
+	// +optional
+	Events *EventsConfig `json:"events,omitempty"`
 }
 
 // ForgeType names a forge's API.
@@ -76,6 +81,24 @@ type ForgeConfig struct {
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self.matches('^https?://[^/@ ]+(/[^ ]*)?$')",message="forge.apiURL must be an http(s) URL without credentials"
 	APIURL string `json:"apiURL,omitempty"`
+}
+
+// EventsConfig is about the forge webhook that delivers a configuration's
+// events.
+type EventsConfig struct {
+	// Register keeps the webhook on the forge instead of leaving it to a
+	// person: created with the events endpoint's external URL
+	// (--events-url) and status.events.path, the webhook secret, push and
+	// pull request events; pointed at the new path when the secret
+	// rotates; removed when this is turned off or the configuration is
+	// deleted. It needs credentials.secretRef.webhookSecretKey, a provider
+	// serving events with --events-url, and an API token allowed to manage
+	// the repository's webhooks (GitHub: a GitHub App with the webhooks
+	// permission or a token with admin:repo_hook; GitLab: Maintainer;
+	// Gitea and Forgejo: the repository's admin). The EventsRegistered
+	// condition says how it went; it is not part of Ready.
+	// +optional
+	Register bool `json:"register,omitempty"`
 }
 
 // CommitConfig configures the commits the provider makes.
@@ -296,6 +319,12 @@ type EventsStatus struct {
 	// none came for that long. Empty while it is polled every --poll.
 	// +optional
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
+
+	// HookID is the forge's id of the webhook the provider registered
+	// (spec.events.register); empty when it registered none.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	HookID string `json:"hookID,omitempty"`
 }
 
 // SetWriter records the replica that writes the repository.
@@ -367,6 +396,11 @@ type ClusterProviderConfigSpec struct {
 	// gitlab.com, gitea.com, codeberg.org).
 	// +optional
 	Forge *ForgeConfig `json:"forge,omitempty"`
+
+	// Events says what the provider does about the forge's webhook on this
+	// repository.
+	// +optional
+	Events *EventsConfig `json:"events,omitempty"`
 
 	// Mirror grants Mirrors that use this configuration reads beyond their
 	// own namespace. Without it a Mirror reads only its own namespace.

@@ -109,6 +109,7 @@ func TestGitea(t *testing.T) {
 
 func testClient(t *testing.T, b *bed) {
 	testForks(t, b)
+	t.Run("Hooks", func(t *testing.T) { testHooks(t, b) })
 	t.Run("OpenDuplicateList", func(t *testing.T) {
 		sha := b.branch(t, "open")
 		s := forge.Spec{Head: "open", Base: "main", Title: "Open", Body: "body"}
@@ -351,5 +352,48 @@ func must2[T any](v T, b bool, err error) func(*testing.T) (T, bool) {
 			t.Fatal(err)
 		}
 		return v, b
+	}
+}
+
+// testHooks: the webhook the provider registers is created, found, pointed
+// elsewhere and removed through Gitea's own API, and a second removal says
+// it is gone.
+func testHooks(t *testing.T, b *bed) {
+	hooks, ok := b.c.(forge.Hooks)
+	if !ok {
+		t.Fatal("the Gitea client does not keep webhooks")
+	}
+	url := "http://127.0.0.1:9/hooks/first"
+	h := must(hooks.CreateHook(ctx(t), forge.Hook{URL: url, Secret: "0123456789abcdef"}))(t)
+	if h.ID == "" || h.URL != url || !h.Active {
+		t.Fatalf("CreateHook = %+v, want an id, %s, active", h, url)
+	}
+	mine := func() []forge.Hook {
+		var out []forge.Hook
+		for _, x := range must(hooks.ListHooks(ctx(t)))(t) {
+			if x.ID == h.ID {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff([]forge.Hook{h}, mine()); diff != "" {
+		t.Errorf("ListHooks after create: -want, +got:\n%s", diff)
+	}
+	moved := forge.Hook{ID: h.ID, URL: "http://127.0.0.1:9/hooks/second", Secret: "fedcba9876543210"}
+	if err := hooks.UpdateHook(ctx(t), moved); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]forge.Hook{{ID: h.ID, URL: moved.URL, Active: true}}, mine()); diff != "" {
+		t.Errorf("ListHooks after update: -want, +got:\n%s", diff)
+	}
+	if err := hooks.DeleteHook(ctx(t), h.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := mine(); len(got) != 0 {
+		t.Errorf("ListHooks after delete: %+v, want none", got)
+	}
+	if err := hooks.DeleteHook(ctx(t), h.ID); !errors.Is(err, forge.ErrNotFound) {
+		t.Errorf("DeleteHook of a deleted hook: %v, want %v", err, forge.ErrNotFound)
 	}
 }
