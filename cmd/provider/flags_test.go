@@ -93,3 +93,42 @@ func TestRunRefusesShortReloadInterval(t *testing.T) {
 		t.Fatalf("run with %s=0: got %v, want it refused", reloadFlag, err)
 	}
 }
+
+// TestCheckEventsURL: an --events-url a forge could not be given, or one
+// that would send deliveries in clear text unasked, is refused at start.
+func TestCheckEventsURL(t *testing.T) {
+	type args struct {
+		raw, addr     string
+		allowInsecure bool
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   string
+	}{
+		"Unset":    {reason: "No URL registers nothing.", args: args{}, want: ""},
+		"HTTPS":    {reason: "An https URL with a path is taken.", args: args{raw: "https://hooks.example.com/git", addr: ":8090"}, want: ""},
+		"NoServer": {reason: "Without an events endpoint nothing would receive the deliveries.", args: args{raw: "https://hooks.example.com"}, want: "--events-url needs --events-bind-address: nothing would receive the deliveries"},
+		"Relative": {reason: "A forge needs an absolute URL.", args: args{raw: "/hooks", addr: ":8090"}, want: `--events-url "/hooks" must be an absolute http(s) URL without credentials, query or fragment`},
+		"Credentials": {reason: "Credentials in the URL would be handed to the forge.", args: args{raw: "https://u:p@hooks.example.com", addr: ":8090"},
+			want: `--events-url "https://u:p@hooks.example.com" must be an absolute http(s) URL without credentials, query or fragment`},
+		"Query": {reason: "The configuration's path is appended: a query would end up before it.", args: args{raw: "https://hooks.example.com?a=b", addr: ":8090"},
+			want: `--events-url "https://hooks.example.com?a=b" must be an absolute http(s) URL without credentials, query or fragment`},
+		"OtherScheme": {reason: "Forges deliver over http(s) only.", args: args{raw: "ftp://hooks.example.com", addr: ":8090"},
+			want: `--events-url "ftp://hooks.example.com" must be an absolute http(s) URL without credentials, query or fragment`},
+		"PlainHTTP": {reason: "Deliveries in clear text need the insecure flag.", args: args{raw: "http://hooks.example.com", addr: ":8090"},
+			want: `--events-url "http://hooks.example.com" is http://: refused unless the provider runs with --allow-insecure-remotes`},
+		"PlainHTTPAllowed": {reason: "Tests and the local default may.", args: args{raw: "http://127.0.0.1:8090", addr: ":8090", allowInsecure: true}, want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if err := checkEventsURL(tc.args.raw, tc.args.addr, tc.args.allowInsecure); err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,7 @@ func run(ctx context.Context, args []string) error {
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 
 		eventsAddr     = app.Flag("events-bind-address", "The address forge webhook deliveries are served on, plain HTTP behind the cluster's ingress (empty: off). Each configuration with credentials.secretRef.webhookSecretKey receives at the path in its status.events.path.").Default("").String()
+		eventsURL      = app.Flag("events-url", "The external URL the forge reaches --events-bind-address at (e.g. https://hooks.example.com), which configurations with spec.events.register give their forge's webhook, followed by their status.events.path. https:// (http:// only with --allow-insecure-remotes); empty: nothing is registered.").Default("").String()
 		eventsRelaxed  = app.Flag("events-relaxed-poll", "How often a repository whose forge delivers events is polled: from a verified event until none came for that long, its drift poll, check and pull request listing relax from --poll to this (0: never relax).").Default("10m").Duration()
 		auditAddr      = app.Flag("audit-webhook-bind-address", "The address the kube-apiserver audit webhook endpoint binds to, for Mirrors with attribution: Audit (empty: off).").Default("").String()
 		auditSecret    = app.Flag("audit-webhook-secret", "namespace/name of a Secret with the audit endpoint's tls.crt and tls.key, and the ca.crt that signs the API server's client certificate or the token it sends (or both).").Default("").String()
@@ -115,6 +117,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := checkReloadInterval(*auditReload); err != nil {
+		return err
+	}
+	if err := checkEventsURL(*eventsURL, *eventsAddr, *allowInsecure); err != nil {
 		return err
 	}
 
@@ -239,6 +244,7 @@ func run(ctx context.Context, args []string) error {
 		AttributionWait:      *auditWait,
 		EventsAddress:        *eventsAddr,
 		EventsRelaxedPoll:    *eventsRelaxed,
+		EventsURL:            *eventsURL,
 	}
 	if member != nil {
 		o.Share = member
@@ -302,6 +308,26 @@ func checkFlags(poll time.Duration, pollJitter uint, watchSelector string, share
 		return nil, 0, errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
 	}
 	return selector, poll * time.Duration(pollJitter) / 100, nil
+}
+
+// checkEventsURL refuses an --events-url a forge could not be given: not
+// absolute, carrying credentials, a query or a fragment, plain http without
+// --allow-insecure-remotes, or set while no events are served.
+func checkEventsURL(raw, addr string, allowInsecure bool) error {
+	if raw == "" {
+		return nil
+	}
+	if addr == "" {
+		return errors.New("--events-url needs --events-bind-address: nothing would receive the deliveries")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return errors.Errorf("--events-url %q must be an absolute http(s) URL without credentials, query or fragment", raw)
+	}
+	if u.Scheme == "http" && !allowInsecure {
+		return errors.Errorf("--events-url %q is http://: refused unless the provider runs with --allow-insecure-remotes", raw)
+	}
+	return nil
 }
 
 // checkReloadInterval refuses an audit reload interval below

@@ -46,8 +46,10 @@ type Hooks interface {
 	// events as JSON, active, and returns it with its ID.
 	CreateHook(ctx context.Context, h Hook) (Hook, error)
 	// UpdateHook points the hook h.ID at h.URL with h.Secret, the same
-	// events, active.
-	UpdateHook(ctx context.Context, h Hook) error
+	// events, active, and returns it. A forge that cannot change a hook's
+	// secret in place (Gitea) creates the new hook before it deletes the
+	// old, so the hook returned may have a new ID.
+	UpdateHook(ctx context.Context, h Hook) (Hook, error)
 	// DeleteHook removes the hook id; ErrNotFound when it is gone already.
 	DeleteHook(ctx context.Context, id string) error
 }

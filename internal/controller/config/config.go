@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
@@ -81,6 +82,8 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		share:    o.Share,
 		keys:     share.NewKeys(mgr.GetClient()),
 		hooks:    o.Events,
+		// The clock is the real one unless a test steps o.Clock.
+		registrar: newRegistrar(o.EventsURL, o.Forges, passive(o.Clock)),
 	}
 	if o.Watcher != nil {
 		r.polls = o.Watcher
@@ -127,4 +130,13 @@ func (r *Reconciler) configsUsing(ctx context.Context, o client.Object) []reconc
 		}
 	}
 	return reqs
+}
+
+// passive is c, or nil (the real clock) when c is nil: a nil
+// WithDelayedExecution must not become a non-nil PassiveClock.
+func passive(c clock.WithDelayedExecution) clock.PassiveClock {
+	if c == nil {
+		return nil
+	}
+	return c
 }

@@ -85,6 +85,25 @@ func (r *Reconciler) unhook(nn types.NamespacedName) {
 	}
 }
 
+// eventsOf is where pc says it receives events, nil when nowhere.
+func eventsOf(pc configObject) *v1alpha1.EventsStatus {
+	switch c := pc.(type) {
+	case *v1alpha1.ProviderConfig:
+		return c.Status.Events
+	case *v1alpha1.ClusterProviderConfig:
+		return c.Status.Events
+	}
+	return nil
+}
+
+// hookIDOf is the webhook pc's status says was registered, "" if none.
+func hookIDOf(pc configObject) string {
+	if ev := eventsOf(pc); ev != nil {
+		return ev.HookID
+	}
+	return ""
+}
+
 // setEvents publishes where pc receives events.
 func setEvents(pc configObject, ev *v1alpha1.EventsStatus) {
 	switch c := pc.(type) {
@@ -113,15 +132,16 @@ func (r *Reconciler) pollOf(clone string) time.Duration {
 // resolveAndHook resolves pc and receives its forge events with what it
 // resolved to; a configuration that does not resolve receives none, so a
 // webhook secret removed or rotated away stops verifying at once.
-func (r *Reconciler) resolveAndHook(ctx context.Context, pc configObject) (*Connection, error) {
-	conn, err := r.resolver.resolve(ctx, pc)
+func (r *Reconciler) resolveAndHook(ctx context.Context, pc configObject) (*Connection, ForgeAccess, error) {
+	fa := ForgeAccess{}
+	conn, err := r.resolver.resolveAll(ctx, pc, &fa)
 	if err != nil {
 		r.unhook(client.ObjectKeyFromObject(pc))
 		setEvents(pc, nil)
-		return nil, err
+		return nil, fa, err
 	}
 	r.hook(pc, conn)
-	return conn, nil
+	return conn, fa, nil
 }
 
 // hookOnly keeps receiving the events of pc, whose repository another
@@ -137,5 +157,5 @@ func (r *Reconciler) hookOnly(ctx context.Context, pc configObject) {
 		return
 	}
 	r.secrets.Retain(r.owner(nn), secretsOf(pc))
-	_, _ = r.resolveAndHook(ctx, pc)
+	_, _, _ = r.resolveAndHook(ctx, pc)
 }

@@ -55,7 +55,7 @@ func TestResolveAndHook(t *testing.T) {
 	r := &Reconciler{client: c, resolver: NewResolver(c, c, false), cache: cache, kind: providerConfig,
 		poll: time.Minute, hooks: hooks, polls: relaxedPolls(10 * time.Minute)}
 
-	conn, err := r.resolveAndHook(context.Background(), p)
+	conn, _, err := r.resolveAndHook(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestResolveAndHook(t *testing.T) {
 	if err := c.Update(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.resolveAndHook(context.Background(), p); err == nil {
+	if _, _, err := r.resolveAndHook(context.Background(), p); err == nil {
 		t.Fatal("resolved a configuration whose webhook key is gone")
 	}
 	if p.Status.Events != nil {

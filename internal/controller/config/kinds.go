@@ -125,6 +125,8 @@ type view struct {
 	encryption *encryptionRef
 	// forge is nil when the configuration names none.
 	forge *v1alpha1.ForgeConfig
+	// register: spec.events.register.
+	register bool
 }
 
 type secretRef struct {
@@ -138,7 +140,7 @@ func viewOf(pc configObject) (view, error) {
 	case *v1alpha1.ProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
 			signing: signingOf(o.Spec.Commit, o.GetNamespace(), true), encryption: encryptionOf(o.Spec.Encryption, o.GetNamespace(), true),
-			forge: o.Spec.Forge}
+			forge: o.Spec.Forge, register: o.Spec.Events != nil && o.Spec.Events.Register}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: o.GetNamespace(), Name: s.Name}, keys: s.CredentialKeys}
 		}
@@ -146,7 +148,7 @@ func viewOf(pc configObject) (view, error) {
 	case *v1alpha1.ClusterProviderConfig:
 		v := view{url: o.Spec.URL, source: o.Spec.Credentials.Source, commit: o.Spec.Commit,
 			signing: signingOf(o.Spec.Commit, "", false), encryption: encryptionOf(o.Spec.Encryption, "", false),
-			forge: o.Spec.Forge}
+			forge: o.Spec.Forge, register: o.Spec.Events != nil && o.Spec.Events.Register}
 		if s := o.Spec.Credentials.SecretRef; s != nil {
 			v.secret = &secretRef{key: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, keys: s.CredentialKeys}
 		}

@@ -93,6 +93,9 @@ type Reconciler struct {
 	// polls relaxes the check of a repository whose forge events arrive;
 	// nil: every poll.
 	polls pollIntervals
+	// registrar keeps the webhooks of configurations that register their
+	// events (spec.events.register).
+	registrar *registrar
 }
 
 // Reconcile checks one configuration.
@@ -184,6 +187,7 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 			return r.poll, false
 		}
 		if meta.FinalizerExists(pc, finalizer) {
+			r.unregister(ctx, pc)
 			meta.RemoveFinalizer(pc, finalizer)
 			if err := r.client.Update(ctx, pc); err != nil {
 				rd.Progressing(corev1.ConditionUnknown, xpv2.ReasonDeleting, errors.Wrap(err, errFinalizer).Error())
@@ -207,7 +211,11 @@ func (r *Reconciler) check(ctx context.Context, s *session.Session, pc configObj
 	if !r.signingKey(ctx, pc, rd) || !r.encryptionKeys(ctx, pc, rd) {
 		return retryInterval, false
 	}
-	conn, err := r.resolveAndHook(ctx, pc)
+	hookID := hookIDOf(pc)
+	conn, fa, err := r.resolveAndHook(ctx, pc)
+	if err == nil {
+		r.register(ctx, s, pc, conn, fa, hookID)
+	}
 	// A reconcile caused by a usage change within half a poll of a good
 	// check, with the same generation and credentials, can only repeat its
 	// answer. Half: the poll's own reconcile must check again.

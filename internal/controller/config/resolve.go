@@ -154,12 +154,8 @@ func (r *Resolver) forManaged(ctx context.Context, mg resource.ModernManaged, fa
 	return r.resolveAll(ctx, pc, fa)
 }
 
-// resolve turns either configuration kind into a Connection.
-func (r *Resolver) resolve(ctx context.Context, pc configObject) (*Connection, error) {
-	return r.resolveAll(ctx, pc, nil)
-}
-
-// resolveAll is resolve, filling in fa, when not nil, with what the
+// resolveAll turns either configuration kind into a Connection, filling
+// in fa, when not nil, with what the
 // configuration says of its forge's API.
 func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAccess) (*Connection, error) {
 	v, err := viewOf(pc)

@@ -27,11 +27,11 @@ import (
 )
 
 const (
-	errListHooks   = "cannot list the repository's webhooks"
-	errCreateHook  = "cannot create the repository's webhook"
-	errEditHookFmt = "cannot update webhook %s"
-	errDelHookFmt  = "cannot delete webhook %s"
-	errHookIDFmt   = "webhook id %q is not a number"
+	errListHooks      = "cannot list the repository's webhooks"
+	errCreateHook     = "cannot create the repository's webhook"
+	errReplaceHookFmt = "cannot delete webhook %s, replaced by %s"
+	errDelHookFmt     = "cannot delete webhook %s"
+	errHookIDFmt      = "webhook id %q is not a number"
 )
 
 // hookEvents are the deliveries a registered hook sends: pushes, and the
@@ -87,19 +87,22 @@ func (c *client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 	return forge.Hook{ID: strconv.FormatInt(got.ID, 10), URL: got.Config["url"], Active: got.Active}, nil
 }
 
-func (c *client) UpdateHook(ctx context.Context, h forge.Hook) error {
-	id, err := hookID(h.ID)
-	if err != nil {
-		return err
+// UpdateHook replaces the hook: Gitea's and Forgejo's edit API changes a
+// hook's URL and events but never its secret (routers/api/v1/utils/hook.go
+// reads no "secret" on edit), so a rotated secret needs a new hook. The new
+// one is created before the old is deleted, so no delivery falls between.
+func (c *client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
+	if _, err := hookID(h.ID); err != nil {
+		return forge.Hook{}, err
 	}
-	cl, err := c.sdk(ctx)
+	created, err := c.CreateHook(ctx, h)
 	if err != nil {
-		return err
+		return forge.Hook{}, err
 	}
-	active := true
-	return c.run(cl, errors.Errorf(errEditHookFmt, h.ID).Error(), func(s *sdk.Client) (*sdk.Response, error) {
-		return s.EditRepoHook(c.owner, c.name, id, sdk.EditHookOption{Config: hookConfig(h), Events: hookEvents, Active: &active})
-	})
+	if err := c.DeleteHook(ctx, h.ID); err != nil && !errors.Is(err, forge.ErrNotFound) {
+		return created, errors.Wrapf(err, errReplaceHookFmt, h.ID, created.ID)
+	}
+	return created, nil
 }
 
 func (c *client) DeleteHook(ctx context.Context, id string) error {

@@ -85,6 +85,10 @@ type Options struct {
 	// EventsAddress is where forge webhook deliveries are served (empty:
 	// nowhere, unless Events is served by the caller).
 	EventsAddress string
+	// EventsURL is the events endpoint's external URL, which a
+	// configuration with spec.events.register gives its forge; "": none
+	// is registered.
+	EventsURL string
 	// EventsRelaxedPoll is how often a repository whose forge delivers
 	// events is polled, from a verified event until none came for that
 	// long; 0: always every PollInterval.

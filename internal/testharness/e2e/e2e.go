@@ -179,6 +179,7 @@ type Provider struct {
 // providerOptions vary how StartProvider runs the controllers.
 type providerOptions struct {
 	events     bool
+	register   bool
 	relaxed    time.Duration
 	wrap       func(http.RoundTripper) http.RoundTripper
 	gitMetrics *git.Metrics
@@ -367,6 +368,9 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 	eventsURL := ""
 	if po.events {
 		eventsURL = serveEvents(t, mgr, &o)
+		if po.register {
+			o.EventsURL = eventsURL
+		}
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		t.Fatal(err)

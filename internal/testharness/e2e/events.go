@@ -36,6 +36,13 @@ func WithEvents() ProviderOption {
 	return func(o *providerOptions) { o.events = true }
 }
 
+// WithEventsRegistered serves forge events as WithEvents does and gives
+// the endpoint's URL as --events-url, so configurations with
+// spec.events.register put their hooks on the forge.
+func WithEventsRegistered() ProviderOption {
+	return func(o *providerOptions) { o.events, o.register = true, true }
+}
+
 // WithRelaxedPoll polls a repository whose forge events arrive every d, as
 // --events-relaxed-poll does.
 func WithRelaxedPoll(d time.Duration) ProviderOption {

@@ -319,6 +319,23 @@ func (g *Gitea) AddHook(tb testing.TB, repo, url, secret string) {
 	})
 }
 
+// Hooks returns the URLs of repo's active webhooks by id, as its owner's
+// settings page lists them.
+func (g *Gitea) Hooks(tb testing.TB, repo string) map[int64]string {
+	tb.Helper()
+	out := map[int64]string{}
+	g.call(tb, "list webhooks", func(c *gitea.Client) error {
+		hs, _, err := c.ListRepoHooks(GiteaAdmin, repo, gitea.ListHooksOptions{})
+		for _, h := range hs {
+			if h.Active {
+				out[h.ID] = h.Config["url"]
+			}
+		}
+		return err
+	})
+	return out
+}
+
 // OverwriteFile replaces path on branch through the contents API, as a
 // person editing it on the forge would, and returns the new commit's SHA.
 func (g *Gitea) OverwriteFile(tb testing.TB, repo, branch, path, content string) string {

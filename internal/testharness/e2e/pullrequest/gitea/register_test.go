@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitea_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/controller/config"
+	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
+)
+
+// TestForgeEventsRegisteredOnGitea: a configuration with
+// spec.events.register puts its webhook on a real Gitea, whose deliveries
+// then put back a person's push over a managed File while the polls are an
+// hour apart; a rotated webhook secret leaves one hook, at the new path
+// and signing with the new secret; turning registration off removes the hook.
+func TestForgeEventsRegisteredOnGitea(t *testing.T) {
+	g := sharedGitea(t)
+	p := e2e.StartProvider(t, "", giteaForges(), e2e.WithEventsRegistered(), e2e.WithPoll(time.Hour))
+	f := newGiteaFixture(t, g, forge.Gitea, "")
+	pc := setRegister(t, f, hookSecret, true)
+	id := pc.Status.Events.HookID
+	if diff := cmp.Diff(map[int64]string{hookNumber(t, id): p.EventsURL + pc.Status.Events.Path}, g.Hooks(t, f.repo.Name)); diff != "" {
+		t.Fatalf("Gitea's webhooks after registering: -want, +got:\n%s", diff)
+	}
+
+	fl := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "registered"},
+		Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{Branch: "main", Path: "registered.yaml", Content: ptr.To("owner: provider\n")}}}
+	fl.Spec.ProviderConfigReference = e2e.PCRef()
+	e2e.CreateAll(t, fl)
+	e2e.WaitFor(t, time.Minute, fl, e2e.ReadyAndCurrent(t, fl))
+	putBack := func(edit string) {
+		t.Helper()
+		f.g.OverwriteFile(t, f.repo.Name, "main", "registered.yaml", edit)
+		testenv.Eventually(t, time.Minute, func() error {
+			if got := f.g.FileContent(t, f.repo.Name, "main", "registered.yaml"); got != "owner: provider\n" {
+				return fmt.Errorf("registered.yaml on Gitea is %q", got)
+			}
+			return nil
+		})
+	}
+	putBack("owner: a person\n")
+
+	// Gitea cannot change a hook's secret: the rotation replaces the hook.
+	rotated := setRegister(t, f, "a-rotated-secret-of-32-bytes-xyz", true)
+	id = rotated.Status.Events.HookID
+	if diff := cmp.Diff(map[int64]string{hookNumber(t, id): p.EventsURL + rotated.Status.Events.Path}, g.Hooks(t, f.repo.Name)); diff != "" {
+		t.Errorf("Gitea's webhooks after the secret rotated: -want, +got:\n%s", diff)
+	}
+	putBack("owner: a person, after the rotation\n")
+
+	off := setRegister(t, f, "a-rotated-secret-of-32-bytes-xyz", false)
+	if off.Status.Events.HookID != "" {
+		t.Errorf("hook id after registration was turned off: %q, want none", off.Status.Events.HookID)
+	}
+	if got := g.Hooks(t, f.repo.Name); len(got) != 0 {
+		t.Errorf("Gitea's webhooks after registration was turned off: %v, want none", got)
+	}
+}
+
+// setRegister gives f's configuration the webhook secret and
+// spec.events.register, and returns it once its status says the hook is
+// registered (or, turned off, that none is).
+func setRegister(t *testing.T, f *giteaFixture, secret string, register bool) *v1alpha1.ProviderConfig {
+	t.Helper()
+	ctx := context.Background()
+	s := &corev1.Secret{}
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "gitea"}, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Data["webhook"] = []byte(secret)
+	if err := e2e.CP.Client.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	pc := &v1alpha1.ProviderConfig{}
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
+		t.Fatal(err)
+	}
+	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
+	pc.Spec.Events = &v1alpha1.EventsConfig{Register: register}
+	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitFor(t, time.Minute, pc, func() error {
+		ev, c := pc.Status.Events, pc.GetCondition(config.TypeEventsRegistered)
+		switch {
+		case ev == nil || ev.Path == "":
+			return fmt.Errorf("no events path published: %+v", pc.Status)
+		case ev.Path != receiverPath(pc, secret):
+			return fmt.Errorf("events path %s is not the secret's yet", ev.Path)
+		case register && (ev.HookID == "" || c.Status != corev1.ConditionTrue):
+			return fmt.Errorf("not registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
+		case !register && (ev.HookID != "" || c.Reason != ""):
+			return fmt.Errorf("still registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
+		}
+		return nil
+	})
+	return pc
+}
+
+func hookNumber(t *testing.T, id string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		t.Fatalf("hook id %q: %v", id, err)
+	}
+	return n
+}
+
+// receiverPath is the path pc receives events at under secret.
+func receiverPath(pc *v1alpha1.ProviderConfig, secret string) string {
+	return receiver.PathOf(v1alpha1.ProviderConfigKind+"/"+pc.Namespace+"/"+pc.Name, []byte(secret))
+}
