@@ -41,7 +41,8 @@ import (
 // spec.events.register puts its webhook on a real Gitea, whose deliveries
 // then put back a person's push over a managed File while the polls are an
 // hour apart; a rotated webhook secret leaves one hook, at the new path
-// and signing with the new secret; turning registration off removes the hook.
+// and signing with the new secret; turning registration off, or deleting
+// the configuration, removes the hook.
 func TestForgeEventsRegisteredOnGitea(t *testing.T) {
 	g := sharedGitea(t)
 	p := e2e.StartProvider(t, "", giteaForges(), e2e.WithEventsRegistered(), e2e.WithPoll(time.Hour))
@@ -83,6 +84,30 @@ func TestForgeEventsRegisteredOnGitea(t *testing.T) {
 	}
 	if got := g.Hooks(t, f.repo.Name); len(got) != 0 {
 		t.Errorf("Gitea's webhooks after registration was turned off: %v, want none", got)
+	}
+
+	// Registered again, then the configuration deleted: its hook goes
+	// with it.
+	again := setRegister(t, f, "a-rotated-secret-of-32-bytes-xyz", true)
+	if got := g.Hooks(t, f.repo.Name); len(got) != 1 {
+		t.Fatalf("Gitea's webhooks after registering again: %v, want one", got)
+	}
+	ctx := context.Background()
+	if err := e2e.CP.Client.Delete(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitGone(t, fl)
+	// envtest runs no garbage collector: delete the usage the File owned,
+	// as the cluster's garbage collector would.
+	if err := e2e.CP.Client.DeleteAllOf(ctx, &v1alpha1.ProviderConfigUsage{}, client.InNamespace(f.ns)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2e.CP.Client.Delete(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitGone(t, again)
+	if got := g.Hooks(t, f.repo.Name); len(got) != 0 {
+		t.Errorf("Gitea's webhooks after the configuration was deleted: %v, want none", got)
 	}
 }
 
