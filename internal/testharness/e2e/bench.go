@@ -56,6 +56,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/watch"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
@@ -82,6 +83,11 @@ type BenchFlags struct {
 	Audit           *audit.Store
 	AuditMetrics    *audit.Metrics
 	AttributionWait time.Duration
+	// Events serves forge events on loopback (BenchProvider.EventsURL),
+	// as --events-bind-address does; RelaxedPoll is --events-relaxed-poll
+	// (0: never relax).
+	Events      bool
+	RelaxedPoll time.Duration
 }
 
 // apiCounter counts the provider's API requests, watches aside, in all and
@@ -139,6 +145,8 @@ type BenchProvider struct {
 	Cache *git.Cache
 	Dir   string // the cache's
 	Stop  func()
+	// EventsURL is where forge events are served (BenchFlags.Events).
+	EventsURL string
 }
 
 // StartBenchProvider starts the controllers with f, as cmd/provider starts
@@ -174,7 +182,12 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 	if bp.Cache, err = git.NewCache(bp.Dir, git.WithMetrics(gm)); err != nil {
 		b.Fatal(err)
 	}
+	w := watch.New(f.Poll, log, watch.WithRelaxedPoll(f.RelaxedPoll))
+	if err := mgr.Add(w); err != nil {
+		b.Fatal(err)
+	}
 	o := options.Options{
+		Watcher: w,
 		Options: controller.Options{
 			Logger: log, MaxConcurrentReconciles: f.Rate, PollInterval: f.Poll,
 			GlobalRateLimiter: ratelimiter.NewGlobal(f.Rate), Gate: new(gate.Gate[schema.GroupVersionKind]),
@@ -182,6 +195,9 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 		Cache: bp.Cache, AllowInsecureRemotes: true, PollJitter: f.Poll / 10,
 		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges,
 		Audit: f.Audit, AuditMetrics: f.AuditMetrics, AttributionWait: f.AttributionWait,
+	}
+	if f.Events {
+		bp.EventsURL = serveEvents(b, mgr, &o)
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		b.Fatal(err)

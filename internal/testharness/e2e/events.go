@@ -53,7 +53,7 @@ func WithRelaxedPoll(d time.Duration) ProviderOption {
 // Watcher and a Board of its own, and returns the endpoint's URL. The
 // listener is bound before the provider starts: no port is picked and
 // given back.
-func serveEvents(t *testing.T, mgr ctrl.Manager, o *options.Options) string {
+func serveEvents(t testing.TB, mgr ctrl.Manager, o *options.Options) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

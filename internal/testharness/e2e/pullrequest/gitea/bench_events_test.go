@@ -1,0 +1,220 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitea_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
+)
+
+// Benchmarks of forge events on the real Gitea: how soon a change made on
+// the forge is acted on when Gitea delivers its webhook, against polling
+// alone at the default --poll of a minute, measured in the same run.
+
+// eventSamples and pollSamples are how many changes each side measures;
+// BENCH_EVENT_SAMPLES and BENCH_POLL_SAMPLES change them. Polling alone
+// takes half a poll on average per sample, so it takes fewer.
+func eventSamples() (int, int) {
+	return e2e.BenchN("BENCH_EVENT_SAMPLES", 20), e2e.BenchN("BENCH_POLL_SAMPLES", 3)
+}
+
+// BenchmarkForgeEventsPushPutBack: a person pushes over a File the provider
+// manages (Gitea's contents API, as the web editor does); measured from
+// the push's answer to the File's content being back on Gitea, p50 and
+// p99. With events the provider polls every hour, so only Gitea's webhook
+// explains a put back; the baseline polls every minute and has no events.
+func BenchmarkForgeEventsPushPutBack(b *testing.B) {
+	nEvents, nPoll := eventSamples()
+	g := testenv.StartGitea(b)
+	for range b.N {
+		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: time.Hour, Forges: giteaOpeners(), Events: true})
+		ns, repo := benchGitea(b, g, "")
+		benchHook(b, g, ns, repo, bp.EventsURL)
+		withEvents := putBacks(b, g, ns, repo, nEvents, time.Minute)
+		bp.Stop()
+
+		e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll, Forges: giteaOpeners()})
+		ns, repo = benchGitea(b, g, "")
+		polled := putBacks(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
+
+		fmt.Printf("\nA person's push over a managed File on the real Gitea, until the File is back on Gitea\n"+
+			"| | p50 | p99 | samples |\n|----|----|----|----|\n"+
+			"| baseline: polling alone, --poll=%s | %s | %s | %d |\n"+
+			"| Gitea's webhook, --poll=1h | %s | %s | %d (goal: p50 <= 2s) |\n",
+			e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
+			quantile(withEvents, 0.5).Round(time.Millisecond), quantile(withEvents, 0.99).Round(time.Millisecond), nEvents)
+		b.ReportMetric(quantile(withEvents, 0.5).Seconds(), "s-p50-events")
+		b.ReportMetric(quantile(withEvents, 0.99).Seconds(), "s-p99-events")
+		b.ReportMetric(quantile(polled, 0.5).Seconds(), "s-p50-poll")
+	}
+}
+
+// BenchmarkForgeEventsMergeReady: a PullRequest with readiness Merged is
+// opened by the provider and merged by a reviewer on Gitea; measured from
+// the merge's answer to the PullRequest's Ready, p50 and p99, with
+// Gitea's webhook (polls an hour apart) against polling alone every minute.
+func BenchmarkForgeEventsMergeReady(b *testing.B) {
+	nEvents, nPoll := eventSamples()
+	nEvents = min(nEvents, 10)
+	g := testenv.StartGitea(b)
+	for range b.N {
+		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: time.Hour, Forges: giteaOpeners(), Events: true})
+		ns, repo := benchGitea(b, g, "")
+		benchHook(b, g, ns, repo, bp.EventsURL)
+		withEvents := mergesReady(b, g, ns, repo, nEvents, time.Minute)
+		bp.Stop()
+
+		e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll, Forges: giteaOpeners()})
+		ns, repo = benchGitea(b, g, "")
+		polled := mergesReady(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
+
+		fmt.Printf("\nA reviewer's merge on the real Gitea, until the readiness: Merged PullRequest is Ready\n"+
+			"| | p50 | p99 | samples |\n|----|----|----|----|\n"+
+			"| baseline: polling alone, --poll=%s | %s | %s | %d |\n"+
+			"| Gitea's webhook, --poll=1h | %s | %s | %d (goal: p50 <= 2s) |\n",
+			e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
+			quantile(withEvents, 0.5).Round(time.Millisecond), quantile(withEvents, 0.99).Round(time.Millisecond), nEvents)
+		b.ReportMetric(quantile(withEvents, 0.5).Seconds(), "s-p50-events")
+		b.ReportMetric(quantile(withEvents, 0.99).Seconds(), "s-p99-events")
+		b.ReportMetric(quantile(polled, 0.5).Seconds(), "s-p50-poll")
+	}
+}
+
+// benchHook gives ns's configuration a webhook secret and has Gitea
+// deliver repo's events to the provider at eventsURL.
+func benchHook(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, eventsURL string) {
+	b.Helper()
+	ctx := context.Background()
+	s := &corev1.Secret{}
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gitea"}, s); err != nil {
+		b.Fatal(err)
+	}
+	s.Data["webhook"] = []byte(hookSecret)
+	if err := e2e.CP.Client.Update(ctx, s); err != nil {
+		b.Fatal(err)
+	}
+	pc := &v1alpha1.ProviderConfig{}
+	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git"}, pc); err != nil {
+		b.Fatal(err)
+	}
+	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
+	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
+		b.Fatal(err)
+	}
+	waitUntil(b, time.Minute, func() error {
+		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc); err != nil {
+			return err
+		}
+		if pc.Status.Events == nil || pc.Status.Events.Path == "" {
+			return fmt.Errorf("no events path published")
+		}
+		return nil
+	})
+	g.AddHook(b, repo.Name, eventsURL+pc.Status.Events.Path, hookSecret)
+}
+
+// putBacks measures n pushes over a managed File until each is put back.
+func putBacks(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration {
+	b.Helper()
+	const want = "owner: provider\n"
+	fl := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "managed"},
+		Spec: v1alpha1.FileSpec{ForProvider: v1alpha1.FileParameters{Branch: "main", Path: "managed.yaml", Content: ptr.To(want)}}}
+	fl.Spec.ProviderConfigReference = e2e.PCRef()
+	benchCreate(b, fl)
+	readyIn(b, ns, &v1alpha1.FileList{}, 1, time.Now(), time.Minute)
+	var out []time.Duration
+	for i := range n {
+		g.OverwriteFile(b, repo.Name, "main", "managed.yaml", fmt.Sprintf("owner: a person, edit %d\n", i))
+		start := time.Now()
+		waitUntil(b, timeout, func() error {
+			if got := g.FileContent(b, repo.Name, "main", "managed.yaml"); got != want {
+				return fmt.Errorf("managed.yaml is %q", got)
+			}
+			return nil
+		})
+		out = append(out, time.Since(start))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mergesReady measures n reviewer merges until each PullRequest is Ready.
+func mergesReady(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration {
+	b.Helper()
+	reviewer := g.CreateUser(b, "bench-reviewer-"+ns, repo.Name)
+	var out []time.Duration
+	for i := range n {
+		head := fmt.Sprintf("request/merge-%d", i)
+		g.CommitFile(b, repo.Name, head, "main", fmt.Sprintf("apps/merge-%d.yaml", i), "a: 1\n")
+		pr := e2e.NewPullRequest(ns, fmt.Sprintf("merge-%d", i), head, func(p *v1alpha1.PullRequestParameters) {
+			p.Labels, p.Readiness = nil, v1alpha1.ReadinessMerged
+		})
+		benchCreate(b, pr)
+		waitUntil(b, time.Minute, func() error {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+				return err
+			}
+			if pr.Status.AtProvider.Number == 0 {
+				return fmt.Errorf("not opened yet")
+			}
+			return nil
+		})
+		g.MergeAsReviewer(b, &reviewer, repo.Name, pr.Status.AtProvider.Number)
+		start := time.Now()
+		waitUntil(b, timeout, func() error {
+			if err := e2e.CP.Client.Get(context.Background(), client.ObjectKeyFromObject(pr), pr); err != nil {
+				return err
+			}
+			if c := pr.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
+				return fmt.Errorf("not Ready: %s", c.Message)
+			}
+			return nil
+		})
+		out = append(out, time.Since(start))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// waitUntil checks every 20ms until check passes, failing b after timeout.
+func waitUntil(b *testing.B, timeout time.Duration, check func() error) {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("gave up after %s: %v", timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval of a wait on a condition
+	}
+}
