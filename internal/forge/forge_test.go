@@ -68,6 +68,26 @@ func TestResolve(t *testing.T) {
 			args:   args{url: "http://127.0.0.1:3000/admin/demo.git", t: Gitea, apiURL: "http://127.0.0.1:3000/api/v1"},
 			want:   want{c: Config{Type: Gitea, APIURL: "http://127.0.0.1:3000/api/v1/", Owner: "admin", Name: "demo"}},
 		},
+		"BitbucketCloud": {
+			reason: "bitbucket.org is known: its API is api.bitbucket.org/2.0, the owner the workspace",
+			args:   args{url: "git@bitbucket.org:acme/gitops.git"},
+			want:   want{c: Config{Type: BitbucketCloud, APIURL: "https://api.bitbucket.org/2.0/", Owner: "acme", Name: "gitops"}},
+		},
+		"BitbucketDataCenterHTTPS": {
+			reason: "a Data Center's clone URL is [context]/scm/PROJECT/repo.git; its API is [context]/rest/api/1.0/",
+			args:   args{url: "https://git.example.com/bitbucket/scm/PLAT/gitops.git", t: BitbucketDataCenter},
+			want:   want{c: Config{Type: BitbucketDataCenter, APIURL: "https://git.example.com/bitbucket/rest/api/1.0/", Owner: "PLAT", Name: "gitops"}},
+		},
+		"BitbucketDataCenterSSH": {
+			reason: "a Data Center's SSH URL names the project and repository on port 7999; the API is on https",
+			args:   args{url: "ssh://git@git.example.com:7999/plat/gitops.git", t: BitbucketDataCenter},
+			want:   want{c: Config{Type: BitbucketDataCenter, APIURL: "https://git.example.com/rest/api/1.0/", Owner: "plat", Name: "gitops"}},
+		},
+		"BitbucketDataCenterNotByHost": {
+			reason: "a Data Center is never told from its host: its /scm/ path alone is no proof",
+			args:   args{url: "https://git.example.com/scm/PLAT/gitops.git"},
+			want:   want{err: true},
+		},
 		"UnknownHost": {
 			reason: "a host that is not well known needs spec.forge.type",
 			args:   args{url: "https://git.example.com/acme/gitops.git"},
