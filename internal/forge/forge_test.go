@@ -292,8 +292,10 @@ func TestRateOf(t *testing.T) {
 		"GitLab": {reason: "No documented limit this low: polite only.", typ: GitLab, want: Rate{PerMinute: 300, Burst: 50}},
 		"Gitea": {reason: "Gitea opens pull requests one at a time: a small burst, the rest wait requeued, not in its queue past the reconcile's timeout.",
 			typ: Gitea, want: Rate{PerMinute: 300, Burst: 10}},
-		"Forgejo": {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
-		"Unknown": {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
+		"Forgejo":             {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
+		"BitbucketCloud":      {reason: "About three requests a create within Cloud's 1,000 an hour.", typ: BitbucketCloud, want: Rate{PerMinute: 5, Burst: 10}},
+		"BitbucketDataCenter": {reason: "Well within Data Center's default bucket (60, 5 a second).", typ: BitbucketDataCenter, want: Rate{PerMinute: 60, Burst: 20}},
+		"Unknown":             {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
