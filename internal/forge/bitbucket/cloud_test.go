@@ -310,6 +310,13 @@ func TestCloudMerge(t *testing.T) {
 	if _, ok := s.Branch("request/a"); ok {
 		t.Error("the head branch is still there after a merge that closes it")
 	}
+	fork := s.Open("mallory/gitops", "request/a", fake.SHA("evil"), "main", "theirs")
+	if err := cloudClient(t, s, fake.Token).Merge(context.Background(), fork, forge.Merge{DeleteBranch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Pull(fork); got.CloseSourceBranch {
+		t.Error("a fork's pull request was merged closing its source branch: not the provider's to delete")
+	}
 	if err := cloudClient(t, s, fake.Token).AutoMerge(context.Background(), id, forge.Merge{}); !errors.Is(err, forge.ErrUnsupported) {
 		t.Errorf("AutoMerge: %v, want ErrUnsupported", err)
 	}

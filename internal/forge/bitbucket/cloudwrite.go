@@ -194,7 +194,9 @@ func (c *Cloud) Merge(ctx context.Context, number int64, m forge.Merge) error {
 			return err
 		}
 	}
-	body := cloudMerge{Type: "pullrequest", Message: m.Message, CloseSourceBranch: m.DeleteBranch, MergeStrategy: strategy}
+	// A fork's branch is not the provider's to close.
+	closeSource := m.DeleteBranch && sameRepo(p.Source.Repository, p.Destination.Repository)
+	body := cloudMerge{Type: "pullrequest", Message: m.Message, CloseSourceBranch: closeSource, MergeStrategy: strategy}
 	_, err = c.do(ctx, call{method: http.MethodPost, path: c.pullPath(number, "merge"), body: body}, nil)
 	if r := asRefusal(err); r != nil {
 		switch r.status {
