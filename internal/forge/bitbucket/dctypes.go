@@ -37,7 +37,7 @@ type dcPull struct {
 	Title       string `json:"title"`
 	Description string `json:"description"`
 	State       string `json:"state"`
-	// Draft is absent before Data Center 8.18.
+	// Draft is absent on a server before draft pull requests.
 	Draft     *bool    `json:"draft"`
 	FromRef   dcRef    `json:"fromRef"`
 	ToRef     dcRef    `json:"toRef"`

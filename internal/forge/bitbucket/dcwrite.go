@@ -38,7 +38,7 @@ const (
 	errDCDelete  = "cannot delete the merged head branch on Bitbucket Data Center"
 	errDCBranch  = "cannot read the repository's branches on Bitbucket Data Center"
 
-	msgDCNoDraft    = "this Bitbucket Data Center keeps no draft pull requests (8.18 and later do): declare draft false"
+	msgDCNoDraft    = "this Bitbucket Data Center keeps no draft pull requests (newer servers do): declare draft false"
 	msgDCAutoDelete = "Bitbucket Data Center's auto-merge cannot delete the head branch: the provider merges once mergeable"
 
 	// Data Center's exceptions the mapping matches on.
@@ -207,7 +207,7 @@ func (d *DataCenter) Merge(ctx context.Context, number int64, m forge.Merge) err
 	return nil
 }
 
-// AutoMerge asks Data Center's auto-merge (8.15+) to merge the judged
+// AutoMerge asks Data Center's auto-merge (in its REST reference of 9.2) to merge the judged
 // head when its merge checks pass, pinned to the version read with it.
 // See the package doc for when it is ErrUnsupported.
 func (d *DataCenter) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {

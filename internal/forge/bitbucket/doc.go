@@ -66,7 +66,8 @@ limitations under the License.
 // the full SHA (GET commit/{hash}) once per head and kept, so the same
 // head is never asked twice. Creating a pull request whose head and base
 // already have an open one does not fail on Cloud: it updates that one
-// (observed, not documented). So Create first looks for an open one of
+// (not in the reference; reported by the
+// atlassian-python-api maintainers). So Create first looks for an open one of
 // this repository with the same head and base (one filtered list) and
 // answers ErrExists when there is one; a 200 to the create (Cloud answers
 // a new one 201) is taken as the same. Mergeable is false for a draft,
@@ -90,28 +91,32 @@ limitations under the License.
 // only in its web UI: AutoMerge is ErrUnsupported, and the provider merges
 // once Mergeable and no check failed.
 //
-// Bitbucket Data Center: reviewers are user names. Draft needs 8.18 or
-// later; a server that answers without the draft field cannot keep a
-// draft, and a draft Spec is refused there (ErrInvalidInput). Merge reads
-// the pull request, refuses a head other than the judged one
-// (ErrHeadMoved), and merges with the pull request's version: Data Center
-// refuses a stale version (409, PullRequestOutOfDateException →
-// ErrHeadMoved), and a push to the head changes the version once the
-// server has applied it to the pull request. Mergeable is the merge
+// Bitbucket Data Center: reviewers are user names. Draft needs a server
+// with draft pull requests (the 9.2 REST reference has them); a server
+// that answers without the draft field cannot keep a draft, and a draft
+// Spec is refused there (ErrInvalidInput). Merge reads the pull request,
+// refuses a head other than the judged one (ErrHeadMoved), and merges
+// with the pull request's version: Data Center refuses a stale version
+// (409, PullRequestOutOfDateException → ErrHeadMoved). A push changes the
+// version once Data Center rescopes the pull request (the fake models
+// that; the reference says only that a stale version is refused): what it
+// merges in the moment between a push landing and its rescope is not
+// documented, and that moment is the window left. Mergeable is the merge
 // preview's canMerge (GET …/merge: conflicts and merge-check vetoes),
 // Checks the build-status statistics of the head commit. Methods: merge →
-// no-ff, squash → squash, rebase → rebase-ff-only. DeleteBranch deletes the
-// head through the branch-utils API after the merge, pinned to the merged
-// head (endPoint): a branch moved since is left alone. AutoMerge uses the
-// auto-merge of Data Center 8.15 and later (POST …/merge with autoMerge,
-// pinned to the version like a merge); a repository with auto-merge off
-// answers 403, and a merge that must also delete the head is not left to
-// it (its auto-merge keeps no such option): both are ErrUnsupported, and
-// the provider merges. A server older than auto-merge ignores the flag
-// and merges at once when its merge checks allow, else refuses (409,
-// ErrNotMergeable: asked again at the next poll). Data Center does not say
-// in a pull request whether auto-merge is set, so PullRequest.AutoMerge
-// stays false; the provider asks once per head.
+// no-ff, squash → squash, rebase → rebase-ff-only. DeleteBranch deletes
+// the head through the branch-utils API after the merge, pinned to the
+// merged head (endPoint): a branch moved since is left alone. AutoMerge
+// uses Data Center's auto-merge (in its 9.2 REST reference: POST …/merge
+// with autoMerge, pinned to the version like a merge); a repository with
+// auto-merge off answers 403, and a merge that must also delete the head
+// is not left to it (its auto-merge keeps no such option): both are
+// ErrUnsupported, and the provider merges. A server older than
+// auto-merge ignores the flag and merges at once when its merge checks
+// allow, else refuses (409, ErrNotMergeable: asked again at the next
+// poll). Data Center does not say in a pull request whether auto-merge is
+// set, so PullRequest.AutoMerge stays false; the provider asks once per
+// head.
 //
 // # Rate limits
 //

@@ -102,7 +102,7 @@ func (s *DCServer) Branch(name string) (string, bool) {
 	return sha, ok
 }
 
-// WithoutDrafts makes the server one before 8.18: no draft field.
+// WithoutDrafts makes the server one before draft pull requests: no draft field.
 func (s *DCServer) WithoutDrafts() { s.mu.Lock(); s.noDrafts = true; s.mu.Unlock() }
 
 // SetAutoMerge turns the repository's auto-merge setting on or off.
