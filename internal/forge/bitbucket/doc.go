@@ -48,8 +48,10 @@ limitations under the License.
 // # Lifecycle
 //
 // Both list open pull requests once per poll, every page (Cloud follows
-// next, Data Center nextPageStart until isLastPage), with no conditional
-// requests (neither answers ETags on these lists). A pull request whose
+// next, Data Center nextPageStart until isLastPage), without conditional
+// requests: neither reference documents an ETag on these lists (Cloud
+// answers some resources with one; whether a 304 costs its rate limit is
+// not documented either). Open work: measure it on Cloud. A pull request whose
 // source repository is not the destination (a fork) is reported with
 // HeadInRepo false, so it is never adopted, and never merged or deleted by
 // the provider. Neither has labels or assignees: a Spec that declares any
