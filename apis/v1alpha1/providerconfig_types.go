@@ -51,7 +51,7 @@ type ProviderConfigSpec struct {
 
 	// Forge names the forge that hosts the repository, for PullRequests.
 	// Without it the forge is told from a well-known host (github.com,
-	// gitlab.com, gitea.com, codeberg.org).
+	// gitlab.com, gitea.com, codeberg.org, bitbucket.org).
 	// +optional
 	Forge *ForgeConfig `json:"forge,omitempty"`
 
@@ -62,20 +62,24 @@ type ProviderConfigSpec struct {
 }
 
 // ForgeType names a forge's API.
-// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo
+// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo;BitbucketCloud;BitbucketDataCenter
 type ForgeType string
 
 // ForgeConfig names the forge that hosts a repository and its API.
 type ForgeConfig struct {
-	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea or
-	// Forgejo. Optional on a well-known host.
+	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea,
+	// Forgejo, BitbucketCloud or BitbucketDataCenter (also Bitbucket
+	// Server). Optional on a well-known host; a Bitbucket Data Center is
+	// never told from its host and must be named.
 	// +optional
 	Type ForgeType `json:"type,omitempty"`
 
 	// APIURL is the forge's REST API base, e.g.
-	// https://github.example.com/api/v3/, https://gitlab.example.com/api/v4/
-	// or https://gitea.example.com/api/v1/. Empty: the type's usual path on
-	// the repository's host. http:// only when the provider runs with
+	// https://github.example.com/api/v3/, https://gitlab.example.com/api/v4/,
+	// https://gitea.example.com/api/v1/ or (Bitbucket Data Center)
+	// https://bitbucket.example.com/rest/api/1.0/. Empty: the type's usual
+	// path on the repository's host (Bitbucket Data Center: the context
+	// path of an https://host/<context>/scm/… URL kept). http:// only when the provider runs with
 	// --allow-insecure-remotes.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048

@@ -129,7 +129,9 @@ type PullRequestParameters struct {
 	// +kubebuilder:validation:items:MaxLength=50
 	Labels []string `json:"labels,omitempty"`
 
-	// Reviewers are forge user names whose review is requested.
+	// Reviewers are forge user names whose review is requested (on
+	// Bitbucket Cloud, Atlassian account IDs or {UUID}s: Cloud takes no user
+	// names).
 	// +optional
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=set
@@ -159,7 +161,8 @@ type PullRequestParameters struct {
 
 // PullRequestObservation is the observed state of a PullRequest.
 type PullRequestObservation struct {
-	// Forge is the forge's type: GitHub, GitLab, Gitea or Forgejo.
+	// Forge is the forge's type: GitHub, GitLab, Gitea, Forgejo,
+	// BitbucketCloud or BitbucketDataCenter.
 	Forge string `json:"forge,omitempty"`
 
 	// Number of the pull request (the merge request's IID on GitLab).

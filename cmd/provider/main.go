@@ -53,6 +53,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/bitbucket"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
@@ -291,6 +292,9 @@ func forges() map[forge.Type]forge.Opener {
 		forge.GitLab:  gitlab.New,
 		forge.Gitea:   gitea.New,
 		forge.Forgejo: gitea.New,
+
+		forge.BitbucketCloud:      bitbucket.NewCloud,
+		forge.BitbucketDataCenter: bitbucket.NewDataCenter,
 	}
 }
 

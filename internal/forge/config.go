@@ -29,7 +29,7 @@ const (
 	errUnknownHostFmt = "cannot tell which forge hosts %q: name it in the configuration's spec.forge.type"
 	errRepoPathFmt    = "cannot tell the repository's owner and name from %q"
 	errAPIURLFmt      = "spec.forge.apiURL %q must be an absolute http(s) URL"
-	errTypeFmt        = "unknown forge type %q: one of GitHub, GitLab, Gitea, Forgejo"
+	errTypeFmt        = "unknown forge type %q: one of GitHub, GitLab, Gitea, Forgejo, BitbucketCloud, BitbucketDataCenter"
 )
 
 // Config is what a Client needs to reach one repository.
@@ -43,7 +43,9 @@ type Config struct {
 	Owner string
 	Name  string
 	// Token returns a current API token. It is called per request, so a
-	// GitHub App installation token is refreshed as it expires.
+	// GitHub App installation token is refreshed as it expires. Bitbucket
+	// reads "user:secret" as basic authentication, anything else as a
+	// bearer token (package bitbucket).
 	Token func(ctx context.Context) (string, error)
 	// HTTPClient carries the CA bundle and proxy of the configuration;
 	// nil is http.DefaultClient.
@@ -58,10 +60,11 @@ var wellKnown = map[string]struct {
 	t   Type
 	api string
 }{
-	"github.com":   {GitHub, "https://api.github.com/"},
-	"gitlab.com":   {GitLab, "https://gitlab.com/api/v4/"},
-	"gitea.com":    {Gitea, "https://gitea.com/api/v1/"},
-	"codeberg.org": {Forgejo, "https://codeberg.org/api/v1/"},
+	"github.com":    {GitHub, "https://api.github.com/"},
+	"gitlab.com":    {GitLab, "https://gitlab.com/api/v4/"},
+	"gitea.com":     {Gitea, "https://gitea.com/api/v1/"},
+	"codeberg.org":  {Forgejo, "https://codeberg.org/api/v1/"},
+	"bitbucket.org": {BitbucketCloud, bitbucketCloudAPI},
 }
 
 // Resolve fills in a Config for the repository at gitURL: its forge type
@@ -71,6 +74,10 @@ func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
 	host, path, err := hostPath(gitURL)
 	if err != nil {
 		return Config{}, err
+	}
+	dcContext := ""
+	if t == BitbucketDataCenter {
+		dcContext, path = bitbucketDCPath(path)
 	}
 	owner, name, ok := splitRepo(path)
 	if !ok {
@@ -89,11 +96,15 @@ func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
 	}
 	switch c.Type {
 	case GitHub, GitLab, Gitea, Forgejo:
+	case BitbucketCloud, BitbucketDataCenter:
 	default:
 		return Config{}, errors.Errorf(errTypeFmt, c.Type)
 	}
 	if c.APIURL == "" {
 		c.APIURL = defaultAPIURL(c.Type, host)
+	}
+	if c.APIURL == "" {
+		c.APIURL = bitbucketAPIURL(c.Type, host, dcContext)
 	}
 	u, err := url.Parse(c.APIURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {

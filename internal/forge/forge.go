@@ -16,15 +16,13 @@ limitations under the License.
 
 // Package forge opens, reads, keeps and merges pull requests on the forges
 // teams host their repositories on (GitHub and GitHub Enterprise, GitLab,
-// Gitea and Forgejo). One Client speaks to one repository; each forge has
+// Gitea and Forgejo, Bitbucket Cloud and Data Center). One Client speaks to one repository; each forge has
 // its own package that implements it. It imports no Kubernetes types: the
 // PullRequest controller turns what it reports into conditions.
 //
-// Bitbucket (Cloud and Data Center) and Azure DevOps fit the same Client:
-// each has open pull requests to list, a create that takes head, base,
-// title and body, reviewers, a merge with a strategy and an auto-complete
-// (Azure) or no auto-merge (Bitbucket, where Auto merges once the forge says
-// the pull request is mergeable, as on GitHub).
+// Azure DevOps fits the same Client: open pull requests to list, a create
+// that takes head, base, title and body, reviewers, a merge with a strategy
+// and an auto-complete.
 package forge
 
 import (
@@ -42,6 +40,11 @@ const (
 	GitLab  Type = "GitLab"
 	Gitea   Type = "Gitea"
 	Forgejo Type = "Forgejo"
+	// BitbucketCloud is bitbucket.org (REST 2.0); BitbucketDataCenter a
+	// self-hosted Bitbucket Data Center or Server (REST 1.0). The names
+	// are events.SourceBitbucketCloud and SourceBitbucketDataCenter.
+	BitbucketCloud      Type = "BitbucketCloud"
+	BitbucketDataCenter Type = "BitbucketDataCenter"
 )
 
 // State is where a pull request is in its life.

@@ -68,6 +68,26 @@ func TestResolve(t *testing.T) {
 			args:   args{url: "http://127.0.0.1:3000/admin/demo.git", t: Gitea, apiURL: "http://127.0.0.1:3000/api/v1"},
 			want:   want{c: Config{Type: Gitea, APIURL: "http://127.0.0.1:3000/api/v1/", Owner: "admin", Name: "demo"}},
 		},
+		"BitbucketCloud": {
+			reason: "bitbucket.org is known: its API is api.bitbucket.org/2.0, the owner the workspace",
+			args:   args{url: "git@bitbucket.org:acme/gitops.git"},
+			want:   want{c: Config{Type: BitbucketCloud, APIURL: "https://api.bitbucket.org/2.0/", Owner: "acme", Name: "gitops"}},
+		},
+		"BitbucketDataCenterHTTPS": {
+			reason: "a Data Center's clone URL is [context]/scm/PROJECT/repo.git; its API is [context]/rest/api/1.0/",
+			args:   args{url: "https://git.example.com/bitbucket/scm/PLAT/gitops.git", t: BitbucketDataCenter},
+			want:   want{c: Config{Type: BitbucketDataCenter, APIURL: "https://git.example.com/bitbucket/rest/api/1.0/", Owner: "PLAT", Name: "gitops"}},
+		},
+		"BitbucketDataCenterSSH": {
+			reason: "a Data Center's SSH URL names the project and repository on port 7999; the API is on https",
+			args:   args{url: "ssh://git@git.example.com:7999/plat/gitops.git", t: BitbucketDataCenter},
+			want:   want{c: Config{Type: BitbucketDataCenter, APIURL: "https://git.example.com/rest/api/1.0/", Owner: "plat", Name: "gitops"}},
+		},
+		"BitbucketDataCenterNotByHost": {
+			reason: "a Data Center is never told from its host: its /scm/ path alone is no proof",
+			args:   args{url: "https://git.example.com/scm/PLAT/gitops.git"},
+			want:   want{err: true},
+		},
 		"UnknownHost": {
 			reason: "a host that is not well known needs spec.forge.type",
 			args:   args{url: "https://git.example.com/acme/gitops.git"},
@@ -272,8 +292,10 @@ func TestRateOf(t *testing.T) {
 		"GitLab": {reason: "No documented limit this low: polite only.", typ: GitLab, want: Rate{PerMinute: 300, Burst: 50}},
 		"Gitea": {reason: "Gitea opens pull requests one at a time: a small burst, the rest wait requeued, not in its queue past the reconcile's timeout.",
 			typ: Gitea, want: Rate{PerMinute: 300, Burst: 10}},
-		"Forgejo": {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
-		"Unknown": {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
+		"Forgejo":             {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
+		"BitbucketCloud":      {reason: "About three requests a create within Cloud's 1,000 an hour.", typ: BitbucketCloud, want: Rate{PerMinute: 5, Burst: 10}},
+		"BitbucketDataCenter": {reason: "Well within Data Center's default bucket (60, 5 a second).", typ: BitbucketDataCenter, want: Rate{PerMinute: 60, Burst: 20}},
+		"Unknown":             {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -46,6 +46,15 @@ func RateOf(t Type) Rate {
 		return Rate{PerMinute: 300, Burst: 10}
 	case GitLab:
 		return Rate{PerMinute: 300, Burst: 50}
+	case BitbucketCloud:
+		// 1,000 API requests an hour per token (the least a workspace
+		// has), of which a create spends about three (the look for an
+		// open one, the create, the read after): 5 a minute is 900.
+		return Rate{PerMinute: 5, Burst: 10}
+	case BitbucketDataCenter:
+		// Data Center's limiter, when an admin turns it on, refills 5
+		// requests a second after a burst of 60 by default.
+		return Rate{PerMinute: 60, Burst: 20}
 	}
 	return Rate{PerMinute: 60, Burst: 10}
 }

@@ -74,6 +74,10 @@ func sourcesOf(pc configObject, url string) []string {
 		return []string{events.SourceGitLab}
 	case forge.Gitea, forge.Forgejo:
 		return []string{events.SourceGitea, events.SourceForgejo}
+	case forge.BitbucketCloud:
+		return []string{events.SourceBitbucketCloud}
+	case forge.BitbucketDataCenter:
+		return []string{events.SourceBitbucketDataCenter}
 	}
 	return nil
 }

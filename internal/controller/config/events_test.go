@@ -96,10 +96,13 @@ func TestSourcesOf(t *testing.T) {
 		pc   client.Object
 		want []string
 	}{
-		"GitHubByHost": {pc: pc("a", "https://github.com/org/apps.git", ""), want: []string{events.SourceGitHub}},
-		"GitLabByHost": {pc: pc("a", "https://gitlab.com/org/apps.git", ""), want: []string{events.SourceGitLab}},
-		"GiteaNamed":   {pc: forged("https://git.example.org/org/apps.git", "Gitea"), want: []string{events.SourceGitea, events.SourceForgejo}},
-		"UnknownHost":  {pc: pc("a", "https://bitbucket.example.org/scm/org/apps.git", "")},
+		"GitHubByHost":         {pc: pc("a", "https://github.com/org/apps.git", ""), want: []string{events.SourceGitHub}},
+		"GitLabByHost":         {pc: pc("a", "https://gitlab.com/org/apps.git", ""), want: []string{events.SourceGitLab}},
+		"GiteaNamed":           {pc: forged("https://git.example.org/org/apps.git", "Gitea"), want: []string{events.SourceGitea, events.SourceForgejo}},
+		"UnknownHost":          {pc: pc("a", "https://bitbucket.example.org/scm/org/apps.git", "")},
+		"BitbucketCloudByHost": {pc: pc("a", "https://bitbucket.org/org/apps.git", ""), want: []string{events.SourceBitbucketCloud}},
+		"BitbucketDataCenterNamed": {pc: forged("https://bitbucket.example.org/scm/ORG/apps.git", "BitbucketDataCenter"),
+			want: []string{events.SourceBitbucketDataCenter}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

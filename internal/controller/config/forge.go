@@ -101,7 +101,7 @@ func (a ForgeAccess) Config(remote git.Remote, repo tokenSource) (forge.Config, 
 	if transportOf(c.APIURL) == transportInsecure && !a.allowInsecure {
 		return forge.Config{}, "", managed.Stalled(ReasonInsecureRemote, errors.Errorf(errInsecureAPIFmt, c.APIURL))
 	}
-	tok, id, err := a.tokenOf(remote, repo)
+	tok, id, err := a.tokenOf(c.Type, remote, repo)
 	if err != nil {
 		return forge.Config{}, "", err
 	}
@@ -118,9 +118,27 @@ func (a ForgeAccess) Config(remote git.Remote, repo tokenSource) (forge.Config, 
 	return c, hex.EncodeToString(h.Sum(nil))[:32], nil
 }
 
+// bitbucketTokenUser is the user name Bitbucket Cloud's access tokens
+// (repository, project, workspace) take for Git; their API takes them as
+// bearer tokens.
+const bitbucketTokenUser = "x-token-auth"
+
+// basicToken is the API credential an HTTPS user name and password serve
+// as: the password (a token), except on Bitbucket Cloud where a user name
+// other than x-token-auth says the password is an app password, which
+// the API takes with the user name as basic authentication ("user:secret",
+// package bitbucket). A Data Center HTTP access token is a bearer token to
+// its API whatever the user name.
+func basicToken(t forge.Type, au *git.BasicAuth) string {
+	if t == forge.BitbucketCloud && au.Username != "" && au.Username != bitbucketTokenUser {
+		return au.Username + ":" + au.Password
+	}
+	return au.Password
+}
+
 // tokenOf returns the token source and what identifies it (a hash input,
 // holding the secret only to be hashed).
-func (a ForgeAccess) tokenOf(remote git.Remote, repo tokenSource) (func(context.Context) (string, error), string, error) {
+func (a ForgeAccess) tokenOf(t forge.Type, remote git.Remote, repo tokenSource) (func(context.Context) (string, error), string, error) {
 	static := func(t string) func(context.Context) (string, error) {
 		return func(context.Context) (string, error) { return t, nil }
 	}
@@ -141,7 +159,8 @@ func (a ForgeAccess) tokenOf(remote git.Remote, repo tokenSource) (func(context.
 		}
 		return src, "app:" + au.AppID + "/" + au.InstallationID + "/" + string(au.PrivateKey), nil
 	case *git.BasicAuth:
-		return static(au.Password), "basic:" + au.Password, nil
+		tok := basicToken(t, au)
+		return static(tok), "basic:" + tok, nil
 	case *git.BearerAuth:
 		return static(au.Token), "bearer:" + au.Token, nil
 	}

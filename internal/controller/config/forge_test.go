@@ -57,6 +57,22 @@ func TestForgeAccessConfig(t *testing.T) {
 			args:   args{remote: git.Remote{URL: "https://github.com/o/r.git", Auth: &git.BasicAuth{Username: "git", Password: "pat"}}},
 			want:   want{typ: forge.GitHub, api: "https://api.github.com/", token: "pat"},
 		},
+		"BitbucketCloudAccessToken": {
+			reason: "A Cloud access token (Git user x-token-auth) is the API's bearer token.",
+			args:   args{remote: git.Remote{URL: "https://bitbucket.org/ws/r.git", Auth: &git.BasicAuth{Username: "x-token-auth", Password: "tok"}}},
+			want:   want{typ: forge.BitbucketCloud, api: "https://api.bitbucket.org/2.0/", token: "tok"},
+		},
+		"BitbucketCloudAppPassword": {
+			reason: "A Cloud user's app password is basic authentication with the user name.",
+			args:   args{remote: git.Remote{URL: "https://bitbucket.org/ws/r.git", Auth: &git.BasicAuth{Username: "bot", Password: "ATBB"}}},
+			want:   want{typ: forge.BitbucketCloud, api: "https://api.bitbucket.org/2.0/", token: "bot:ATBB"},
+		},
+		"BitbucketDataCenterToken": {
+			reason: "A Data Center HTTP access token is the API's bearer token whatever the user name.",
+			args: args{a: ForgeAccess{Type: forge.BitbucketDataCenter},
+				remote: git.Remote{URL: "https://git.example.com/scm/PLAT/r.git", Auth: &git.BasicAuth{Username: "jdoe", Password: "BBDC-tok"}}},
+			want: want{typ: forge.BitbucketDataCenter, api: "https://git.example.com/rest/api/1.0/", token: "BBDC-tok"},
+		},
 		"APITokenKeyWins": {
 			reason: "A Secret's apiToken key is used before the Git credentials.",
 			args:   args{a: ForgeAccess{token: "api"}, remote: git.Remote{URL: "https://gitlab.com/g/s/r.git", Auth: &git.BasicAuth{Password: "pat"}}},

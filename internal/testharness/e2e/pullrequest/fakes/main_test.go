@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package fakes_test holds the end-to-end tests of PullRequest through the
-// real GitHub and GitLab clients against fakes that serve their documented
-// payloads (forgetest/github, forgetest/gitlab), with a control plane of its
+// real GitHub, GitLab and Bitbucket clients against fakes that serve their
+// documented payloads (forgetest/github, forgetest/gitlab,
+// forgetest/bitbucket), with a control plane of its
 // own so that go test runs it beside the other PullRequest packages.
 package fakes_test
 
