@@ -51,26 +51,30 @@ type ProviderConfigSpec struct {
 
 	// Forge names the forge that hosts the repository, for PullRequests.
 	// Without it the forge is told from a well-known host (github.com,
-	// gitlab.com, gitea.com, codeberg.org).
+	// gitlab.com, gitea.com, codeberg.org; dev.azure.com and
+	// *.visualstudio.com for AzureDevOps).
 	// +optional
 	Forge *ForgeConfig `json:"forge,omitempty"`
 }
 
 // ForgeType names a forge's API.
-// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo
+// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo;AzureDevOps
 type ForgeType string
 
 // ForgeConfig names the forge that hosts a repository and its API.
 type ForgeConfig struct {
-	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea or
-	// Forgejo. Optional on a well-known host.
+	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea,
+	// Forgejo or AzureDevOps (Services and Server). Optional on a
+	// well-known host.
 	// +optional
 	Type ForgeType `json:"type,omitempty"`
 
 	// APIURL is the forge's REST API base, e.g.
 	// https://github.example.com/api/v3/, https://gitlab.example.com/api/v4/
-	// or https://gitea.example.com/api/v1/. Empty: the type's usual path on
-	// the repository's host. http:// only when the provider runs with
+	// or https://gitea.example.com/api/v1/; for AzureDevOps the
+	// organization's or collection's URL (https://dev.azure.com/{org}/,
+	// https://tfs.example.com/tfs/DefaultCollection/). Empty: the type's
+	// usual path on the repository's host. http:// only when the provider runs with
 	// --allow-insecure-remotes.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048

@@ -159,7 +159,8 @@ type PullRequestParameters struct {
 
 // PullRequestObservation is the observed state of a PullRequest.
 type PullRequestObservation struct {
-	// Forge is the forge's type: GitHub, GitLab, Gitea or Forgejo.
+	// Forge is the forge's type: GitHub, GitLab, Gitea, Forgejo or
+	// AzureDevOps.
 	Forge string `json:"forge,omitempty"`
 
 	// Number of the pull request (the merge request's IID on GitLab).

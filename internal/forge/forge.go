@@ -42,6 +42,9 @@ const (
 	GitLab  Type = "GitLab"
 	Gitea   Type = "Gitea"
 	Forgejo Type = "Forgejo"
+	// AzureDevOps is Azure Repos: Azure DevOps Services (dev.azure.com,
+	// *.visualstudio.com) and Azure DevOps Server.
+	AzureDevOps Type = "AzureDevOps"
 )
 
 // State is where a pull request is in its life.
