@@ -52,6 +52,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/azure"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitlab"
@@ -285,6 +286,8 @@ func forges() map[forge.Type]forge.Opener {
 		forge.GitLab:  gitlab.New,
 		forge.Gitea:   gitea.New,
 		forge.Forgejo: gitea.New,
+
+		forge.AzureDevOps: azure.New,
 	}
 }
 

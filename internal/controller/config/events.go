@@ -74,6 +74,8 @@ func sourcesOf(pc configObject, url string) []string {
 		return []string{events.SourceGitLab}
 	case forge.Gitea, forge.Forgejo:
 		return []string{events.SourceGitea, events.SourceForgejo}
+	case forge.AzureDevOps:
+		return []string{events.SourceAzureDevOps}
 	}
 	return nil
 }
