@@ -97,17 +97,20 @@ func (c *Client) search(ctx context.Context, name string) (string, error) {
 	if _, err := c.do(ctx, call{method: http.MethodGet, path: "_apis/identities?" + q.Encode(), ids: true}, &found); err != nil {
 		return "", errors.Wrapf(err, errIdentityFmt, name)
 	}
-	switch len(found.Value) {
-	case 1:
-		return found.Value[0].ID, nil
-	case 0:
-		return "", &forge.APIError{Status: http.StatusNotFound, Message: errors.Errorf(errNoneFmt, name).Error(), Kind: forge.ErrInvalidInput}
-	}
-	// More than one: the one whose account (unique) name is exactly it.
+	// The identity whose account (unique) name or mail is exactly name
+	// wins: the search also matches display names, which anyone's may
+	// copy. A sign-in address matches no display name; a group, or a
+	// person named by display name, must be the one match.
 	for _, i := range found.Value {
 		if strings.EqualFold(i.Properties["Account"].Value, name) || strings.EqualFold(i.Properties["Mail"].Value, name) {
 			return i.ID, nil
 		}
+	}
+	switch {
+	case len(found.Value) == 1 && !strings.Contains(name, "@") && strings.EqualFold(found.Value[0].ProviderDisplayName, name):
+		return found.Value[0].ID, nil
+	case len(found.Value) <= 1:
+		return "", &forge.APIError{Status: http.StatusNotFound, Message: errors.Errorf(errNoneFmt, name).Error(), Kind: forge.ErrInvalidInput}
 	}
 	return "", &forge.APIError{Status: http.StatusConflict, Message: errors.Errorf(errManyFmt, len(found.Value), name).Error(), Kind: forge.ErrInvalidInput}
 }

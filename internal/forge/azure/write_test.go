@@ -64,6 +64,21 @@ func TestCreate(t *testing.T) {
 			spec:   forge.Spec{Head: "feature", Base: "main", Title: "t", Reviewers: []string{"nobody@fabrikam.com"}},
 			want:   want{err: forge.ErrInvalidInput},
 		},
+		"DecoyDisplayName": {
+			reason: "an identity whose display name copies a reviewer's sign-in address is not taken for it, whether the real one is found too or not",
+			setup: func(s *fake.Server) {
+				s.AddIdentity("mallory@example.net", "jane@fabrikam.com", "0bad0bad-0000-4000-8000-000000000001")
+				s.AddIdentity("eve@example.net", "bob@fabrikam.com", "0bad0bad-0000-4000-8000-000000000002")
+			},
+			spec: forge.Spec{Head: "feature", Base: "main", Title: "t", Reviewers: []string{"jane@fabrikam.com", "bob@fabrikam.com"}},
+			want: want{err: forge.ErrInvalidInput},
+		},
+		"DisplayName": {
+			reason: "a reviewer named by display name is the one identity of that name",
+			spec:   forge.Spec{Head: "feature", Base: "main", Title: "t", Reviewers: []string{"Raj Kumar"}},
+			want: want{pr: forge.PullRequest{Number: 1, State: forge.StateOpen, Head: "feature", Base: "main", Title: "t",
+				Reviewers: []string{"raj@fabrikam.com", "8c6d0f63-ec62-4c4f-b3c9-4a9d2a11f8b0", "Raj Kumar"}, HeadInRepo: true, Mergeable: ptr(true)}},
+		},
 		"Assignees": {
 			reason: "Azure DevOps has no assignees",
 			spec:   forge.Spec{Head: "feature", Base: "main", Title: "t", Assignees: []string{"jane@fabrikam.com"}},

@@ -220,11 +220,18 @@ func (s *Server) searchIdentities(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "InvalidArgumentValueException", "searchFilter must be General")
 		return
 	}
+	// General matches unique names and display names alike.
+	want := strings.ToLower(q.Get("filterValue"))
 	s.mu.Lock()
-	i, ok := s.identities[strings.ToLower(q.Get("filterValue"))]
+	var found []Reviewer
+	for key, i := range s.identities {
+		if key == want || strings.ToLower(i.DisplayName) == want {
+			found = append(found, i)
+		}
+	}
 	s.mu.Unlock()
 	out := []any{}
-	if ok {
+	for _, i := range found {
 		out = append(out, map[string]any{
 			"id": i.ID, "providerDisplayName": i.DisplayName, "isActive": true, "isContainer": false,
 			"properties": map[string]any{"Account": map[string]string{"$type": "System.String", "$value": i.UniqueName},
