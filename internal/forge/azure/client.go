@@ -40,9 +40,9 @@ limitations under the License.
 // first starting "eyJ"); a PAT never holds a dot.
 //
 // Reviewers are identities: Spec.Reviewers are unique names (the sign-in
-// address of a user, as Azure's uniqueName spells it), identity ids, or a
-// group's name as the identity search finds it ("[Project]\Team"), looked
-// up once each through the identities API (on vssps.dev.azure.com, or
+// address of a user, as Azure's uniqueName spells it), identity ids, or
+// the display name only one identity has (a group's: "[Project]\Team"; a
+// sign-in address never matches a display name), looked up once each through the identities API (on vssps.dev.azure.com, or
 // {organization}.vssps.visualstudio.com, for Azure DevOps Services; the
 // collection's own host for Azure DevOps Server). They are added as
 // required reviewers: the Spec has no way to say optional. Reviewers a

@@ -225,7 +225,7 @@ func (s *Server) searchIdentities(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var found []Reviewer
 	for key, i := range s.identities {
-		if key == want || strings.ToLower(i.DisplayName) == want {
+		if key == want || strings.EqualFold(i.DisplayName, want) {
 			found = append(found, i)
 		}
 	}
