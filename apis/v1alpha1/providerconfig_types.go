@@ -51,7 +51,8 @@ type ProviderConfigSpec struct {
 
 	// Forge names the forge that hosts the repository, for PullRequests.
 	// Without it the forge is told from a well-known host (github.com,
-	// gitlab.com, gitea.com, codeberg.org, bitbucket.org).
+	// gitlab.com, gitea.com, codeberg.org, bitbucket.org; dev.azure.com and
+	// *.visualstudio.com for AzureDevOps).
 	// +optional
 	Forge *ForgeConfig `json:"forge,omitempty"`
 
@@ -62,24 +63,28 @@ type ProviderConfigSpec struct {
 }
 
 // ForgeType names a forge's API.
-// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo;BitbucketCloud;BitbucketDataCenter
+// +kubebuilder:validation:Enum=GitHub;GitLab;Gitea;Forgejo;BitbucketCloud;BitbucketDataCenter;AzureDevOps
 type ForgeType string
 
 // ForgeConfig names the forge that hosts a repository and its API.
 type ForgeConfig struct {
 	// Type of the forge: GitHub (and GitHub Enterprise), GitLab, Gitea,
-	// Forgejo, BitbucketCloud or BitbucketDataCenter (also Bitbucket
-	// Server). Optional on a well-known host; a Bitbucket Data Center is
-	// never told from its host and must be named.
+	// Forgejo, BitbucketCloud, BitbucketDataCenter (also Bitbucket Server)
+	// or AzureDevOps (Services and Server). Optional on a well-known host;
+	// a Bitbucket Data Center is never told from its host and must be
+	// named.
 	// +optional
 	Type ForgeType `json:"type,omitempty"`
 
 	// APIURL is the forge's REST API base, e.g.
 	// https://github.example.com/api/v3/, https://gitlab.example.com/api/v4/,
 	// https://gitea.example.com/api/v1/ or (Bitbucket Data Center)
-	// https://bitbucket.example.com/rest/api/1.0/. Empty: the type's usual
-	// path on the repository's host (Bitbucket Data Center: the context
-	// path of an https://host/<context>/scm/… URL kept). http:// only when the provider runs with
+	// https://bitbucket.example.com/rest/api/1.0/; for AzureDevOps the
+	// organization's or collection's URL (https://dev.azure.com/{org}/,
+	// https://tfs.example.com/tfs/DefaultCollection/). Empty: the type's
+	// usual path on the repository's host (Bitbucket Data Center: the
+	// context path of an https://host/<context>/scm/… URL kept). http://
+	// only when the provider runs with
 	// --allow-insecure-remotes.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048

@@ -162,7 +162,7 @@ type PullRequestParameters struct {
 // PullRequestObservation is the observed state of a PullRequest.
 type PullRequestObservation struct {
 	// Forge is the forge's type: GitHub, GitLab, Gitea, Forgejo,
-	// BitbucketCloud or BitbucketDataCenter.
+	// BitbucketCloud, BitbucketDataCenter or AzureDevOps.
 	Forge string `json:"forge,omitempty"`
 
 	// Number of the pull request (the merge request's IID on GitLab).

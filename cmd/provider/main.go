@@ -53,6 +53,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/forge/azure"
 	"github.com/crossplane-contrib/provider-git/internal/forge/bitbucket"
 	"github.com/crossplane-contrib/provider-git/internal/forge/gitea"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
@@ -295,6 +296,7 @@ func forges() map[forge.Type]forge.Opener {
 
 		forge.BitbucketCloud:      bitbucket.NewCloud,
 		forge.BitbucketDataCenter: bitbucket.NewDataCenter,
+		forge.AzureDevOps:         azure.New,
 	}
 }
 

@@ -29,7 +29,7 @@ const (
 	errUnknownHostFmt = "cannot tell which forge hosts %q: name it in the configuration's spec.forge.type"
 	errRepoPathFmt    = "cannot tell the repository's owner and name from %q"
 	errAPIURLFmt      = "spec.forge.apiURL %q must be an absolute http(s) URL"
-	errTypeFmt        = "unknown forge type %q: one of GitHub, GitLab, Gitea, Forgejo, BitbucketCloud, BitbucketDataCenter"
+	errTypeFmt        = "unknown forge type %q: one of GitHub, GitLab, Gitea, Forgejo, BitbucketCloud, BitbucketDataCenter, AzureDevOps"
 )
 
 // Config is what a Client needs to reach one repository.
@@ -39,7 +39,7 @@ type Config struct {
 	// https://gitlab.example.com/api/v4/, https://gitea.example.com/api/v1/.
 	APIURL string
 	// Owner is the repository's owner (on GitLab the whole namespace path,
-	// group/subgroup); Name its name.
+	// group/subgroup; on Azure DevOps organization/project); Name its name.
 	Owner string
 	Name  string
 	// Token returns a current API token. It is called per request, so a
@@ -71,6 +71,9 @@ var wellKnown = map[string]struct {
 // and API URL from t and apiURL when given, else from a well-known host;
 // its owner and name from the URL's path.
 func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
+	if c, ok, err := resolveAzure(gitURL, t, apiURL); ok {
+		return c, err
+	}
 	host, path, err := hostPath(gitURL)
 	if err != nil {
 		return Config{}, err

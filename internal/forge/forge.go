@@ -45,6 +45,9 @@ const (
 	// are events.SourceBitbucketCloud and SourceBitbucketDataCenter.
 	BitbucketCloud      Type = "BitbucketCloud"
 	BitbucketDataCenter Type = "BitbucketDataCenter"
+	// AzureDevOps is Azure Repos: Azure DevOps Services (dev.azure.com,
+	// *.visualstudio.com) and Azure DevOps Server.
+	AzureDevOps Type = "AzureDevOps"
 )
 
 // State is where a pull request is in its life.

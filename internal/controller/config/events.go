@@ -78,6 +78,8 @@ func sourcesOf(pc configObject, url string) []string {
 		return []string{events.SourceBitbucketCloud}
 	case forge.BitbucketDataCenter:
 		return []string{events.SourceBitbucketDataCenter}
+	case forge.AzureDevOps:
+		return []string{events.SourceAzureDevOps}
 	}
 	return nil
 }
