@@ -41,7 +41,8 @@ limitations under the License.
 //
 // Every request needs Token (PRIVATE-TOKEN or Authorization: Bearer), else
 // 401; ReadOnlyToken (a read_api token) is refused writes with 403
-// insufficient_scope; Throttle answers the next requests 429.
+// insufficient_scope; Throttle answers the next requests 429, ProxyError
+// with a proxy's error page.
 package gitlab
 
 import (
@@ -134,11 +135,6 @@ type Server struct {
 	// autoParams are the merge parameters this GitLab reads as auto-merge.
 	autoParams []string
 	throttle   []throttle
-}
-
-type throttle struct {
-	retryAfter time.Duration
-	reset      time.Time
 }
 
 // NewServer starts a fake GitLab with a main branch and user "root"; it
@@ -323,17 +319,6 @@ func (s *Server) FinishRebase(iid int64, failure string) {
 // request still open and merge_error set.
 func (s *Server) FailMerge(iid int64, mergeError string) {
 	s.edit(iid, func(m *MergeRequest) { m.failMerge = mergeError })
-}
-
-// Throttle answers the next n requests 429, with Retry-After when
-// retryAfter > 0 and RateLimit-Reset and RateLimit-ResetTime when reset is
-// set.
-func (s *Server) Throttle(n int, retryAfter time.Duration, reset time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.throttle = append(s.throttle, throttle{retryAfter: retryAfter, reset: reset})
-	}
 }
 
 // SetAutoMergeParams sets which merge parameters ask for auto-merge, as a

@@ -52,6 +52,30 @@ func call(t *testing.T, s *Server, method, path, token, body string, h ...string
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// wireCase is one raw request and the fake's whole answer to it.
+type wireCase struct {
+	reason string
+	method string
+	path   string
+	token  string
+	body   string
+	status int
+	want   string
+}
+
+// checkWire sends each case's request to s and compares status and body.
+func checkWire(t *testing.T, s *Server, cases map[string]wireCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, _, got := call(t, s, tc.method, tc.path, tc.token, tc.body)
+			if st != tc.status || strings.TrimSpace(got) != tc.want {
+				t.Errorf("%s\n%s %s: want %d %s, got %d %s", tc.reason, tc.method, tc.path, tc.status, tc.want, st, got)
+			}
+		})
+	}
+}
+
 // TestWire pins the fake's answers to GitLab's documented wire format.
 func TestWire(t *testing.T) {
 	s := NewServer(t)
@@ -82,15 +106,7 @@ func TestWire(t *testing.T) {
 		t.Errorf("labels: -want, +got:\n%s", diff)
 	}
 
-	cases := map[string]struct {
-		reason string
-		method string
-		path   string
-		token  string
-		body   string
-		status int
-		want   string
-	}{
+	cases := map[string]wireCase{
 		"Duplicate": {
 			reason: "A second open merge request of a source branch is 409 with a list message.",
 			method: "POST", path: mrs, token: Token,
@@ -142,14 +158,7 @@ func TestWire(t *testing.T) {
 			status: http.StatusAccepted, want: `{"rebase_in_progress":true}`,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			st, _, got := call(t, s, tc.method, tc.path, tc.token, tc.body)
-			if st != tc.status || strings.TrimSpace(got) != tc.want {
-				t.Errorf("%s\n%s %s: want %d %s, got %d %s", tc.reason, tc.method, tc.path, tc.status, tc.want, st, got)
-			}
-		})
-	}
+	checkWire(t, s, cases)
 }
 
 func TestWirePagesAndETags(t *testing.T) {
