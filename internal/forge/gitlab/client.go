@@ -64,8 +64,8 @@ func WithBearer() Option {
 	return func(cl *Client) { cl.bearer = true }
 }
 
-// Client is a forge.Client for one GitLab project, on GitLab's own Go
-// client.
+// Client is a forge.Client (and forge.Hooks) for one GitLab project, on
+// GitLab's own Go client.
 //
 // mu guards users and pages; it is never held across the network.
 type Client struct {
@@ -82,7 +82,10 @@ type Client struct {
 	pages map[int64]listPage
 }
 
-var _ forge.Client = &Client{}
+var (
+	_ forge.Client = &Client{}
+	_ forge.Hooks  = &Client{}
+)
 
 // New returns the GitLab Client of c. It is a forge.Opener.
 func New(c forge.Config) (forge.Client, error) {

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package gitlab is the forge.Client of GitLab (gitlab.com and self-managed
-// GitLab), for merge requests.
+// GitLab), for merge requests, and its forge.Hooks, for the project's
+// webhooks.
 //
 // It speaks GitLab's REST API v4 through GitLab's maintained Go client,
 // gitlab.com/gitlab-org/api/client-go/v2 (pinned at v2.64.0), on the one
@@ -35,6 +36,10 @@ limitations under the License.
 //	PUT    /projects/:id/merge_requests/:iid/rebase                Merge with MethodRebase
 //	PUT    /projects/:id/merge_requests/:iid/merge                 Merge, AutoMerge
 //	GET    /users?username=                                        reviewer and assignee ids
+//	GET    /projects/:id/hooks?per_page=100                        ListHooks (every page)
+//	POST   /projects/:id/hooks                                     CreateHook
+//	PUT    /projects/:id/hooks/:hook_id                            UpdateHook
+//	DELETE /projects/:id/hooks/:hook_id                            DeleteHook
 //
 // :id is the project's full path (Config.Owner + "/" + Config.Name) escaped
 // as one path segment (group%2Fsub%2Fproject); a pull request's number is the
@@ -112,4 +117,18 @@ limitations under the License.
 //     page had an ETag; it is notModified only when every page answered 304.
 //     GitLab counts a 304 against its rate limit like any request, so this
 //     saves bandwidth, not quota; it is used, never required.
+//   - Webhooks (forge.Hooks) need the Maintainer role: another token's list
+//     is 403, ErrForbidden with GitLab's words. The provider's hook has the
+//     secret as its token (GitLab sends it back as X-Gitlab-Token), push
+//     events and merge request events of every branch (an empty branch
+//     filter, strategy all_branches), no tag push events, and TLS
+//     verification on. Pipeline events are not asked for: the events
+//     receiver reads push and merge_request payloads only, a pipeline that
+//     ends in an auto-merge is followed by the merge request's own event,
+//     and checks are read at the next poll. UpdateHook always sends the
+//     token, as GitLab drops it when the URL changes, and puts the events
+//     back. GitLab's hooks have no active flag: a hook GitLab stopped
+//     delivering to after failures (alert_status temporarily_disabled or
+//     disabled) is reported not Active. A hook already gone is ErrNotFound
+//     on delete.
 package gitlab

@@ -41,6 +41,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PUT "+mrs+"/{iid}/merge", s.merge)
 	mux.HandleFunc("PUT "+mrs+"/{iid}/rebase", s.rebase)
 	mux.HandleFunc("GET "+api+"/users", s.listUsers)
+	hooks := api + "/projects/{id}/hooks"
+	mux.HandleFunc("GET "+hooks, s.listHooks)
+	mux.HandleFunc("POST "+hooks, s.addHook)
+	mux.HandleFunc("PUT "+hooks+"/{hook_id}", s.editHook)
+	mux.HandleFunc("DELETE "+hooks+"/{hook_id}", s.deleteHook)
 	return mux
 }
 
@@ -50,7 +55,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	key := pattern
 	if _, p, ok := strings.Cut(pattern, " "); ok {
 		p = strings.TrimPrefix(p, api)
-		p = strings.NewReplacer("{id}", ":id", "{iid}", ":iid").Replace(p)
+		p = strings.NewReplacer("{id}", ":id", "{iid}", ":iid", "{hook_id}", ":hook_id").Replace(p)
 		key = r.Method + " " + p
 	}
 	s.mu.Lock()
@@ -89,7 +94,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := token(r)
 	switch {
-	case tok != Token && tok != ReadOnlyToken:
+	case tok != Token && tok != ReadOnlyToken && tok != DeveloperToken:
 		reply(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
 		return
 	case tok == ReadOnlyToken && r.Method != http.MethodGet:
