@@ -50,8 +50,10 @@ func TestProviderBinary(t *testing.T) {
 	}
 	// The binary as the image ships it (static, trimmed, stripped). A
 	// dependency that drags in SDKs the provider never calls shows here
-	// first: the whole client-go clientset alone is 8 MiB of it.
-	const maxBinary = 55 << 20
+	// first: the whole client-go clientset alone is 8 MiB of it. 80 MiB is
+	// the budget with the forges' own clients (GitLab's client-go is 4.8
+	// MiB of it: docs/development.md, The binary).
+	const maxBinary = 80 << 20
 	if fi, err := os.Stat(bin); err != nil {
 		t.Fatal(err)
 	} else if fi.Size() > maxBinary {

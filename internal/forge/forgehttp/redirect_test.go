@@ -18,6 +18,7 @@ package forgehttp_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -30,7 +31,11 @@ import (
 
 const secret = "s3cr3t-token-never-elsewhere"
 
+// errNoHooks says a client implements no forge.Hooks.
+var errNoHooks = errors.New("no forge.Hooks")
+
 // TestNoCredentialLeavesTheForge sends every forge client's read and write
+// (and webhook list and create, where the client keeps hooks)
 // to an API that redirects to another host and to plain http: the call
 // fails naming the redirect, and no request carrying the token arrives
 // anywhere but the forge. Before the one transport, GitLab's PRIVATE-TOKEN
@@ -53,6 +58,23 @@ func TestNoCredentialLeavesTheForge(t *testing.T) {
 		"Merge": func(ctx context.Context, c forge.Client) error {
 			return c.Merge(ctx, 7, forge.Merge{Method: forge.MethodMerge, HeadSHA: strings.Repeat("a", 40)})
 		},
+		// The webhook calls, of the clients that keep hooks.
+		"ListHooks": func(ctx context.Context, c forge.Client) error {
+			h, ok := c.(forge.Hooks)
+			if !ok {
+				return errNoHooks
+			}
+			_, err := h.ListHooks(ctx)
+			return err
+		},
+		"CreateHook": func(ctx context.Context, c forge.Client) error {
+			h, ok := c.(forge.Hooks)
+			if !ok {
+				return errNoHooks
+			}
+			_, err := h.CreateHook(ctx, forge.Hook{URL: "https://provider.example.com/hooks/x", Secret: secret})
+			return err
+		},
 	}
 	for fname, f := range forges {
 		for target := range map[string]bool{"OtherHost": true, "PlainHTTP": true} {
@@ -69,6 +91,9 @@ func TestNoCredentialLeavesTheForge(t *testing.T) {
 						t.Fatalf("open: %v", err)
 					}
 					err = call(t.Context(), c)
+					if errors.Is(err, errNoHooks) {
+						t.Skipf("the %s client keeps no webhooks", fname)
+					}
 					if err == nil || !strings.Contains(err.Error(), "refusing the forge's redirect") {
 						t.Errorf("%s after a redirect to %s: want the redirect refused, got %v", cname, target, err)
 					}

@@ -18,19 +18,21 @@ package gitlab
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
 const (
 	errList        = "cannot list GitLab's open merge requests"
-	errPagesFmt    = "GitLab's list of open merge requests goes on past %d pages"
+	errPagesFmt    = "GitLab's list goes on past %d pages"
 	errGetFmt      = "cannot get GitLab merge request !%d"
 	errApprovals   = "cannot get the merge request's approvals"
 	errCreate      = "cannot open a GitLab merge request"
@@ -53,44 +55,30 @@ const maxPages = 1000
 type listPage struct {
 	etag string
 	prs  []forge.PullRequest
-	next string
+	next int64
 }
 
 // ListOpen returns every open merge request, following X-Next-Page (or the
-// Link header's next) over all pages.
+// Link header's next) over all pages. Each page is asked for with the ETag
+// its last answer had; it is notModified only when every page answered 304.
 func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error) {
 	c.mu.Lock()
 	cached := c.pages
 	c.mu.Unlock()
 
 	var prs []forge.PullRequest
-	seen := map[string]listPage{}
+	seen := map[int64]listPage{}
 	notModified := true
-	for page := "1"; page != ""; {
+	for page := int64(1); page != 0; {
 		if len(seen) >= maxPages {
-			return nil, false, errors.Errorf(errPagesFmt, maxPages)
+			return nil, false, errors.Wrap(errors.Errorf(errPagesFmt, maxPages), errList)
 		}
-		q := url.Values{"state": {"opened"}, "per_page": {strconv.Itoa(perPage)}, "page": {page}}
 		prev, had := cached[page]
-		r := request{method: http.MethodGet, path: c.mrPath(0), query: q}
-		if had {
-			r.etag = prev.etag
-		}
-		var mrs []mergeRequest
-		a, err := c.do(ctx, r, &mrs)
+		lp, unchanged, err := c.listPage(ctx, page, prev, had)
 		if err != nil {
 			return nil, false, errors.Wrap(err, errList)
 		}
-		var lp listPage
-		if a.status == http.StatusNotModified && had {
-			lp = prev
-		} else {
-			notModified = false
-			lp = listPage{etag: a.header.Get("ETag"), next: nextPage(a.header, page)}
-			for _, mr := range mrs {
-				lp.prs = append(lp.prs, mr.pullRequest(c.path))
-			}
-		}
+		notModified = notModified && unchanged
 		seen[page] = lp
 		prs = append(prs, lp.prs...)
 		page = lp.next
@@ -98,26 +86,51 @@ func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error
 	c.mu.Lock()
 	c.pages = seen
 	c.mu.Unlock()
-	if notModified {
-		return prs, true, nil
-	}
-	return prs, false, nil
+	return prs, notModified, nil
 }
 
-// nextPage is the page after page: X-Next-Page ("" on the last page), or
-// when a proxy dropped it, the page parameter of the Link header's next.
-// A next page that does not move forward ends the list.
-func nextPage(h http.Header, page string) string {
+// listPage asks for one page of open merge requests, with prev's ETag when
+// had; a 304 answers prev again.
+func (c *Client) listPage(ctx context.Context, page int64, prev listPage, had bool) (listPage, bool, error) {
+	opt := &gl.ListProjectMergeRequestsOptions{
+		ListOptions: gl.ListOptions{PerPage: perPage, Page: page},
+		State:       gl.Ptr("opened"),
+	}
+	var more []gl.RequestOptionFunc
+	if had && prev.etag != "" {
+		more = append(more, gl.WithHeader("If-None-Match", prev.etag))
+	}
+	mrs, resp, err := c.api.MergeRequests.ListProjectMergeRequests(c.path, opt, c.opts(ctx, more...)...)
+	if resp != nil && resp.StatusCode == http.StatusNotModified && had {
+		// client-go decodes a 304's empty body and says io.EOF.
+		if err == nil || errors.Is(err, io.EOF) {
+			return prev, true, nil
+		}
+	}
+	if err != nil {
+		return listPage{}, false, err
+	}
+	lp := listPage{etag: resp.Header.Get("ETag"), next: nextPage(resp.Header, page)}
+	for _, mr := range mrs {
+		lp.prs = append(lp.prs, pullRequest(mr, c.path))
+	}
+	return lp, false, nil
+}
+
+// nextPage is the page after page: X-Next-Page (empty on the last page),
+// or when a proxy dropped it, the page parameter of the Link header's
+// next; 0 ends the list. A next page that does not move forward ends it
+// too.
+func nextPage(h http.Header, page int64) int64 {
 	next := linkNext(h.Get("Link"))
 	if v, ok := h[http.CanonicalHeaderKey("X-Next-Page")]; ok && len(v) > 0 {
 		next = strings.TrimSpace(v[0])
 	}
-	n, err := strconv.Atoi(next)
-	cur, _ := strconv.Atoi(page)
-	if err != nil || n <= cur {
-		return ""
+	n, err := strconv.ParseInt(next, 10, 64)
+	if err != nil || n <= page {
+		return 0
 	}
-	return next
+	return n
 }
 
 // linkNext is the page parameter of the rel="next" link in an RFC 8288
@@ -140,17 +153,16 @@ func linkNext(link string) string {
 // Get returns one merge request with its head pipeline's status and its
 // review decision.
 func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
-	var mr mergeRequest
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number)}, &mr); err != nil {
+	mr, _, err := c.api.MergeRequests.GetMergeRequest(c.path, number, nil, c.opts(ctx)...)
+	if err != nil {
 		return forge.PullRequest{}, errors.Wrapf(err, errGetFmt, number)
 	}
-	pr := mr.pullRequest(c.path)
-	var a approvals
-	_, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number, "approvals")}, &a)
+	pr := detailed(mr, c.path)
+	a, _, err := c.api.MergeRequests.GetMergeRequestApprovals(c.path, number, c.opts(ctx)...)
 	switch {
 	case errors.Is(err, forge.ErrNotFound), errors.Is(err, forge.ErrForbidden):
 		// An instance or token without approvals: no decision to tell.
-		a = approvals{}
+		a = nil
 	case err != nil:
 		return forge.PullRequest{}, errors.Wrapf(errors.Wrap(err, errApprovals), errGetFmt, number)
 	}
@@ -158,69 +170,77 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 	return pr, nil
 }
 
-// mrBody is what Create and Update send. Update sends every field, so an
-// empty list clears labels, reviewers or assignees a person added.
-type mrBody struct {
-	SourceBranch string  `json:"source_branch,omitempty"`
-	TargetBranch string  `json:"target_branch,omitempty"`
-	Title        string  `json:"title"`
-	Description  string  `json:"description"`
-	Labels       string  `json:"labels"`
-	ReviewerIDs  []int64 `json:"reviewer_ids"`
-	AssigneeIDs  []int64 `json:"assignee_ids"`
+// fields are what Create and Update send: every one, so an empty list
+// clears labels, reviewers or assignees a person added.
+type fields struct {
+	title, description string
+	labels             *gl.LabelOptions
+	reviewers          *[]int64
+	assignees          *[]int64
 }
 
-func (c *Client) body(ctx context.Context, s forge.Spec) (mrBody, error) {
+func (c *Client) fields(ctx context.Context, s forge.Spec) (fields, error) {
 	rv, err := c.userIDs(ctx, s.Reviewers)
 	if err != nil {
-		return mrBody{}, err
+		return fields{}, err
 	}
 	as, err := c.userIDs(ctx, s.Assignees)
 	if err != nil {
-		return mrBody{}, err
+		return fields{}, err
 	}
-	return mrBody{
-		Title:       draftTitle(s.Title, s.Draft),
-		Description: s.Body,
-		Labels:      strings.Join(s.Labels, ","),
-		ReviewerIDs: rv,
-		AssigneeIDs: as,
+	// A nil LabelOptions is sent as null, which keeps GitLab's labels; an
+	// empty one as "", which clears them.
+	labels := append(gl.LabelOptions{}, s.Labels...)
+	return fields{
+		title:       draftTitle(s.Title, s.Draft),
+		description: s.Body,
+		labels:      &labels,
+		reviewers:   &rv,
+		assignees:   &as,
 	}, nil
 }
 
 // Create opens a merge request from s.Head into s.Base. GitLab allows one
 // open merge request per source branch: another is ErrExists.
 func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, error) {
-	b, err := c.body(ctx, s)
+	f, err := c.fields(ctx, s)
 	if err != nil {
 		return forge.PullRequest{}, errors.Wrap(err, errCreate)
 	}
-	b.SourceBranch, b.TargetBranch = s.Head, s.Base
-	var mr mergeRequest
-	if _, err := c.do(ctx, request{method: http.MethodPost, path: c.mrPath(0), body: b}, &mr); err != nil {
+	opt := &gl.CreateMergeRequestOptions{
+		SourceBranch: gl.Ptr(s.Head), TargetBranch: gl.Ptr(s.Base),
+		Title: gl.Ptr(f.title), Description: gl.Ptr(f.description),
+		Labels: f.labels, ReviewerIDs: f.reviewers, AssigneeIDs: f.assignees,
+	}
+	mr, _, err := c.api.MergeRequests.CreateMergeRequest(c.path, opt, c.opts(ctx)...)
+	if err != nil {
 		return forge.PullRequest{}, errors.Wrap(err, errCreate)
 	}
-	return mr.pullRequest(c.path), nil
+	return detailed(mr, c.path), nil
 }
 
 // Update puts title (with its draft prefix), description, labels,
 // reviewers and assignees back to s.
 func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
-	b, err := c.body(ctx, s)
+	f, err := c.fields(ctx, s)
 	if err != nil {
 		return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
 	}
-	var mr mergeRequest
-	if _, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number), body: b}, &mr); err != nil {
+	opt := &gl.UpdateMergeRequestOptions{
+		Title: gl.Ptr(f.title), Description: gl.Ptr(f.description),
+		Labels: f.labels, ReviewerIDs: f.reviewers, AssigneeIDs: f.assignees,
+	}
+	mr, _, err := c.api.MergeRequests.UpdateMergeRequest(c.path, number, opt, c.opts(ctx)...)
+	if err != nil {
 		return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
 	}
-	return mr.pullRequest(c.path), nil
+	return detailed(mr, c.path), nil
 }
 
 // Close closes the merge request (state_event close).
 func (c *Client) Close(ctx context.Context, number int64) error {
-	b := map[string]string{"state_event": "close"}
-	if _, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number), body: b}, nil); err != nil {
+	opt := &gl.UpdateMergeRequestOptions{StateEvent: gl.Ptr("close")}
+	if _, _, err := c.api.MergeRequests.UpdateMergeRequest(c.path, number, opt, c.opts(ctx)...); err != nil {
 		return errors.Wrapf(err, errCloseFmt, number)
 	}
 	return nil
@@ -252,13 +272,12 @@ func (c *Client) userIDs(ctx context.Context, names []string) ([]int64, error) {
 // insensitive; an unknown name is invalid input (it is not cached, so a
 // user created later is found).
 func (c *Client) lookUp(ctx context.Context, name string) (int64, error) {
-	var us []user
-	r := request{method: http.MethodGet, path: "users", query: url.Values{"username": {name}}}
-	if _, err := c.do(ctx, r, &us); err != nil {
+	us, _, err := c.api.Users.ListUsers(&gl.ListUsersOptions{Username: gl.Ptr(name)}, c.opts(ctx)...)
+	if err != nil {
 		return 0, errors.Wrapf(err, errUserLookFmt, name)
 	}
 	for _, u := range us {
-		if strings.EqualFold(u.Username, name) {
+		if u != nil && strings.EqualFold(u.Username, name) {
 			return u.ID, nil
 		}
 	}

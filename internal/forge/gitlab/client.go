@@ -17,9 +17,7 @@ limitations under the License.
 package gitlab
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -27,6 +25,8 @@ import (
 	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	retryablehttp "github.com/hashicorp/go-retryablehttp"
+	gl "gitlab.com/gitlab-org/api/client-go/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -34,15 +34,13 @@ import (
 )
 
 const (
-	errAPIURLFmt = "GitLab API URL %q must be an absolute http(s) URL"
-	errProject   = "GitLab needs the project's namespace and name"
-	errNoToken   = "no API token function for GitLab"
-	errGetToken  = "cannot get the GitLab API token"
-	errEncode    = "cannot encode the GitLab request"
-	errRequest   = "cannot build the GitLab request"
-	errSendFmt   = "cannot reach GitLab for %s %s"
-	errReadFmt   = "cannot read GitLab's answer to %s %s"
-	errDecodeFmt = "cannot decode GitLab's answer to %s %s"
+	errAPIURLFmt   = "GitLab API URL %q must be an absolute http(s) URL"
+	errProject     = "GitLab needs the project's namespace and name"
+	errNoToken     = "no API token function for GitLab"
+	errGetToken    = "cannot get the GitLab API token"
+	errClient      = "cannot build the GitLab API client"
+	errRead        = "cannot read GitLab's answer"
+	errTooLargeFmt = "GitLab's answer is larger than %d bytes"
 )
 
 // maxBody bounds what is read of one answer: a page of 100 merge requests
@@ -66,25 +64,28 @@ func WithBearer() Option {
 	return func(cl *Client) { cl.bearer = true }
 }
 
-// Client is a forge.Client for one GitLab project's merge requests.
+// Client is a forge.Client (and forge.Hooks) for one GitLab project, on
+// GitLab's own Go client.
 //
 // mu guards users and pages; it is never held across the network.
 type Client struct {
-	base *url.URL
-	// path is the project's full path, unescaped; escaped as one segment
-	// it is the API's :id.
+	// path is the project's full path, unescaped; client-go escapes it as
+	// one segment, the API's :id.
 	path   string
 	token  func(context.Context) (string, error)
-	http   *http.Client
+	api    *gl.Client
 	clock  clock.PassiveClock
 	bearer bool
 
 	mu    sync.Mutex
 	users map[string]int64
-	pages map[string]listPage
+	pages map[int64]listPage
 }
 
-var _ forge.Client = &Client{}
+var (
+	_ forge.Client = &Client{}
+	_ forge.Hooks  = &Client{}
+)
 
 // New returns the GitLab Client of c. It is a forge.Opener.
 func New(c forge.Config) (forge.Client, error) {
@@ -97,12 +98,6 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, errors.Errorf(errAPIURLFmt, c.APIURL)
 	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-		if u.RawPath != "" {
-			u.RawPath += "/"
-		}
-	}
 	if strings.Trim(c.Owner, "/") == "" || strings.Trim(c.Name, "/") == "" {
 		return nil, errors.New(errProject)
 	}
@@ -110,18 +105,35 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		return nil, errors.Wrap(forge.ErrNoCredentials, errNoToken)
 	}
 	cl := &Client{
-		base:  u,
 		path:  strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/"),
 		token: c.Token,
 		clock: clock.RealClock{},
 		users: map[string]int64{},
-		pages: map[string]listPage{},
-	}
-	if cl.http, err = forgehttp.New(c.HTTPClient, u.String()); err != nil {
-		return nil, err
+		pages: map[int64]listPage{},
 	}
 	for _, fn := range o {
 		fn(cl)
+	}
+	hc, err := forgehttp.New(c.HTTPClient, u.String())
+	if err != nil {
+		return nil, err
+	}
+	cl.api, err = gl.NewAuthSourceClient(tokenSource{token: cl.token, bearer: cl.bearer},
+		gl.WithBaseURL(u.String()),
+		gl.WithHTTPClient(hc),
+		gl.WithUserAgent(userAgent),
+		// No retries, no backoff, no client-side limiter: each would
+		// sleep a worker on the wall clock, and client-go retries a 429
+		// or a 5xx even of a POST, so a create GitLab carried out behind
+		// a proxy's 502 would be sent again. The provider paces its
+		// content-creating requests itself (forge.Pacer) and requeues on
+		// a *forge.RateLimitError at the time GitLab names.
+		gl.WithoutRetries(),
+		gl.WithCustomRetryMax(0),
+		gl.WithCustomLimiter(unlimited{}),
+	)
+	if err != nil {
+		return nil, errors.Wrap(err, errClient)
 	}
 	return cl, nil
 }
@@ -129,109 +141,94 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 // Type is GitLab.
 func (c *Client) Type() forge.Type { return forge.GitLab }
 
-// request is one call to the API.
-type request struct {
-	method string
-	// path is relative to the API URL, already escaped.
-	path  string
-	query url.Values
-	body  any
-	// etag, when set, is sent as If-None-Match.
-	etag string
+// opts are the request options of every call: its context, and the
+// handler that reads GitLab's answer.
+func (c *Client) opts(ctx context.Context, more ...gl.RequestOptionFunc) []gl.RequestOptionFunc {
+	return append([]gl.RequestOptionFunc{gl.WithContext(ctx), c.handle}, more...)
 }
 
-// answer is what came back from a successful (2xx or 304) call.
-type answer struct {
-	status int
-	header http.Header
+// handle sets answer as the request's response handler.
+func (c *Client) handle(r *retryablehttp.Request) error {
+	r.SetResponseHandler(c.answer)
+	return nil
 }
 
-// do sends r and decodes a 2xx answer's JSON into out (when not nil). A
-// refusal is returned as *forge.APIError or *forge.RateLimitError.
-func (c *Client) do(ctx context.Context, r request, out any) (answer, error) {
-	u := *c.base
-	ref, err := url.Parse(r.path)
-	if err != nil {
-		return answer{}, errors.Wrap(err, errRequest)
-	}
-	full := u.ResolveReference(ref)
-	if len(r.query) > 0 {
-		full.RawQuery = r.query.Encode()
-	}
-	var body io.Reader
-	if r.body != nil {
-		b, err := json.Marshal(r.body)
-		if err != nil {
-			return answer{}, errors.Wrap(err, errEncode)
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, full.String(), body)
-	if err != nil {
-		return answer{}, errors.Wrap(err, errRequest)
-	}
-	if err := c.authorize(ctx, req); err != nil {
-		return answer{}, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.etag != "" {
-		req.Header.Set("If-None-Match", r.etag)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		// The URL carries no secret: the token travels in a header.
-		return answer{}, errors.Wrapf(err, errSendFmt, r.method, r.path)
+// success are the statuses client-go takes for success (CheckResponse).
+var success = map[int]bool{
+	http.StatusOK: true, http.StatusCreated: true, http.StatusAccepted: true,
+	http.StatusNoContent: true, http.StatusNotModified: true,
+}
+
+// answer lets a success through, its body bounded to maxBody, and turns
+// any other status into *forge.APIError or *forge.RateLimitError with
+// GitLab's own words. It reads and closes a refusal's body itself:
+// retryablehttp then hands client-go the error without the response, so
+// client-go's ErrorResponse, which carries a body unscrubbed and drops a
+// 404's, is never made.
+func (c *Client) answer(resp *http.Response) error {
+	if success[resp.StatusCode] {
+		resp.Body = &capped{r: resp.Body, left: maxBody}
+		return nil
 	}
 	defer resp.Body.Close() //nolint:errcheck // a read-only body's close error says nothing.
 	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
-		return answer{}, errors.Wrapf(err, errReadFmt, r.method, r.path)
+		return errors.Wrap(err, errRead)
 	}
-	a := answer{status: resp.StatusCode, header: resp.Header}
-	switch {
-	case resp.StatusCode == http.StatusNotModified:
-		return a, nil
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return a, c.refusal(resp.StatusCode, resp.Header, b)
-	}
-	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			return a, errors.Wrapf(err, errDecodeFmt, r.method, r.path)
-		}
-	}
-	return a, nil
+	return c.refusal(resp.StatusCode, resp.Header, b)
 }
 
-// authorize sets the request's token header from a current token.
-func (c *Client) authorize(ctx context.Context, req *http.Request) error {
-	t, err := c.token(ctx)
+// capped reads at most left bytes of r; more is an error, so a runaway
+// answer stops in the decoder rather than in memory.
+type capped struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// At the limit: the end of the body is fine, more is not.
+		if n, err := c.r.Read(make([]byte, 1)); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, errors.Errorf(errTooLargeFmt, maxBody)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *capped) Close() error { return c.r.Close() }
+
+// tokenSource is client-go's AuthSource of a Client: it reads the token
+// per request, so a refreshed token is used from the next request on.
+type tokenSource struct {
+	token  func(context.Context) (string, error)
+	bearer bool
+}
+
+func (tokenSource) Init(context.Context, *gl.Client) error { return nil }
+
+func (s tokenSource) Header(ctx context.Context) (string, string, error) {
+	t, err := s.token(ctx)
 	if err != nil {
-		return errors.Wrap(err, errGetToken)
+		return "", "", errors.Wrap(err, errGetToken)
 	}
 	if t == "" {
-		return forge.ErrNoCredentials
+		return "", "", forge.ErrNoCredentials
 	}
-	if c.bearer {
-		req.Header.Set("Authorization", "Bearer "+t)
-		return nil
+	if s.bearer {
+		return "Authorization", "Bearer " + t, nil
 	}
-	req.Header.Set("PRIVATE-TOKEN", t)
-	return nil
+	return "PRIVATE-TOKEN", t, nil
 }
 
-// mrPath is the path of the project's merge requests, or of one of them and
-// its sub-resources.
-func (c *Client) mrPath(iid int64, sub ...string) string {
-	p := "projects/" + url.PathEscape(c.path) + "/merge_requests"
-	if iid > 0 {
-		p += "/" + itoa(iid)
-	}
-	for _, s := range sub {
-		p += "/" + s
-	}
-	return p
-}
+// unlimited is client-go's RateLimiter that never waits: client-go's own
+// would pace every call from the first answer's RateLimit-Limit, on the
+// wall clock.
+type unlimited struct{}
+
+func (unlimited) Wait(ctx context.Context) error { return ctx.Err() }

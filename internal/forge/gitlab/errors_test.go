@@ -18,7 +18,9 @@ package gitlab
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	fake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/gitlab"
 )
 
 func TestRefusal(t *testing.T) {
@@ -140,19 +143,19 @@ func TestNextPage(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		header http.Header
-		page   string
-		want   string
+		page   int64
+		want   int64
 	}{
-		"Header":      {reason: "X-Next-Page names the next page.", header: http.Header{"X-Next-Page": {"3"}}, page: "2", want: "3"},
-		"Last":        {reason: "An empty X-Next-Page ends the list.", header: http.Header{"X-Next-Page": {""}, "Link": {link}}, page: "2", want: ""},
-		"LinkOnly":    {reason: "Without X-Next-Page the Link header's next is followed.", header: http.Header{"Link": {link}}, page: "2", want: "3"},
-		"Backwards":   {reason: "A next page that does not move forward ends the list.", header: http.Header{"X-Next-Page": {"2"}}, page: "2", want: ""},
-		"NothingSaid": {reason: "No header ends the list.", header: http.Header{}, page: "1", want: ""},
+		"Header":      {reason: "X-Next-Page names the next page.", header: http.Header{"X-Next-Page": {"3"}}, page: 2, want: 3},
+		"Last":        {reason: "An empty X-Next-Page ends the list.", header: http.Header{"X-Next-Page": {""}, "Link": {link}}, page: 2, want: 0},
+		"LinkOnly":    {reason: "Without X-Next-Page the Link header's next is followed.", header: http.Header{"Link": {link}}, page: 2, want: 3},
+		"Backwards":   {reason: "A next page that does not move forward ends the list.", header: http.Header{"X-Next-Page": {"2"}}, page: 2, want: 0},
+		"NothingSaid": {reason: "No header ends the list.", header: http.Header{}, page: 1, want: 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if got := nextPage(tc.header, tc.page); got != tc.want {
-				t.Errorf("%s\nnextPage(...): want %q, got %q", tc.reason, tc.want, got)
+				t.Errorf("%s\nnextPage(...): want %d, got %d", tc.reason, tc.want, got)
 			}
 		})
 	}
@@ -181,17 +184,19 @@ func TestDraftTitle(t *testing.T) {
 }
 
 func TestNewClient(t *testing.T) {
-	token := func(context.Context) (string, error) { return "t", nil }
+	s := fake.NewServer(t)
+	s.AddBranch("feature")
+	s.Open("feature", "main", "t")
+	token := func(context.Context) (string, error) { return fake.Token, nil }
 	cases := map[string]struct {
 		reason string
 		c      forge.Config
 		want   error
-		path   string
 	}{
 		"Valid": {
-			reason: "A GitLab API URL and a nested namespace make one escaped project segment.",
-			c:      forge.Config{APIURL: "https://gitlab.example.com/api/v4", Owner: "group/sub", Name: "project", Token: token},
-			path:   "projects/group%2Fsub%2Fproject/merge_requests/3/merge",
+			reason: "An API URL without its trailing slash and a nested namespace reach the project as one escaped segment (the fake answers 404 Project Not Found otherwise), and the merge lands.",
+			c: forge.Config{APIURL: strings.TrimSuffix(s.APIURL(), "/"), Owner: "group/sub/", Name: "project",
+				Token: token, HTTPClient: s.Client()},
 		},
 		"NotAURL": {
 			reason: "An API URL that is not absolute http(s) is refused.",
@@ -215,8 +220,35 @@ func TestNewClient(t *testing.T) {
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Fatalf("%s\nNewClient(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
-			if err == nil && c.mrPath(3, "merge") != tc.path {
-				t.Errorf("%s\nmrPath: want %q, got %q", tc.reason, tc.path, c.mrPath(3, "merge"))
+			if err != nil {
+				return
+			}
+			if err := c.Merge(context.Background(), 1, forge.Merge{Method: forge.MethodMerge}); err != nil {
+				t.Errorf("%s\nMerge(1): %v", tc.reason, err)
+			}
+			if got := s.Requests()["PUT /projects/:id/merge_requests/:iid/merge"]; got != 1 {
+				t.Errorf("%s\nmerge requests the fake answered: want 1, got %d", tc.reason, got)
+			}
+		})
+	}
+}
+
+func TestCapped(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		body   string
+		left   int64
+		want   error
+	}{
+		"Under":   {reason: "A body under the limit reads whole.", body: "[1,2]", left: 8},
+		"AtLimit": {reason: "A body of exactly the limit reads whole: its end is no excess.", body: "[1,2]", left: 5},
+		"Over":    {reason: "One byte more is an error, and reading stops.", body: "[1,2,3]", left: 5, want: errors.Errorf(errTooLargeFmt, maxBody)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := io.ReadAll(&capped{r: io.NopCloser(strings.NewReader(tc.body)), left: tc.left})
+			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
+				t.Errorf("%s\nReadAll(capped): -want error, +got error:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -19,9 +19,9 @@ package gitlab
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -36,19 +36,6 @@ const (
 	errMethodFmt      = "unknown merge method %q: one of merge, squash, rebase"
 	errNotMergedFmt   = "GitLab answered the merge but did not merge: %s"
 )
-
-// mergeBody is the merge call's parameters.
-type mergeBody struct {
-	Squash                    bool   `json:"squash"`
-	ShouldRemoveSourceBranch  bool   `json:"should_remove_source_branch"`
-	MergeCommitMessage        string `json:"merge_commit_message,omitempty"`
-	SquashCommitMessage       string `json:"squash_commit_message,omitempty"`
-	AutoMerge                 bool   `json:"auto_merge,omitempty"`
-	MergeWhenPipelineSucceeds bool   `json:"merge_when_pipeline_succeeds,omitempty"`
-	// SHA makes GitLab refuse the merge (409) when the source branch's
-	// head is no longer the judged one.
-	SHA string `json:"sha,omitempty"`
-}
 
 // Merge merges now, by the project's merge method (squashed for
 // MethodSquash, after a rebase for MethodRebase).
@@ -76,9 +63,8 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if err != nil {
 		return errors.Wrapf(err, errAutoMergeFmt, number)
 	}
-	pr := mr.pullRequest(c.path)
 	switch {
-	case pr.AutoMerge || mr.State == "merged" || mr.State == "locked":
+	case mr.MergeWhenPipelineSucceeds || mr.State == "merged" || mr.State == "locked":
 		return nil
 	case mr.MergeError != "":
 		// It merged at once, and that merge failed.
@@ -87,28 +73,37 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	return errors.Wrapf(errors.Wrap(forge.ErrUnsupported, errAutoMergeUnset), errAutoMergeFmt, number)
 }
 
-// merge sends the merge call with the judged head as sha; 405 (not open,
-// draft, pipeline or checks), 406 (conflicts, older GitLab) and 422
-// ("Branch cannot be merged") are ErrNotMergeable, 409 (the head moved)
-// ErrHeadMoved.
-func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bool) (mergeRequest, error) {
-	b := mergeBody{ShouldRemoveSourceBranch: m.DeleteBranch, AutoMerge: auto, MergeWhenPipelineSucceeds: auto, SHA: m.HeadSHA}
+// merge sends the merge call with the judged head as sha, which makes
+// GitLab refuse (409) a source branch whose head is no longer it: 409 is
+// ErrHeadMoved. 405 (not open, draft, pipeline or checks), 406 (conflicts,
+// older GitLab) and 422 ("Branch cannot be merged") are ErrNotMergeable.
+func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bool) (*gl.MergeRequest, error) {
+	opt := &gl.AcceptMergeRequestOptions{ShouldRemoveSourceBranch: gl.Ptr(m.DeleteBranch), Squash: gl.Ptr(false)}
+	if m.HeadSHA != "" {
+		opt.SHA = gl.Ptr(m.HeadSHA)
+	}
+	if auto {
+		// GitLab before 17.11 reads only the deprecated parameter.
+		opt.AutoMerge, opt.MergeWhenPipelineSucceeds = gl.Ptr(true), gl.Ptr(true) //nolint:staticcheck // see above.
+	}
+	var msg **string
 	switch m.Method {
 	case forge.MethodMerge, "":
-		b.MergeCommitMessage = m.Message
+		msg = &opt.MergeCommitMessage
 	case forge.MethodSquash:
-		b.Squash = true
-		b.SquashCommitMessage = m.Message
+		opt.Squash, msg = gl.Ptr(true), &opt.SquashCommitMessage
 	case forge.MethodRebase:
-		b.MergeCommitMessage = m.Message
+		msg = &opt.MergeCommitMessage
 		if err := c.rebase(ctx, number); err != nil {
-			return mergeRequest{}, err
+			return nil, err
 		}
 	default:
-		return mergeRequest{}, errors.Wrapf(forge.ErrInvalidInput, errMethodFmt, m.Method)
+		return nil, errors.Wrapf(forge.ErrInvalidInput, errMethodFmt, m.Method)
 	}
-	var mr mergeRequest
-	_, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number, "merge"), body: b}, &mr)
+	if m.Message != "" {
+		*msg = gl.Ptr(m.Message)
+	}
+	mr, _, err := c.api.MergeRequests.AcceptMergeRequest(c.path, number, opt, c.opts(ctx)...)
 	var e *forge.APIError
 	if errors.As(err, &e) {
 		switch e.Status {
@@ -119,7 +114,10 @@ func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bo
 			e.Kind = forge.ErrHeadMoved
 		}
 	}
-	return mr, err
+	if err != nil {
+		return nil, err
+	}
+	return mr, nil
 }
 
 // rebase starts GitLab's rebase of the source branch onto the target when
@@ -127,9 +125,9 @@ func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bo
 // rebase is asynchronous, and merging before it ends would merge the old
 // head.
 func (c *Client) rebase(ctx context.Context, number int64) error {
-	q := url.Values{"include_diverged_commits_count": {"true"}, "include_rebase_in_progress": {"true"}}
-	var mr mergeRequest
-	if _, err := c.do(ctx, request{method: http.MethodGet, path: c.mrPath(number), query: q}, &mr); err != nil {
+	opt := &gl.GetMergeRequestsOptions{IncludeDivergedCommitsCount: gl.Ptr(true), IncludeRebaseInProgress: gl.Ptr(true)}
+	mr, _, err := c.api.MergeRequests.GetMergeRequest(c.path, number, opt, c.opts(ctx)...)
+	if err != nil {
 		return errors.Wrapf(err, errRebaseFmt, number)
 	}
 	switch {
@@ -139,7 +137,7 @@ func (c *Client) rebase(ctx context.Context, number int64) error {
 		// Nothing to rebase: the merge call answers for the rest.
 		return nil
 	}
-	if _, err := c.do(ctx, request{method: http.MethodPut, path: c.mrPath(number, "rebase")}, nil); err != nil {
+	if _, err := c.api.MergeRequests.RebaseMergeRequest(c.path, number, nil, c.opts(ctx)...); err != nil {
 		return errors.Wrapf(err, errRebaseFmt, number)
 	}
 	if mr.MergeError != "" {

@@ -269,6 +269,11 @@ func TestRefusals(t *testing.T) {
 			args:   args{token: fake.Token, throttle: func(s *fake.Server) { s.Throttle(1, 0, time.Time{}) }},
 			want:   &forge.RateLimitError{At: t0.Add(time.Minute), Msg: "Retry later"},
 		},
+		"BadGateway": {
+			reason: "A proxy's 502 page is the status text, and the create is not sent again: GitLab may have opened it.",
+			args:   args{token: fake.Token, throttle: func(s *fake.Server) { s.ProxyError(1, 502) }},
+			want:   &forge.APIError{Status: 502, Message: "Bad Gateway"},
+		},
 		"Unauthorized": {
 			reason: "A token GitLab does not know is 401: ErrUnauthorized.",
 			args:   args{token: "glpat-revoked"},
@@ -320,6 +325,11 @@ func TestRefusals(t *testing.T) {
 			}
 			if errors.Is(tc.want, forge.ErrNoCredentials) && s.Requests()[""] != 0 {
 				t.Errorf("%s\n%d requests sent without a token", tc.reason, s.Requests()[""])
+			}
+			// client-go's retries are off: a refused create, 429 and 502
+			// included, is sent once; the caller decides when to try again.
+			if got := s.Requests()["POST /projects/:id/merge_requests"]; got > 1 {
+				t.Errorf("%s\nthe create was sent %d times", tc.reason, got)
 			}
 		})
 	}

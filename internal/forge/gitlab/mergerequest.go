@@ -20,66 +20,10 @@ import (
 	"regexp"
 	"strconv"
 
+	gl "gitlab.com/gitlab-org/api/client-go/v2"
+
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
-
-// mergeRequest is the part of GitLab's merge request entity read here;
-// field names are the REST API's.
-type mergeRequest struct {
-	IID          int64  `json:"iid"`
-	Title        string `json:"title"`
-	Description  string `json:"description"`
-	State        string `json:"state"`
-	SourceBranch string `json:"source_branch"`
-	TargetBranch string `json:"target_branch"`
-	SHA          string `json:"sha"`
-	// SourceProjectID differs from TargetProjectID for a fork's merge
-	// request.
-	SourceProjectID int64 `json:"source_project_id"`
-	TargetProjectID int64 `json:"target_project_id"`
-	// MergeCommitSHA is null for a fast-forward merge, SquashCommitSHA when
-	// no squash happened.
-	MergeCommitSHA  *string  `json:"merge_commit_sha"`
-	SquashCommitSHA *string  `json:"squash_commit_sha"`
-	Draft           bool     `json:"draft"`
-	WorkInProgress  bool     `json:"work_in_progress"`
-	Labels          []string `json:"labels"`
-	Reviewers       []user   `json:"reviewers"`
-	Assignees       []user   `json:"assignees"`
-	WebURL          string   `json:"web_url"`
-	// DetailedMergeStatus replaced merge_status in GitLab 15.6.
-	DetailedMergeStatus       string `json:"detailed_merge_status"`
-	MergeWhenPipelineSucceeds bool   `json:"merge_when_pipeline_succeeds"`
-	// AutoMerge is not in today's answers (gitlab-org/gitlab#547634 asks
-	// for it); read should it appear.
-	AutoMerge *bool `json:"auto_merge"`
-	// Only in the single merge request's answer.
-	HeadPipeline *pipeline `json:"head_pipeline"`
-	// Pipeline is head_pipeline's deprecated predecessor.
-	Pipeline *pipeline `json:"pipeline"`
-	// Only with include_diverged_commits_count / include_rebase_in_progress.
-	DivergedCommitsCount int    `json:"diverged_commits_count"`
-	RebaseInProgress     bool   `json:"rebase_in_progress"`
-	MergeError           string `json:"merge_error"`
-}
-
-type user struct {
-	ID       int64  `json:"id"`
-	Username string `json:"username"`
-}
-
-type pipeline struct {
-	Status string `json:"status"`
-}
-
-// approvals is the part of the approvals answer read here.
-type approvals struct {
-	Approved      bool `json:"approved"`
-	ApprovalsLeft int  `json:"approvals_left"`
-	ApprovedBy    []struct {
-		User user `json:"user"`
-	} `json:"approved_by"`
-}
 
 // draftPrefix is GitLab's draft marker at the start of a title:
 // MergeRequest::DRAFT_REGEX accepts "Draft:", "[Draft]" and "(Draft)" in any
@@ -127,10 +71,10 @@ var computing = map[string]bool{
 	"approvals_syncing": true,
 }
 
-// pullRequest is the forge's view of mr, a merge request of project
-// (its full path). GitLab names a fork's project by id only in this
-// answer, so HeadRepo is "project <id>" for a fork.
-func (mr mergeRequest) pullRequest(project string) forge.PullRequest {
+// pullRequest is the forge's view of mr, a merge request of project (its
+// full path) as the list answers it. GitLab names a fork's project by id
+// only in this answer, so HeadRepo is "project <id>" for a fork.
+func pullRequest(mr *gl.BasicMergeRequest, project string) forge.PullRequest {
 	pr := forge.PullRequest{
 		Number:    mr.IID,
 		URL:       mr.WebURL,
@@ -140,16 +84,18 @@ func (mr mergeRequest) pullRequest(project string) forge.PullRequest {
 		HeadSHA:   mr.SHA,
 		Title:     draftPrefix.ReplaceAllString(mr.Title, ""),
 		Body:      mr.Description,
-		Draft:     mr.Draft || mr.WorkInProgress,
+		Draft:     mr.Draft,
 		Labels:    nonEmpty(mr.Labels),
 		Reviewers: usernames(mr.Reviewers),
 		Assignees: usernames(mr.Assignees),
-		AutoMerge: mr.MergeWhenPipelineSucceeds || (mr.AutoMerge != nil && *mr.AutoMerge),
+		AutoMerge: mr.MergeWhenPipelineSucceeds,
 	}
+	// A fork's merge request has the fork as its source project: never
+	// taken for the project's own, whatever its branch is called.
 	pr.HeadInRepo = mr.SourceProjectID != 0 && mr.SourceProjectID == mr.TargetProjectID
 	pr.HeadRepo = project
 	if !pr.HeadInRepo {
-		pr.HeadRepo = "project " + itoa(mr.SourceProjectID)
+		pr.HeadRepo = "project " + strconv.FormatInt(mr.SourceProjectID, 10)
 	}
 	if pr.State == "" {
 		// An unknown state is not final: never report Closed or Merged on
@@ -163,12 +109,19 @@ func (mr mergeRequest) pullRequest(project string) forge.PullRequest {
 		m := mr.DetailedMergeStatus == "mergeable"
 		pr.Mergeable = &m
 	}
-	p := mr.HeadPipeline
-	if p == nil {
-		p = mr.Pipeline
-	}
-	if p != nil {
-		pr.Checks = checks[p.Status]
+	return pr
+}
+
+// detailed is the view of the single merge request's answer: the list's,
+// with the head pipeline's status as its checks.
+func detailed(mr *gl.MergeRequest, project string) forge.PullRequest {
+	pr := pullRequest(&mr.BasicMergeRequest, project)
+	switch {
+	case mr.HeadPipeline != nil:
+		pr.Checks = checks[mr.HeadPipeline.Status]
+	case mr.Pipeline != nil:
+		// pipeline is head_pipeline's deprecated predecessor.
+		pr.Checks = checks[mr.Pipeline.Status]
 	}
 	return pr
 }
@@ -176,20 +129,22 @@ func (mr mergeRequest) pullRequest(project string) forge.PullRequest {
 // mergeCommit is the commit a merge left on the target: the merge commit,
 // else the squash commit (a fast-forward of a squash), else the head itself
 // (a fast-forward).
-func mergeCommit(mr mergeRequest) string {
-	for _, s := range []*string{mr.MergeCommitSHA, mr.SquashCommitSHA} {
-		if s != nil && *s != "" {
-			return *s
+func mergeCommit(mr *gl.BasicMergeRequest) string {
+	for _, s := range []string{mr.MergeCommitSHA, mr.SquashCommitSHA} {
+		if s != "" {
+			return s
 		}
 	}
 	return mr.SHA
 }
 
 // reviewDecision is GitLab's review state in GitHub's words.
-func reviewDecision(detailed string, a approvals) string {
+func reviewDecision(detailed string, a *gl.MergeRequestApprovals) string {
 	switch {
 	case detailed == "requested_changes":
 		return "CHANGES_REQUESTED"
+	case a == nil:
+		return ""
 	case a.ApprovalsLeft > 0:
 		return "REVIEW_REQUIRED"
 	case a.Approved && len(a.ApprovedBy) > 0:
@@ -198,13 +153,15 @@ func reviewDecision(detailed string, a approvals) string {
 	return ""
 }
 
-func usernames(us []user) []string {
+func usernames(us []*gl.BasicUser) []string {
 	if len(us) == 0 {
 		return nil
 	}
 	out := make([]string, 0, len(us))
 	for _, u := range us {
-		out = append(out, u.Username)
+		if u != nil {
+			out = append(out, u.Username)
+		}
 	}
 	return out
 }
@@ -217,5 +174,3 @@ func nonEmpty(l []string) []string {
 	}
 	return l
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -41,6 +41,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PUT "+mrs+"/{iid}/merge", s.merge)
 	mux.HandleFunc("PUT "+mrs+"/{iid}/rebase", s.rebase)
 	mux.HandleFunc("GET "+api+"/users", s.listUsers)
+	hooks := api + "/projects/{id}/hooks"
+	mux.HandleFunc("GET "+hooks, s.listHooks)
+	mux.HandleFunc("POST "+hooks, s.addHook)
+	mux.HandleFunc("PUT "+hooks+"/{hook_id}", s.editHook)
+	mux.HandleFunc("DELETE "+hooks+"/{hook_id}", s.deleteHook)
 	return mux
 }
 
@@ -50,7 +55,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	key := pattern
 	if _, p, ok := strings.Cut(pattern, " "); ok {
 		p = strings.TrimPrefix(p, api)
-		p = strings.NewReplacer("{id}", ":id", "{iid}", ":iid").Replace(p)
+		p = strings.NewReplacer("{id}", ":id", "{iid}", ":iid", "{hook_id}", ":hook_id").Replace(p)
 		key = r.Method + " " + p
 	}
 	s.mu.Lock()
@@ -62,6 +67,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.throttle = s.throttle[1:]
 	}
 	s.mu.Unlock()
+	if t != nil && t.status != 0 {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(t.status)
+		_, _ = fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", t.status, http.StatusText(t.status))
+		return
+	}
 	if t != nil {
 		// Rack::Attack's throttle answer (doc/security/rate_limits.md).
 		h := w.Header()
@@ -81,12 +92,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("Retry later\n"))
 		return
 	}
-	tok := r.Header.Get("PRIVATE-TOKEN")
-	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok == "" {
-		tok = b
-	}
+	tok := token(r)
 	switch {
-	case tok != Token && tok != ReadOnlyToken:
+	case tok != Token && tok != ReadOnlyToken && tok != DeveloperToken:
 		reply(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
 		return
 	case tok == ReadOnlyToken && r.Method != http.MethodGet:
@@ -106,6 +114,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// token is the request's PRIVATE-TOKEN, else its Authorization: Bearer.
+func token(r *http.Request) string {
+	tok := r.Header.Get("PRIVATE-TOKEN")
+	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok == "" {
+		tok = b
+	}
+	return tok
 }
 
 func reply(w http.ResponseWriter, status int, v any) {
@@ -137,15 +154,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if state == "" {
 		state = "all"
 	}
-	per, err := strconv.Atoi(q.Get("per_page"))
-	if err != nil || per < 1 {
-		per = 20
-	}
-	per = min(per, 100)
-	page, err := strconv.Atoi(q.Get("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	page, per := pageParams(q)
 	s.mu.Lock()
 	var all []*MergeRequest
 	for _, m := range s.mrs {
@@ -162,36 +171,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	etags := s.etags
 	s.mu.Unlock()
 
-	total := len(all)
-	pages := max((total+per-1)/per, 1)
+	s.paginate(w, r, page, per, len(all))
 	h := w.Header()
-	h.Set("X-Page", strconv.Itoa(page))
-	h.Set("X-Per-Page", strconv.Itoa(per))
-	h.Set("X-Total", strconv.Itoa(total))
-	h.Set("X-Total-Pages", strconv.Itoa(pages))
-	h.Set("X-Next-Page", "")
-	h.Set("X-Prev-Page", "")
-	link := func(p int, rel string) string {
-		lq := url.Values{}
-		for k, v := range q {
-			lq[k] = v
-		}
-		lq.Set("page", strconv.Itoa(p))
-		lq.Set("per_page", strconv.Itoa(per))
-		return fmt.Sprintf(`<%s%s?%s>; rel=%q`, s.srv.URL, r.URL.EscapedPath(), lq.Encode(), rel)
-	}
-	var links []string
-	if page > 1 {
-		h.Set("X-Prev-Page", strconv.Itoa(page-1))
-		links = append(links, link(page-1, "prev"))
-	}
-	if page < pages {
-		h.Set("X-Next-Page", strconv.Itoa(page+1))
-		links = append(links, link(page+1, "next"))
-	}
-	links = append(links, link(1, "first"), link(pages, "last"))
-	h.Set("Link", strings.Join(links, ", "))
-
 	b, _ := json.Marshal(items)
 	if etags {
 		// Rack::ETag: a weak digest of the body; Rack::ConditionalGet
@@ -211,9 +192,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	p, err := params(r)
-	if err != nil {
-		reply(w, http.StatusBadRequest, map[string]any{"error": "400 Bad request - " + err.Error()})
+	p, ok := body(w, r)
+	if !ok {
 		return
 	}
 	for _, k := range []string{"source_branch", "target_branch", "title"} {
@@ -265,9 +245,8 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
-	p, err := params(r)
-	if err != nil {
-		reply(w, http.StatusBadRequest, map[string]any{"error": "400 Bad request - " + err.Error()})
+	p, ok := body(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -312,9 +291,8 @@ func (s *Server) getApprovals(w http.ResponseWriter, r *http.Request) {
 // nor by auto-merge, 422 "Branch cannot be merged" when mergeable checks
 // fail, else merged (or set to merge when the pipeline succeeds).
 func (s *Server) merge(w http.ResponseWriter, r *http.Request) {
-	p, err := params(r)
-	if err != nil {
-		reply(w, http.StatusBadRequest, map[string]any{"error": "400 Bad request - " + err.Error()})
+	p, ok := body(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -380,4 +358,54 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
 		out = append(out, s.user(s.logins[id]))
 	}
 	reply(w, http.StatusOK, out)
+}
+
+// pageParams are the page and per_page parameters: Grape's defaults 1 and
+// 20, per_page at most 100.
+func pageParams(q url.Values) (int, int) {
+	per, err := strconv.Atoi(q.Get("per_page"))
+	if err != nil || per < 1 {
+		per = 20
+	}
+	page, err := strconv.Atoi(q.Get("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	return page, min(per, 100)
+}
+
+// paginate sets the offset pagination headers of page of total items:
+// X-Page, X-Per-Page, X-Total, X-Total-Pages, X-Next-Page and X-Prev-Page
+// (empty at the ends) and Link (prev, next, first, last), as
+// Gitlab::Pagination::OffsetHeaderBuilder does.
+func (s *Server) paginate(w http.ResponseWriter, r *http.Request, page, per, total int) {
+	q := r.URL.Query()
+	pages := max((total+per-1)/per, 1)
+	h := w.Header()
+	h.Set("X-Page", strconv.Itoa(page))
+	h.Set("X-Per-Page", strconv.Itoa(per))
+	h.Set("X-Total", strconv.Itoa(total))
+	h.Set("X-Total-Pages", strconv.Itoa(pages))
+	h.Set("X-Next-Page", "")
+	h.Set("X-Prev-Page", "")
+	link := func(p int, rel string) string {
+		lq := url.Values{}
+		for k, v := range q {
+			lq[k] = v
+		}
+		lq.Set("page", strconv.Itoa(p))
+		lq.Set("per_page", strconv.Itoa(per))
+		return fmt.Sprintf(`<%s%s?%s>; rel=%q`, s.srv.URL, r.URL.EscapedPath(), lq.Encode(), rel)
+	}
+	var links []string
+	if page > 1 {
+		h.Set("X-Prev-Page", strconv.Itoa(page-1))
+		links = append(links, link(page-1, "prev"))
+	}
+	if page < pages {
+		h.Set("X-Next-Page", strconv.Itoa(page+1))
+		links = append(links, link(page+1, "next"))
+	}
+	links = append(links, link(1, "first"), link(pages, "last"))
+	h.Set("Link", strings.Join(links, ", "))
 }

@@ -22,6 +22,17 @@ import (
 	"strings"
 )
 
+// body is the request's parameters, or false once it answered Grape's 400
+// to a body it cannot read.
+func body(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
+	p, err := params(r)
+	if err != nil {
+		reply(w, http.StatusBadRequest, map[string]any{"error": "400 Bad request - " + err.Error()})
+		return nil, false
+	}
+	return p, true
+}
+
 // params is a request's JSON body, or its form when not JSON.
 func params(r *http.Request) (map[string]json.RawMessage, error) {
 	p := map[string]json.RawMessage{}

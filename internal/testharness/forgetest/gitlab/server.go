@@ -38,10 +38,16 @@ limitations under the License.
 //	                                                          auto_merge / merge_when_pipeline_succeeds
 //	PUT  /api/v4/projects/:id/merge_requests/:iid/rebase      202 {"rebase_in_progress": true}
 //	GET  /api/v4/users?username=
+//	GET  /api/v4/projects/:id/hooks                           paginated as the list above, no ETag
+//	POST /api/v4/projects/:id/hooks                           201; 400 without url; 422 "Invalid url given"
+//	PUT  /api/v4/projects/:id/hooks/:hook_id                  200; a new url without token drops the token
+//	DELETE /api/v4/projects/:id/hooks/:hook_id                204; 404 when gone
 //
 // Every request needs Token (PRIVATE-TOKEN or Authorization: Bearer), else
 // 401; ReadOnlyToken (a read_api token) is refused writes with 403
-// insufficient_scope; Throttle answers the next requests 429.
+// insufficient_scope; DeveloperToken (a Developer's) is refused the hooks
+// with 403 Forbidden, as they need the Maintainer role; Throttle answers
+// the next requests 429, ProxyError with a proxy's error page.
 package gitlab
 
 import (
@@ -62,6 +68,9 @@ const (
 	Token = "glpat-provider-git-fake-api"
 	// ReadOnlyToken is a read_api-scoped token: writes are 403.
 	ReadOnlyToken = "glpat-provider-git-fake-read"
+	// DeveloperToken is an api-scoped token of a user with the Developer
+	// role: merge requests yes, the project's webhooks no (403).
+	DeveloperToken = "glpat-provider-git-fake-developer"
 	// Project is the project's full path.
 	Project = "group/sub/project"
 	// ProjectID is the project's numeric id, also accepted as :id.
@@ -128,17 +137,14 @@ type Server struct {
 	logins   map[int64]string
 	mrs      map[int64]*MergeRequest
 	lastIID  int64
+	hooks    map[int64]*Hook
+	lastHook int64
 	commits  int
 	requests map[string]int
 	etags    bool
 	// autoParams are the merge parameters this GitLab reads as auto-merge.
 	autoParams []string
 	throttle   []throttle
-}
-
-type throttle struct {
-	retryAfter time.Duration
-	reset      time.Time
 }
 
 // NewServer starts a fake GitLab with a main branch and user "root"; it
@@ -150,6 +156,7 @@ func NewServer(tb testing.TB) *Server {
 		users:      map[string]int64{},
 		logins:     map[int64]string{},
 		mrs:        map[int64]*MergeRequest{},
+		hooks:      map[int64]*Hook{},
 		requests:   map[string]int{},
 		etags:      true,
 		autoParams: []string{"auto_merge", "merge_when_pipeline_succeeds"},
@@ -323,17 +330,6 @@ func (s *Server) FinishRebase(iid int64, failure string) {
 // request still open and merge_error set.
 func (s *Server) FailMerge(iid int64, mergeError string) {
 	s.edit(iid, func(m *MergeRequest) { m.failMerge = mergeError })
-}
-
-// Throttle answers the next n requests 429, with Retry-After when
-// retryAfter > 0 and RateLimit-Reset and RateLimit-ResetTime when reset is
-// set.
-func (s *Server) Throttle(n int, retryAfter time.Duration, reset time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.throttle = append(s.throttle, throttle{retryAfter: retryAfter, reset: reset})
-	}
 }
 
 // SetAutoMergeParams sets which merge parameters ask for auto-merge, as a

@@ -52,6 +52,30 @@ func call(t *testing.T, s *Server, method, path, token, body string, h ...string
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// wireCase is one raw request and the fake's whole answer to it.
+type wireCase struct {
+	reason string
+	method string
+	path   string
+	token  string
+	body   string
+	status int
+	want   string
+}
+
+// checkWire sends each case's request to s and compares status and body.
+func checkWire(t *testing.T, s *Server, cases map[string]wireCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			st, _, got := call(t, s, tc.method, tc.path, tc.token, tc.body)
+			if st != tc.status || strings.TrimSpace(got) != tc.want {
+				t.Errorf("%s\n%s %s: want %d %s, got %d %s", tc.reason, tc.method, tc.path, tc.status, tc.want, st, got)
+			}
+		})
+	}
+}
+
 // TestWire pins the fake's answers to GitLab's documented wire format.
 func TestWire(t *testing.T) {
 	s := NewServer(t)
@@ -82,15 +106,7 @@ func TestWire(t *testing.T) {
 		t.Errorf("labels: -want, +got:\n%s", diff)
 	}
 
-	cases := map[string]struct {
-		reason string
-		method string
-		path   string
-		token  string
-		body   string
-		status int
-		want   string
-	}{
+	cases := map[string]wireCase{
 		"Duplicate": {
 			reason: "A second open merge request of a source branch is 409 with a list message.",
 			method: "POST", path: mrs, token: Token,
@@ -142,14 +158,7 @@ func TestWire(t *testing.T) {
 			status: http.StatusAccepted, want: `{"rebase_in_progress":true}`,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			st, _, got := call(t, s, tc.method, tc.path, tc.token, tc.body)
-			if st != tc.status || strings.TrimSpace(got) != tc.want {
-				t.Errorf("%s\n%s %s: want %d %s, got %d %s", tc.reason, tc.method, tc.path, tc.status, tc.want, st, got)
-			}
-		})
-	}
+	checkWire(t, s, cases)
 }
 
 func TestWirePagesAndETags(t *testing.T) {
@@ -211,5 +220,80 @@ func TestWireThrottle(t *testing.T) {
 	}
 	if got := s.Requests()["GET /users"]; got != 2 {
 		t.Errorf("GET /users counted: want 2, got %d", got)
+	}
+}
+
+// TestWireHooks pins the fake's project hooks to doc/api/project_webhooks.md
+// and lib/api/project_hooks.rb.
+func TestWireHooks(t *testing.T) {
+	s := NewServer(t)
+	hooks := "/api/v4/projects/group%2Fsub%2Fproject/hooks"
+	st, _, body := call(t, s, "POST", hooks, Token, `{"url":"https://ci.example.com/a","token":"s3cret","merge_requests_events":true}`)
+	if st != http.StatusCreated {
+		t.Fatalf("add: %d %s", st, body)
+	}
+	var entity map[string]any
+	if err := json.Unmarshal([]byte(body), &entity); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "url", "project_id", "push_events", "merge_requests_events", "tag_push_events",
+		"pipeline_events", "enable_ssl_verification", "alert_status", "disabled_until", "created_at", "push_events_branch_filter"} {
+		if _, ok := entity[k]; !ok {
+			t.Errorf("the hook entity has no %q", k)
+		}
+	}
+	if _, ok := entity["token"]; ok || strings.Contains(body, "s3cret") {
+		t.Errorf("the hook entity carries its token: %s", body)
+	}
+	cases := map[string]wireCase{
+		"NoURL": {
+			reason: "url is required: Grape's 400.",
+			method: "POST", path: hooks, token: Token, body: `{"push_events":true}`,
+			status: http.StatusBadRequest, want: `{"error":"url is missing"}`,
+		},
+		"InvalidURL": {
+			reason: "A URL that is not http(s) is 422 Invalid url given.",
+			method: "POST", path: hooks, token: Token, body: `{"url":"ftp://ci.example.com/"}`,
+			status: http.StatusUnprocessableEntity, want: `{"message":"Invalid url given"}`,
+		},
+		"Developer": {
+			reason: "A Developer may not see the hooks: authorize_admin_project's 403.",
+			method: "GET", path: hooks, token: DeveloperToken,
+			status: http.StatusForbidden, want: `{"message":"403 Forbidden"}`,
+		},
+		"EditGone": {
+			reason: "Editing a hook that is not there is 404.",
+			method: "PUT", path: hooks + "/9", token: Token, body: `{"url":"https://ci.example.com/b"}`,
+			status: http.StatusNotFound, want: `{"message":"404 Not found"}`,
+		},
+		"DeleteGone": {
+			reason: "Deleting a hook that is not there is 404.",
+			method: "DELETE", path: hooks + "/9", token: Token,
+			status: http.StatusNotFound, want: `{"message":"404 Not found"}`,
+		},
+	}
+	checkWire(t, s, cases)
+
+	// A new URL without a token drops the token; the same URL keeps it.
+	if st, _, body := call(t, s, "PUT", hooks+"/1", Token, `{"url":"https://ci.example.com/a","push_events":false}`); st != http.StatusOK {
+		t.Fatalf("edit: %d %s", st, body)
+	}
+	if h := s.Hooks()[0]; h.Token != "s3cret" || h.PushEvents {
+		t.Errorf("after an edit of the events: token %q, push events %t; want the token kept, push events off", h.Token, h.PushEvents)
+	}
+	call(t, s, "PUT", hooks+"/1", Token, `{"url":"https://ci.example.com/moved"}`)
+	if h := s.Hooks()[0]; h.Token != "" || h.URL != "https://ci.example.com/moved" {
+		t.Errorf("after a new URL without a token: token %q, URL %q; want no token", h.Token, h.URL)
+	}
+	s.AddHook(Hook{URL: "https://ci.example.com/c"})
+	st, h, _ := call(t, s, "GET", hooks+"?per_page=1&page=1", Token, "")
+	if st != http.StatusOK || h.Get("X-Next-Page") != "2" || h.Get("X-Total") != "2" {
+		t.Errorf("list page 1 of 1: want 200 with X-Next-Page 2 and X-Total 2, got %d %q %q", st, h.Get("X-Next-Page"), h.Get("X-Total"))
+	}
+	if st, _, body := call(t, s, "DELETE", hooks+"/1", Token, ""); st != http.StatusNoContent || body != "" {
+		t.Errorf("delete: want 204 and no body, got %d %q", st, body)
+	}
+	if len(s.Hooks()) != 1 {
+		t.Errorf("after the delete: want 1 hook, got %d", len(s.Hooks()))
 	}
 }
