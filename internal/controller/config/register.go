@@ -33,6 +33,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 )
 
 // TypeEventsRegistered says whether the webhook spec.events.register asks
@@ -112,7 +113,7 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 	if err != nil {
 		return id, failed(errors.Wrap(err, errHookKeep))
 	}
-	h, found := findHook(have, id, url)
+	h, found := g.findHook(have, id, url)
 	want := forge.Hook{ID: h.ID, URL: url, Secret: string(secret)}
 	switch {
 	case !found:
@@ -144,7 +145,15 @@ func (g *registrar) remove(ctx context.Context, nn types.NamespacedName, id stri
 	if hooks == nil {
 		return errors.New(cond.Message)
 	}
-	if err := hooks.DeleteHook(ctx, id); err != nil && !errors.Is(err, forge.ErrNotFound) {
+	have, err := hooks.ListHooks(ctx)
+	if err != nil {
+		return errors.Wrapf(err, errHookRemoveFmt, id)
+	}
+	h, found := g.findHook(have, id, "")
+	if !found {
+		return nil
+	}
+	if err := hooks.DeleteHook(ctx, h.ID); err != nil && !errors.Is(err, forge.ErrNotFound) {
 		return errors.Wrapf(err, errHookRemoveFmt, id)
 	}
 	return nil
@@ -172,15 +181,18 @@ func hooksOf(open hookClient) (forge.Hooks, xpv2.Condition) {
 }
 
 // findHook finds the registered hook: by its id while it still exists,
-// else by URL (a status write that was lost, or a restart).
-func findHook(have []forge.Hook, id, url string) (forge.Hook, bool) {
+// else by URL (a status write that was lost, or a restart). A hook found by
+// id counts only while it points at this provider's endpoint: an id that
+// someone able to write the status put there must not make the provider
+// repoint or delete a hook of theirs.
+func (g *registrar) findHook(have []forge.Hook, id, url string) (forge.Hook, bool) {
 	for _, h := range have {
-		if id != "" && h.ID == id {
+		if id != "" && h.ID == id && strings.HasPrefix(h.URL, g.base+receiver.PathPrefix) {
 			return h, true
 		}
 	}
 	for _, h := range have {
-		if h.URL == url {
+		if url != "" && h.URL == url {
 			return h, true
 		}
 	}

@@ -112,43 +112,51 @@ func TestRegistrarKeep(t *testing.T) {
 	}{
 		"Create": {
 			reason: "A repository without the hook gets it, once: the second reconcile asks nothing.",
-			steps:  []step{{path: "/hook/a", secret: secret}, {id: "100", path: "/hook/a", secret: secret}},
+			steps:  []step{{path: "/hooks/a", secret: secret}, {id: "100", path: "/hooks/a", secret: secret}},
 			want: want{IDs: []string{"100", "100"}, Status: []string{"True", "True"}, Calls: []string{"list", "create"},
-				Hooks: []forge.Hook{{ID: "100", URL: base + "/hook/a", Active: true}}, Secrets: map[string]string{"100": string(secret)}},
+				Hooks: []forge.Hook{{ID: "100", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{"100": string(secret)}},
 		},
 		"FoundByURL": {
 			reason: "A hook with the URL (a lost status write, a restart) is adopted and given the secret once, not doubled.",
-			have:   []forge.Hook{{ID: "7", URL: base + "/hook/a", Active: true}},
-			steps:  []step{{path: "/hook/a", secret: secret}},
+			have:   []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}},
+			steps:  []step{{path: "/hooks/a", secret: secret}},
 			want: want{IDs: []string{"7"}, Status: []string{"True"}, Calls: []string{"list", "update 7"},
-				Hooks: []forge.Hook{{ID: "7", URL: base + "/hook/a", Active: true}}, Secrets: map[string]string{"7": string(secret)}},
+				Hooks: []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{"7": string(secret)}},
 		},
 		"SecretRotated": {
 			reason: "A new secret derives a new path: the hook of the status's id is pointed at it with the new secret, not duplicated.",
-			have:   []forge.Hook{{ID: "7", URL: base + "/hook/old", Active: true}},
-			steps:  []step{{id: "7", path: "/hook/new", secret: []byte("fedcba9876543210")}},
+			have:   []forge.Hook{{ID: "7", URL: base + "/hooks/old", Active: true}},
+			steps:  []step{{id: "7", path: "/hooks/new", secret: []byte("fedcba9876543210")}},
 			want: want{IDs: []string{"7"}, Status: []string{"True"}, Calls: []string{"list", "update 7"},
-				Hooks: []forge.Hook{{ID: "7", URL: base + "/hook/new", Active: true}}, Secrets: map[string]string{"7": "fedcba9876543210"}},
+				Hooks: []forge.Hook{{ID: "7", URL: base + "/hooks/new", Active: true}}, Secrets: map[string]string{"7": "fedcba9876543210"}},
 		},
 		"DeletedOnTheForge": {
 			reason: "A hook someone deleted is created again once hookRecheck has passed.",
-			steps:  []step{{path: "/hook/a", secret: secret}, {id: "100", path: "/hook/a", secret: secret, advance: hookRecheck}},
+			steps:  []step{{path: "/hooks/a", secret: secret}, {id: "100", path: "/hooks/a", secret: secret, advance: hookRecheck}},
 			want: want{IDs: []string{"100", "100"}, Status: []string{"True", "True"}, Calls: []string{"list", "create", "list"},
-				Hooks: []forge.Hook{{ID: "100", URL: base + "/hook/a", Active: true}}, Secrets: map[string]string{"100": string(secret)}},
+				Hooks: []forge.Hook{{ID: "100", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{"100": string(secret)}},
 		},
 		"Disabled": {
 			reason: "A hook the forge turned off is turned on again.",
-			have:   []forge.Hook{{ID: "7", URL: base + "/hook/a"}},
-			steps:  []step{{id: "7", path: "/hook/a", secret: secret}},
+			have:   []forge.Hook{{ID: "7", URL: base + "/hooks/a"}},
+			steps:  []step{{id: "7", path: "/hooks/a", secret: secret}},
 			want: want{IDs: []string{"7"}, Status: []string{"True"}, Calls: []string{"list", "update 7"},
-				Hooks: []forge.Hook{{ID: "7", URL: base + "/hook/a", Active: true}}, Secrets: map[string]string{"7": string(secret)}},
+				Hooks: []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{"7": string(secret)}},
+		},
+		"ForeignID": {
+			reason: "An id in status naming someone else's hook (status written by hand) is not repointed: the provider's own hook is created.",
+			have:   []forge.Hook{{ID: "9", URL: "https://ci.example.com/build", Active: true}},
+			steps:  []step{{id: "9", path: "/hooks/a", secret: secret}},
+			want: want{IDs: []string{"101"}, Status: []string{"True"}, Calls: []string{"list", "create"},
+				Hooks:   []forge.Hook{{ID: "9", URL: "https://ci.example.com/build", Active: true}, {ID: "101", URL: base + "/hooks/a", Active: true}},
+				Secrets: map[string]string{"101": string(secret)}},
 		},
 		"OthersLeftAlone": {
 			reason: "Another hook on the repository (a person's, another configuration's) is neither taken nor changed.",
-			have:   []forge.Hook{{ID: "3", URL: base + "/hook/other", Active: true}},
-			steps:  []step{{path: "/hook/a", secret: secret}},
+			have:   []forge.Hook{{ID: "3", URL: base + "/hooks/other", Active: true}},
+			steps:  []step{{path: "/hooks/a", secret: secret}},
 			want: want{IDs: []string{"101"}, Status: []string{"True"}, Calls: []string{"list", "create"},
-				Hooks:   []forge.Hook{{ID: "3", URL: base + "/hook/other", Active: true}, {ID: "101", URL: base + "/hook/a", Active: true}},
+				Hooks:   []forge.Hook{{ID: "3", URL: base + "/hooks/other", Active: true}, {ID: "101", URL: base + "/hooks/a", Active: true}},
 				Secrets: map[string]string{"101": string(secret)}},
 		},
 	}
@@ -206,7 +214,7 @@ func TestRegistrarRefusals(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			g := newRegistrar("https://hooks.example.com", nil, nil)
-			id, c := g.keep(context.Background(), nn, "7", "/hook/a", []byte("0123456789abcdef"), tc.open)
+			id, c := g.keep(context.Background(), nn, "7", "/hooks/a", []byte("0123456789abcdef"), tc.open)
 			got := want{ID: id, Reason: c.Reason, Msg: c.Message}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
@@ -216,17 +224,21 @@ func TestRegistrarRefusals(t *testing.T) {
 }
 
 // TestRegistrarRemove: the registered hook is deleted, one already gone is
-// no error, and nothing is asked of the forge when none was registered.
+// no error, nothing is asked of the forge when none was registered, and a
+// hook that does not point at the provider's endpoint is never deleted.
 func TestRegistrarRemove(t *testing.T) {
+	const ours = "https://hooks.example.com/hooks/abc"
 	cases := map[string]struct {
 		reason string
 		have   []forge.Hook
 		id     string
 		want   []string
 	}{
-		"Registered": {reason: "The hook of the status's id goes.", have: []forge.Hook{{ID: "7"}, {ID: "8"}}, id: "7", want: []string{"delete 7"}},
-		"Gone":       {reason: "A hook deleted by hand is no error.", have: []forge.Hook{{ID: "8"}}, id: "7", want: []string{"delete 7"}},
-		"None":       {reason: "Nothing registered: no request.", have: []forge.Hook{{ID: "8"}}, id: "", want: nil},
+		"Registered": {reason: "The hook of the status's id goes.", have: []forge.Hook{{ID: "7", URL: ours}, {ID: "8", URL: ours + "x"}}, id: "7", want: []string{"list", "delete 7"}},
+		"Gone":       {reason: "A hook deleted by hand is no error, and nothing is deleted.", have: []forge.Hook{{ID: "8", URL: ours}}, id: "7", want: []string{"list"}},
+		"None":       {reason: "Nothing registered: no request.", have: []forge.Hook{{ID: "8", URL: ours}}, id: "", want: nil},
+		"NotOurs": {reason: "An id in status that names someone else's hook (status written by hand) deletes nothing.",
+			have: []forge.Hook{{ID: "9", URL: "https://ci.example.com/build"}}, id: "9", want: []string{"list"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
