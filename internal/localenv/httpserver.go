@@ -55,6 +55,12 @@ type GitCounts struct {
 	ReceivePackPosts  int64
 }
 
+// RepoReads are one repository's reads: ref advertisements (an ls-remote,
+// or a fetch's first request) and fetches (upload-pack POSTs).
+type RepoReads struct {
+	Adverts, Fetches int64
+}
+
 // HTTPServer is a smart-HTTP Git server (git http-backend behind net/http/cgi)
 // on 127.0.0.1 serving every repository under Root, with basic auth.
 type HTTPServer struct {
@@ -76,6 +82,9 @@ type HTTPServer struct {
 	gates []*AdvertGate
 
 	uploadAdverts, receivePosts atomic.Int64
+	// reads counts each repository's ref advertisements and fetches,
+	// under mu.
+	reads map[string]RepoReads
 
 	// pushes logs every authorised receive-pack POST (pushlog.go).
 	pushes pushLog
@@ -217,7 +226,31 @@ func (s *HTTPServer) count(r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") && r.URL.Query().Get("service") == "git-upload-pack":
 		s.uploadAdverts.Add(1)
+		s.read(strings.TrimSuffix(r.URL.Path, "/info/refs"), RepoReads{Adverts: 1})
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack"):
+		s.read(strings.TrimSuffix(r.URL.Path, "/git-upload-pack"), RepoReads{Fetches: 1})
 	case isReceivePack(r):
 		s.receivePosts.Add(1)
 	}
+}
+
+// read adds d to the reads of the repository at path.
+func (s *HTTPServer) read(path string, d RepoReads) {
+	name := strings.TrimPrefix(path, "/")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reads == nil {
+		s.reads = map[string]RepoReads{}
+	}
+	c := s.reads[name]
+	c.Adverts += d.Adverts
+	c.Fetches += d.Fetches
+	s.reads[name] = c
+}
+
+// ReadsOf returns the reads of the repository name (below Root) so far.
+func (s *HTTPServer) ReadsOf(name string) RepoReads {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads[name]
 }
