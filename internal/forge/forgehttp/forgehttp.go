@@ -134,3 +134,33 @@ func ReadBody(r io.Reader, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// LimitBody is rc that reads at most limit bytes: reading past them is an
+// error, for a client (such as go-github) that reads an answer itself.
+func LimitBody(rc io.ReadCloser, limit int64) io.ReadCloser {
+	return &limited{rc: rc, limit: limit, left: limit}
+}
+
+// limited is LimitBody's reader: left bytes may still be read of limit.
+type limited struct {
+	rc          io.ReadCloser
+	limit, left int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, errors.Errorf(errTooLargeFmt, l.limit)
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1] // one byte more tells an answer of exactly limit from a larger one
+	}
+	n, err := l.rc.Read(p)
+	if int64(n) > l.left {
+		n, l.left = int(l.left), -1
+		return n, errors.Errorf(errTooLargeFmt, l.limit)
+	}
+	l.left -= int64(n)
+	return n, err
+}
+
+func (l *limited) Close() error { return l.rc.Close() }

@@ -17,6 +17,7 @@ limitations under the License.
 package forgehttp
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -113,5 +114,32 @@ func TestNewRefusesBadURL(t *testing.T) {
 	hc, _ = New(nil, "https://h/")
 	if hc.Timeout != Timeout {
 		t.Errorf("New sets Timeout when the base has none: got %s", hc.Timeout)
+	}
+}
+
+func TestLimitBody(t *testing.T) {
+	type want struct {
+		Read    string
+		TooLong bool
+	}
+	cases := map[string]struct {
+		reason string
+		body   string
+		limit  int64
+		want   want
+	}{
+		"Under":   {"An answer under the limit reads whole.", "abc", 4, want{Read: "abc"}},
+		"Exactly": {"An answer of exactly the limit reads whole.", "abcd", 4, want{Read: "abcd"}},
+		"Over":    {"One byte more is an error, after the limit's bytes.", "abcde", 4, want{Read: "abcd", TooLong: true}},
+		"Empty":   {"An empty answer is no error.", "", 0, want{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, err := io.ReadAll(LimitBody(io.NopCloser(strings.NewReader(tc.body)), tc.limit))
+			got := want{Read: string(b), TooLong: err != nil && strings.Contains(err.Error(), "larger than")}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nLimitBody(): -want, +got (error %v):\n%s", tc.reason, err, diff)
+			}
+		})
 	}
 }

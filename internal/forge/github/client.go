@@ -15,17 +15,41 @@ limitations under the License.
 */
 
 // Package github is the forge.Client of GitHub and GitHub Enterprise
-// Server, on net/http and encoding/json against GitHub's documented REST
-// API (version 2022-11-28), and its GraphQL endpoint for the three things
-// REST cannot do: enable auto-merge and flip draft. It models only the
-// fields it reads and writes, under their documented names (types.go).
+// Server, on google/go-github v75 (REST API version 2022-11-28): go-github
+// builds every REST request and decodes every answer into its types, over
+// forgehttp's one hardened http.Client.
 //
-// Why not google/go-github: measured on 2026-12-05, go-github v75 for the
-// calls made here adds 0.9 MiB to the stripped provider binary (53.7 ->
-// 54.6 MiB), so size is no longer the reason; what it would not give for
-// free is the conditional list (If-None-Match answered from the client's
-// cache, which GitHub does not count against the rate limit) and the
-// GraphQL mutations. Moving to it, on forgehttp's client, is open work.
+// What stays hand-written, and why:
+//   - graphql.go, the three GraphQL mutations REST cannot do and go-github
+//     does not speak (enable auto-merge, convert to draft, mark ready for
+//     review): the query, its input and GraphQL's error shape, 98 lines of
+//     code (`tail -n +17 graphql.go | grep -cv '^\s*//\|^\s*$'`). They are
+//     posted through go-github's NewRequest and Do, so the token, headers,
+//     size bound and HTTP refusals are REST's.
+//   - transport.go (44 lines), the http.RoundTripper beneath go-github and
+//     inside forgehttp's guard: the token per request (Config.Token, so an
+//     App's installation token is used as it turns), GitHub's documented
+//     media type, If-None-Match for a conditional read, and the bound on an
+//     answer's size; go-github takes none of these per call.
+//   - conditional.go (37 lines), the ETag cache: go-github has none and
+//     returns a 304 as an error, so a read asks the transport for
+//     If-None-Match and takes the 304 as "what was kept stands".
+//   - errors.go, GitHub's refusals mapped to the forge's sentinels and
+//     *forge.RateLimitError, GitHub's words scrubbed by forgehttp.Text
+//     (go-github's errors carry the raw body and a message of their own).
+//
+// go-github's own rate-limit gate is off (DisableRateLimitCheck): it reads
+// the wall clock, and this client keeps one gate, on the injected clock.
+//
+// What it costs: the stripped provider binary (CGO_ENABLED=0 go build
+// -trimpath -ldflags='-s -w' ./cmd/provider, Go 1.26.8, linux/amd64) went
+// from 59.02 to 61.64 MiB (+2.62 MiB) and from 109 to 110 modules
+// (go-querystring came with GitLab's client-go), measured on 2026-12-06
+// (docs/development.md, "The binary"). An earlier estimate of 0.9 MiB did
+// not hold: the binary links text/template, whose method lookups by name
+// make the linker keep every exported method of a type it keeps, so each
+// reachable go-github type brings all its Get accessors and each service
+// all its methods (5,482 functions).
 //
 // Reads are conditional: each GET's ETag is kept and sent back as
 // If-None-Match, and a 304 (which GitHub does not count against the rate
@@ -38,7 +62,6 @@ limitations under the License.
 package github
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,6 +69,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gh "github.com/google/go-github/v75/github"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -54,11 +78,16 @@ import (
 
 const (
 	errNewClient = "cannot make a GitHub client"
-	errAPIURL    = "cannot parse the GitHub API URL"
+	errAPIURLFmt = "cannot parse the GitHub API URL %q"
+	errRepoFmt   = "%q/%q is not a GitHub repository's owner and name"
 
 	// defaultAPI and defaultGraphQL are github.com's.
 	defaultAPI     = "https://api.github.com/"
 	defaultGraphQL = "https://api.github.com/graphql"
+
+	// userAgent names the provider: GitHub refuses a request without one
+	// ("Getting started with the REST API").
+	userAgent = "provider-git"
 
 	// maxCached bounds the ETag cache: at four entries per pull request
 	// read through Get (pull, status, check runs, reviews) it holds a
@@ -78,13 +107,14 @@ func WithClock(c clock.PassiveClock) Option { return func(cl *Client) { cl.clock
 // Client is the forge.Client of one GitHub repository. It is safe for
 // concurrent use.
 type Client struct {
-	http *http.Client
-	// base is the REST API's URL, with a trailing slash.
-	base        *url.URL
-	graphqlURL  string
-	token       func(context.Context) (string, error)
-	owner, name string
-	clock       clock.PassiveClock
+	gh *gh.Client
+	// graphqlURL is absolute: Enterprise serves it beside /api/v3/.
+	graphqlURL string
+	// owner and name are path-escaped, as go-github puts them in a path
+	// unescaped; org is the owner as GitHub spells it (a team reviewer is
+	// org/team).
+	owner, name, org string
+	clock            clock.PassiveClock
 
 	mu sync.Mutex
 	// until is when the last rate limit ends; no request is sent before.
@@ -93,25 +123,22 @@ type Client struct {
 	cache    map[string]entry
 }
 
-// entry is what a conditional GET keeps: the ETag, the decoded answer,
-// and the next page (a 304 need not carry the Link header).
-type entry struct {
-	etag string
-	next int
-	val  any
-}
-
 var _ forge.Client = (*Client)(nil)
 
 // New is the forge.Opener of GitHub.
 func New(c forge.Config) (forge.Client, error) { return NewClient(c) }
 
 // NewClient returns the Client of the repository c names. c.APIURL is
-// https://api.github.com/ or an Enterprise server's https://host/api/v3/
-// (the host alone is taken as that).
+// https://api.github.com/, an Enterprise server's https://host/api/v3/
+// (the host alone is taken as that), or a GHE.com API host
+// (https://api.SUBDOMAIN.ghe.com/), as go-github's WithEnterpriseURLs
+// reads them.
 func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if c.Token == nil {
 		return nil, errors.Wrap(forge.ErrNoCredentials, errNewClient)
+	}
+	if !pathSafe(c.Owner) || !pathSafe(c.Name) || strings.Contains(c.Owner+c.Name, "/") {
+		return nil, errors.Errorf(errRepoFmt, c.Owner, c.Name)
 	}
 	api := c.APIURL
 	if api == "" {
@@ -119,24 +146,38 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	}
 	u, err := url.Parse(api)
 	if err != nil || u.Host == "" {
-		return nil, errors.Errorf("%s: %q", errAPIURL, api)
+		return nil, errors.Errorf(errAPIURLFmt, api)
 	}
-	base, gql := defaultAPI, defaultGraphQL
-	if !strings.EqualFold(u.Hostname(), "api.github.com") {
-		// Enterprise serves REST and GraphQL side by side: /api/v3/,
-		// /api/graphql.
-		host := strings.TrimSuffix(strings.TrimSuffix(u.String(), "/"), "/api/v3")
-		base, gql = host+"/api/v3/", host+"/api/graphql"
+	base := http.Client{}
+	if c.HTTPClient != nil {
+		base = *c.HTTPClient
 	}
-	bu, err := url.Parse(base)
-	if err != nil {
-		return nil, errors.Errorf("%s: %q", errAPIURL, api)
+	next := base.Transport
+	if next == nil {
+		next = http.DefaultTransport
 	}
-	hc, err := forgehttp.New(c.HTTPClient, base)
+	// Beneath forgehttp's guard, so the token goes only where it allows.
+	base.Transport = &transport{token: c.Token, next: next}
+	hc, err := forgehttp.New(&base, api)
 	if err != nil {
 		return nil, err
 	}
-	cl := &Client{http: hc, base: bu, graphqlURL: gql, token: c.Token, owner: c.Owner, name: c.Name,
+	g, gql := gh.NewClient(hc), defaultGraphQL
+	if !strings.EqualFold(u.Hostname(), "api.github.com") {
+		if g, err = g.WithEnterpriseURLs(api, api); err != nil {
+			return nil, errors.Errorf(errAPIURLFmt, api)
+		}
+		// Enterprise serves GraphQL at /api/graphql beside /api/v3/;
+		// GHE.com's API host at /graphql, as github.com.
+		rest := g.BaseURL.String()
+		gql = rest + "graphql"
+		if host, ok := strings.CutSuffix(rest, "/api/v3/"); ok {
+			gql = host + "/api/graphql"
+		}
+	}
+	g.UserAgent = userAgent
+	g.DisableRateLimitCheck = true
+	cl := &Client{gh: g, graphqlURL: gql, owner: url.PathEscape(c.Owner), name: url.PathEscape(c.Name), org: c.Owner,
 		clock: clock.RealClock{}, cache: map[string]entry{}}
 	for _, fn := range o {
 		fn(cl)
@@ -162,7 +203,7 @@ func (c *Client) begin() error {
 // fail maps err (see errors.go), remembers a rate limit, and wraps it with
 // what was being done.
 func (c *Client) fail(err error, what string) error {
-	err = mapError(err, c.clock.Now())
+	err = mapError(refusal(err), c.clock.Now())
 	var rl *forge.RateLimitError
 	if errors.As(err, &rl) {
 		c.mu.Lock()
@@ -174,16 +215,19 @@ func (c *Client) fail(err error, what string) error {
 	return errors.Wrap(err, what)
 }
 
-// repoPath is repos/{owner}/{repo}/ with both escaped.
-func (c *Client) repoPath() string {
-	return "repos/" + url.PathEscape(c.owner) + "/" + url.PathEscape(c.name) + "/"
+// pathSafe refuses what would climb out of, or vanish from, a path
+// go-github builds with it unescaped and then resolves ("..", ".", ""):
+// a branch or SHA the forge answered is never trusted to be one.
+func pathSafe(s string) bool {
+	for seg := range strings.SplitSeq(s, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
-// pullPath is repos/{owner}/{repo}/pulls/{number} and its sub-resources.
-func (c *Client) pullPath(number int64, sub string) string {
-	p := c.repoPath() + "pulls/" + itoa(number)
-	if sub != "" {
-		p += "/" + sub
-	}
-	return p
-}
+// number is a pull request's number as go-github takes it.
+func number(n int64) int { return int(n) }
+
+func ptr[T any](v T) *T { return &v }

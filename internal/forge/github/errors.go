@@ -19,11 +19,13 @@ package github
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
@@ -34,16 +36,6 @@ const (
 	// msgExists is the custom 422 error of "Create a pull request" when one
 	// is open for the same head and base.
 	msgExists = "A pull request already exists"
-	// msgNoAutoMerge is GraphQL's refusal when the repository's "Allow
-	// auto-merge" setting is off.
-	msgNoAutoMerge = "Auto merge is not allowed"
-	// msgClean is GraphQL's refusal to enable auto-merge on a pull request
-	// that may be merged now ("Pull request Pull request is in clean
-	// status"): the caller merges it itself.
-	msgClean = "is in clean status"
-	// msgHeadModified is the refusal of a merge or auto-merge whose
-	// expected head is no longer the head.
-	msgHeadModified = "Head branch was modified"
 	// docSecondary ends the documentation_url of a secondary rate limit's
 	// body (older servers: #abuse-rate-limits).
 	docSecondary, docAbuse = "secondary-rate-limits", "#abuse-rate-limits"
@@ -81,6 +73,39 @@ func (d *errorDetail) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &d.Message)
 	}
 	return nil
+}
+
+// refusal is the respError of go-github's error for an answer GitHub
+// refused (its *ErrorResponse, *RateLimitError, *AbuseRateLimitError or
+// *TwoFactorAuthError, each of which carries the answer); any other err is
+// returned as it is. go-github puts back the body it read, so the refusal
+// reads GitHub's own words once more, through refused.
+func refusal(err error) error {
+	var (
+		resp *http.Response
+		er   *gh.ErrorResponse
+		rl   *gh.RateLimitError
+		ab   *gh.AbuseRateLimitError
+		tf   *gh.TwoFactorAuthError
+	)
+	switch {
+	case errors.As(err, &er):
+		resp = er.Response
+	case errors.As(err, &rl):
+		resp = rl.Response
+	case errors.As(err, &ab):
+		resp = ab.Response
+	case errors.As(err, &tf):
+		resp = tf.Response
+	}
+	if resp == nil {
+		return err
+	}
+	var b []byte
+	if resp.Body != nil {
+		b, _ = io.ReadAll(resp.Body) // bounded by the transport, and already in memory
+	}
+	return refused(resp.StatusCode, resp.Header, b)
 }
 
 // refused is the respError of an answer; a body that is not GitHub's JSON
@@ -190,59 +215,6 @@ func (e *respError) message() string {
 	if len(parts) == 0 {
 		return e.body.Message
 	}
-	return e.body.Message + ": " + strings.Join(parts, "; ")
-}
-
-// gqlError is a GraphQL answer with errors (GitHub answers those with
-// HTTP 200).
-type gqlError struct {
-	status int
-	header http.Header
-	errs   []gqlErr
-}
-
-// gqlErr is one of GraphQL's errors: GitHub's type (NOT_FOUND, FORBIDDEN,
-// RATE_LIMITED, UNPROCESSABLE, …) and message.
-type gqlErr struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-func (e *gqlError) Error() string {
-	msgs := make([]string, 0, len(e.errs))
-	for _, x := range e.errs {
-		msgs = append(msgs, fmt.Sprintf("%s (%s)", x.Message, x.Type))
-	}
-	return "GraphQL: " + strings.Join(msgs, "; ")
-}
-
-// mapped maps GraphQL error types: RATE_LIMITED to a RateLimitError at
-// X-RateLimit-Reset; "Auto merge is not allowed" and "in clean status" to
-// ErrUnsupported (the caller merges itself); NOT_FOUND, FORBIDDEN; the
-// rest to ErrInvalidInput.
-func (e *gqlError) mapped(now time.Time) error {
-	if len(e.errs) == 0 {
-		return &forge.APIError{Status: e.status, Message: "GraphQL answered no data", Kind: forge.ErrInvalidInput}
-	}
-	x := e.errs[0]
-	a := &forge.APIError{Status: e.status, Message: x.Message}
-	switch {
-	case x.Type == "RATE_LIMITED":
-		at, ok := forgehttp.RetryAt(e.header, now, "X-RateLimit-Reset")
-		if !ok {
-			at = now.Add(defaultRetry)
-		}
-		return &forge.RateLimitError{At: at, Msg: x.Message}
-	case strings.Contains(x.Message, msgHeadModified):
-		a.Kind = forge.ErrHeadMoved
-	case strings.Contains(x.Message, msgNoAutoMerge), strings.Contains(x.Message, msgClean):
-		a.Kind = forge.ErrUnsupported
-	case x.Type == "NOT_FOUND":
-		a.Kind = forge.ErrNotFound
-	case x.Type == "FORBIDDEN":
-		a.Kind = forge.ErrForbidden
-	default:
-		a.Kind = forge.ErrInvalidInput
-	}
-	return a
+	// The details are GitHub's words too: scrubbed, and the whole bounded.
+	return forgehttp.Text([]byte(e.body.Message+": "+strings.Join(parts, "; ")), e.status)
 }

@@ -124,6 +124,8 @@ func TestGraphQLURL(t *testing.T) {
 		"Enterprise": {reason: "An Enterprise server's /api/v3/.", api: "https://ghe.example.com/api/v3/", want: "https://ghe.example.com/api/graphql"},
 		"EnterpriseBare": {reason: "An Enterprise host without the path gets it.",
 			api: "https://ghe.example.com/", want: "https://ghe.example.com/api/graphql"},
+		"GHECom": {reason: "GHE.com's API host serves GraphQL at /graphql, as github.com.",
+			api: "https://api.acme.ghe.com/", want: "https://api.acme.ghe.com/graphql"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -146,12 +148,13 @@ func TestEnterpriseURLs(t *testing.T) {
 		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/v3/",
 		"https://ghe.example.com/api/v3":  "https://ghe.example.com/api/v3/",
 		"https://ghe.example.com":         "https://ghe.example.com/api/v3/",
+		"https://api.acme.ghe.com/":       "https://api.acme.ghe.com/",
 	} {
 		c, err := NewClient(forge.Config{APIURL: api, Owner: "o", Name: "r", Token: token})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, c.base.String()); diff != "" {
+		if diff := cmp.Diff(want, c.gh.BaseURL.String()); diff != "" {
 			t.Errorf("NewClient(%q): base URL: -want, +got:\n%s", api, diff)
 		}
 	}

@@ -19,8 +19,10 @@ package github
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -31,6 +33,7 @@ const (
 	errStatus  = "cannot get the head commit's combined status from GitHub"
 	errChecks  = "cannot list the head commit's check runs on GitHub"
 	errReviews = "cannot list the pull request's reviews on GitHub"
+	errSHAFmt  = "refusing the head commit %q GitHub reported: it is no commit ID"
 )
 
 // ListOpen lists GET /repos/{o}/{r}/pulls?state=open&per_page=100, every
@@ -45,8 +48,11 @@ func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error
 	var all []forge.PullRequest
 	notModified := true
 	for page := 1; page != 0; {
-		path := fmt.Sprintf("%spulls?state=open&per_page=%d&page=%d", c.repoPath(), perPage, page)
-		prs, next, nm, err := get(ctx, c, fmt.Sprintf("list/%d", page), path, c.fromPulls)
+		prs, next, nm, err := get(ctx, c, fmt.Sprintf("list/%d", page), func(ctx context.Context) ([]forge.PullRequest, *gh.Response, error) {
+			ps, resp, err := c.gh.PullRequests.List(ctx, c.owner, c.name, &gh.PullRequestListOptions{
+				State: "open", ListOptions: gh.ListOptions{Page: page, PerPage: perPage}})
+			return c.fromPulls(ps), resp, err
+		})
 		if err != nil {
 			return nil, false, c.fail(err, errList)
 		}
@@ -88,11 +94,11 @@ type review struct{ user, state string }
 // Reviewers are the requested reviewers and everyone who has submitted a
 // review: GitHub removes a reviewer from requested_reviewers once they
 // review, and the pull request is still kept as declared.
-func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
+func (c *Client) Get(ctx context.Context, n int64) (forge.PullRequest, error) {
 	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
-	info, err := c.pull(ctx, number)
+	info, err := c.pull(ctx, n)
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
@@ -102,7 +108,7 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 			return forge.PullRequest{}, err
 		}
 	}
-	reviews, err := c.reviews(ctx, number)
+	reviews, err := c.reviews(ctx, n)
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
@@ -111,9 +117,14 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 	return pr, nil
 }
 
-func (c *Client) pull(ctx context.Context, number int64) (pullInfo, error) {
-	info, _, _, err := get(ctx, c, fmt.Sprintf("pull/%d", number), c.pullPath(number, ""),
-		func(p pull) pullInfo { return c.info(&p) })
+func (c *Client) pull(ctx context.Context, n int64) (pullInfo, error) {
+	info, _, _, err := get(ctx, c, fmt.Sprintf("pull/%d", n), func(ctx context.Context) (pullInfo, *gh.Response, error) {
+		p, resp, err := c.gh.PullRequests.Get(ctx, c.owner, c.name, number(n))
+		if err != nil {
+			return pullInfo{}, resp, err
+		}
+		return c.info(p), resp, nil
+	})
 	if err != nil {
 		return pullInfo{}, c.fail(err, errGet)
 	}
@@ -121,42 +132,63 @@ func (c *Client) pull(ctx context.Context, number int64) (pullInfo, error) {
 }
 
 func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
-	sha = url.PathEscape(sha)
-	st, _, _, err := get(ctx, c, "status/"+sha, c.repoPath()+"commits/"+sha+"/status",
-		func(s combinedStatus) forge.Checks {
-			if s.TotalCount == 0 {
-				return "" // GitHub says pending when there are no statuses
-			}
-			switch s.State {
-			case "success":
-				return forge.ChecksSuccess
-			case "pending":
-				return forge.ChecksPending
-			}
-			return forge.ChecksFailure
-		})
+	if !commitID(sha) {
+		return "", errors.Errorf(errSHAFmt, sha)
+	}
+	st, _, _, err := get(ctx, c, "status/"+sha, func(ctx context.Context) (forge.Checks, *gh.Response, error) {
+		s, resp, err := c.gh.Repositories.GetCombinedStatus(ctx, c.owner, c.name, sha, nil)
+		switch {
+		case err != nil:
+			return "", resp, err
+		case s.GetTotalCount() == 0:
+			return "", resp, nil // GitHub says pending when there are no statuses
+		case s.GetState() == "success":
+			return forge.ChecksSuccess, resp, nil
+		case s.GetState() == "pending":
+			return forge.ChecksPending, resp, nil
+		}
+		return forge.ChecksFailure, resp, nil
+	})
 	if err != nil {
 		return "", c.fail(err, errStatus)
 	}
-	runs, _, _, err := get(ctx, c, "checks/"+sha, fmt.Sprintf("%scommits/%s/check-runs?per_page=%d", c.repoPath(), sha, perPage),
-		func(r checkRuns) forge.Checks {
-			var got []forge.Checks
-			for _, cr := range r.CheckRuns {
-				got = append(got, runState(cr))
-			}
-			return fold(got...)
-		})
+	runs, _, _, err := get(ctx, c, "checks/"+sha, func(ctx context.Context) (forge.Checks, *gh.Response, error) {
+		r, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.owner, c.name, sha,
+			&gh.ListCheckRunsOptions{ListOptions: gh.ListOptions{PerPage: perPage}})
+		if err != nil {
+			return "", resp, err
+		}
+		var got []forge.Checks
+		for _, cr := range r.CheckRuns {
+			got = append(got, runState(cr))
+		}
+		return fold(got...), resp, nil
+	})
 	if err != nil {
 		return "", c.fail(err, errChecks)
 	}
 	return fold(st, runs), nil
 }
 
-func runState(cr checkRun) forge.Checks {
-	if cr.Status != "completed" {
+// commitID is a SHA-1 or SHA-256 object ID in hex, as GitHub reports a
+// head: anything else is refused before it becomes part of a path.
+func commitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') && (r < 'A' || r > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func runState(cr *gh.CheckRun) forge.Checks {
+	if cr.GetStatus() != "completed" {
 		return forge.ChecksPending
 	}
-	switch cr.Conclusion {
+	switch cr.GetConclusion() {
 	case "success", "neutral", "skipped":
 		return forge.ChecksSuccess
 	}
@@ -176,20 +208,22 @@ func fold(cs ...forge.Checks) forge.Checks {
 	return ""
 }
 
-func (c *Client) reviews(ctx context.Context, number int64) ([]review, error) {
+func (c *Client) reviews(ctx context.Context, n int64) ([]review, error) {
 	var all []review
 	for page := 1; page != 0; {
-		path := fmt.Sprintf("%s?per_page=%d&page=%d", c.pullPath(number, "reviews"), perPage, page)
-		rs, next, _, err := get(ctx, c, fmt.Sprintf("reviews/%d/%d", number, page), path,
-			func(in []pullReview) []review {
-				out := make([]review, 0, len(in))
-				for _, r := range in {
-					if r.State != "PENDING" {
-						out = append(out, review{user: r.User.Login, state: r.State})
-					}
+		rs, next, _, err := get(ctx, c, fmt.Sprintf("reviews/%d/%d", n, page), func(ctx context.Context) ([]review, *gh.Response, error) {
+			in, resp, err := c.gh.PullRequests.ListReviews(ctx, c.owner, c.name, number(n), &gh.ListOptions{Page: page, PerPage: perPage})
+			if err != nil {
+				return nil, resp, err
+			}
+			out := make([]review, 0, len(in))
+			for _, r := range in {
+				if r.GetState() != "PENDING" {
+					out = append(out, review{user: r.GetUser().GetLogin(), state: r.GetState()})
 				}
-				return out
-			})
+			}
+			return out, resp, nil
+		})
 		if err != nil {
 			return nil, c.fail(err, errReviews)
 		}
@@ -231,53 +265,53 @@ func reviewers(requested []string, reviews []review) []string {
 	return set(out)
 }
 
-func (c *Client) fromPulls(in []pull) []forge.PullRequest {
+func (c *Client) fromPulls(in []*gh.PullRequest) []forge.PullRequest {
 	out := make([]forge.PullRequest, 0, len(in))
-	for i := range in {
-		out = append(out, c.info(&in[i]).pr)
+	for _, p := range in {
+		out = append(out, c.info(p).pr)
 	}
 	return out
 }
 
-// info converts GitHub's pull request. Mergeable is true only when
-// mergeable_state is clean (or has_hooks, Enterprise's clean with
-// pre-receive hooks): then a merge succeeds now. It is false when GitHub
-// says not mergeable or the state is dirty, blocked, behind, unstable or
-// draft, and nil while GitHub computes it (unknown, or a list, which
-// carries no mergeable_state). MergeCommit is set only once merged (an
-// open pull request's merge_commit_sha is GitHub's test merge).
-func (c *Client) info(p *pull) pullInfo {
+// info converts GitHub's pull request. HeadInRepo is true only when head
+// and base name the same repository by a non-zero id (a deleted fork's
+// head has none). Mergeable is true only when mergeable_state is clean (or
+// has_hooks, Enterprise's clean with pre-receive hooks): then a merge
+// succeeds now. It is false when GitHub says not mergeable or the state is
+// dirty, blocked, behind, unstable or draft, and nil while GitHub computes
+// it (unknown, or a list, which carries no mergeable_state). MergeCommit is
+// set only once merged (an open pull request's merge_commit_sha is
+// GitHub's test merge).
+func (c *Client) info(p *gh.PullRequest) pullInfo {
+	head, base := p.GetHead(), p.GetBase()
 	pr := forge.PullRequest{
-		Number: p.Number, URL: p.HTMLURL, State: forge.StateOpen,
-		Head: p.Head.Ref, Base: p.Base.Ref, HeadSHA: p.Head.SHA,
-		HeadInRepo: p.Head.Repo != nil && p.Base.Repo != nil && p.Head.Repo.ID == p.Base.Repo.ID,
-		Title:      p.Title, Body: p.Body, Draft: p.Draft, AutoMerge: p.AutoMerge != nil,
-	}
-	if p.Head.Repo != nil {
-		pr.HeadRepo = p.Head.Repo.FullName
+		Number: int64(p.GetNumber()), URL: p.GetHTMLURL(), State: forge.StateOpen,
+		Head: head.GetRef(), Base: base.GetRef(), HeadSHA: head.GetSHA(), HeadRepo: head.GetRepo().GetFullName(),
+		HeadInRepo: head.GetRepo().GetID() != 0 && head.GetRepo().GetID() == base.GetRepo().GetID(),
+		Title:      p.GetTitle(), Body: p.GetBody(), Draft: p.GetDraft(), AutoMerge: p.AutoMerge != nil,
 	}
 	switch {
-	case p.Merged || p.MergedAt != nil:
-		pr.State, pr.MergeCommit = forge.StateMerged, p.MergeCommitSHA
-	case p.State == "closed":
+	case p.GetMerged() || p.MergedAt != nil:
+		pr.State, pr.MergeCommit = forge.StateMerged, p.GetMergeCommitSHA()
+	case p.GetState() == "closed":
 		pr.State = forge.StateClosed
 	}
 	for _, l := range p.Labels {
-		pr.Labels = append(pr.Labels, l.Name)
+		pr.Labels = append(pr.Labels, l.GetName())
 	}
 	for _, a := range p.Assignees {
-		pr.Assignees = append(pr.Assignees, a.Login)
+		pr.Assignees = append(pr.Assignees, a.GetLogin())
 	}
 	var requested []string
 	for _, u := range p.RequestedReviewers {
-		requested = append(requested, u.Login)
+		requested = append(requested, u.GetLogin())
 	}
 	for _, t := range p.RequestedTeams {
-		requested = append(requested, c.owner+"/"+t.Slug)
+		requested = append(requested, c.org+"/"+t.GetSlug())
 	}
 	pr.Labels, pr.Assignees, requested = set(pr.Labels), set(pr.Assignees), set(requested)
 	pr.Reviewers = requested
-	switch p.MergeableState {
+	switch p.GetMergeableState() {
 	case "clean", "has_hooks":
 		pr.Mergeable = ptr(true)
 	case "dirty", "blocked", "behind", "unstable", "draft":
@@ -287,7 +321,7 @@ func (c *Client) info(p *pull) pullInfo {
 			pr.Mergeable = ptr(false)
 		}
 	}
-	return pullInfo{pr: pr, nodeID: p.NodeID, requested: requested}
+	return pullInfo{pr: pr, nodeID: p.GetNodeID(), requested: requested}
 }
 
 // set sorts and deduplicates; nil when empty, so equal sets compare equal.
@@ -299,5 +333,3 @@ func set(in []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-func ptr[T any](v T) *T { return &v }

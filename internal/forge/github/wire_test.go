@@ -34,7 +34,8 @@ import (
 )
 
 // sent is one request as the client put it on the wire: method, escaped
-// path and query, and the JSON body decoded (so [] and null differ, and
+// path and query (its parameters sorted: their order means nothing to
+// GitHub), and the JSON body decoded (so [] and null differ, and
 // key order does not matter).
 type sent struct {
 	Line string
@@ -60,7 +61,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	s := sent{Line: req.Method + " " + req.URL.EscapedPath()}
 	if req.URL.RawQuery != "" {
-		s.Line += "?" + req.URL.RawQuery
+		s.Line += "?" + req.URL.Query().Encode()
 	}
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &s.Body); err != nil {
@@ -162,12 +163,12 @@ func TestRequestWire(t *testing.T) {
 				{Line: "POST /api/graphql", Body: gql("convertPullRequestToDraft", "ConvertPullRequestToDraftInput",
 					map[string]any{"pullRequestId": fake.NodeID(1)})},
 				{Line: "PATCH " + p + "issues/1", Body: obj(`{"labels":[]}`)},
-				{Line: "GET " + p + "pulls/1/reviews?per_page=100&page=1"},
+				{Line: "GET " + p + "pulls/1/reviews?page=1&per_page=100"},
 				{Line: "DELETE " + p + "pulls/1/requested_reviewers", Body: obj(`{"reviewers":[],"team_reviewers":["platform"]}`)},
 				{Line: "GET " + p + "pulls/1"},
 				{Line: "GET " + p + "commits/" + sha + "/status"},
 				{Line: "GET " + p + "commits/" + sha + "/check-runs?per_page=100"},
-				{Line: "GET " + p + "pulls/1/reviews?per_page=100&page=1"},
+				{Line: "GET " + p + "pulls/1/reviews?page=1&per_page=100"},
 			},
 		},
 		{
@@ -179,11 +180,11 @@ func TestRequestWire(t *testing.T) {
 			want: []sent{
 				{Line: "GET " + p + "pulls/1"},
 				{Line: "PATCH " + p + "pulls/1", Body: obj(`{"title":"New","body":""}`)},
-				{Line: "GET " + p + "pulls/1/reviews?per_page=100&page=1"},
+				{Line: "GET " + p + "pulls/1/reviews?page=1&per_page=100"},
 				{Line: "GET " + p + "pulls/1"},
 				{Line: "GET " + p + "commits/" + sha + "/status"},
 				{Line: "GET " + p + "commits/" + sha + "/check-runs?per_page=100"},
-				{Line: "GET " + p + "pulls/1/reviews?per_page=100&page=1"},
+				{Line: "GET " + p + "pulls/1/reviews?page=1&per_page=100"},
 			},
 		},
 		{
@@ -194,7 +195,7 @@ func TestRequestWire(t *testing.T) {
 		{
 			reason: "ListOpen asks for open pull requests, a hundred a page.",
 			do:     func() error { _, _, err := c.ListOpen(ctx); return err },
-			want:   []sent{{Line: "GET " + p + "pulls?state=open&per_page=100&page=1"}},
+			want:   []sent{{Line: "GET " + p + "pulls?page=1&per_page=100&state=open"}},
 		},
 		{
 			reason: "Merge with a message and method, then the head ref deleted, each segment escaped.",

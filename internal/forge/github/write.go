@@ -19,11 +19,11 @@ package github
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -40,6 +40,7 @@ const (
 	errDeleteHead = "cannot delete the merged head branch on GitHub"
 	errAutoMerge  = "cannot enable auto-merge on GitHub"
 	errNotOpen    = "the pull request is closed"
+	errRefFmt     = "refusing to delete the head branch %q GitHub reported: it is no branch name"
 )
 
 // Create is POST /pulls (head, base, title, body, draft), then one PATCH
@@ -52,12 +53,12 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
-	var p pull
-	if _, err := c.do(ctx, call{method: http.MethodPost, path: c.repoPath() + "pulls",
-		body: newPull{Title: s.Title, Head: s.Head, Base: s.Base, Body: s.Body, Draft: s.Draft}}, &p); err != nil {
+	p, _, err := c.gh.PullRequests.Create(ctx, c.owner, c.name,
+		&gh.NewPullRequest{Title: &s.Title, Head: &s.Head, Base: &s.Base, Body: &s.Body, Draft: &s.Draft})
+	if err != nil {
 		return forge.PullRequest{}, c.fail(err, errCreate)
 	}
-	pr := c.info(&p).pr
+	pr := c.info(p).pr
 	labels, assignees := set(s.Labels), set(s.Assignees)
 	if len(labels) > 0 || len(assignees) > 0 {
 		if err := c.setIssue(ctx, pr.Number, &labels, &assignees); err != nil {
@@ -80,18 +81,17 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 // draft), PATCH /issues/{n} (labels replaced, assignees set), POST and
 // DELETE requested_reviewers. A declared reviewer who has already reviewed
 // is not requested again; a requested reviewer not declared is removed.
-func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
+func (c *Client) Update(ctx context.Context, n int64, s forge.Spec) (forge.PullRequest, error) {
 	if err := c.begin(); err != nil {
 		return forge.PullRequest{}, err
 	}
-	info, err := c.pull(ctx, number)
+	info, err := c.pull(ctx, n)
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
 	cur := info.pr
 	if cur.Title != s.Title || cur.Body != s.Body {
-		edit := call{method: http.MethodPatch, path: c.pullPath(number, ""), body: pullUpdate{Title: &s.Title, Body: &s.Body}}
-		if _, err := c.do(ctx, edit, nil); err != nil {
+		if _, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.name, number(n), &gh.PullRequest{Title: &s.Title, Body: &s.Body}); err != nil {
 			return forge.PullRequest{}, c.fail(err, errEdit)
 		}
 	}
@@ -109,80 +109,72 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 		setAssignees = &assignees
 	}
 	if setLabels != nil || setAssignees != nil {
-		if err := c.setIssue(ctx, number, setLabels, setAssignees); err != nil {
+		if err := c.setIssue(ctx, n, setLabels, setAssignees); err != nil {
 			return forge.PullRequest{}, err
 		}
 	}
-	reviews, err := c.reviews(ctx, number)
+	reviews, err := c.reviews(ctx, n)
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
 	want, seen := set(s.Reviewers), reviewers(info.requested, reviews)
 	if add := minus(want, seen); len(add) > 0 {
-		if err := c.request(ctx, number, add, true); err != nil {
+		if err := c.request(ctx, n, add, true); err != nil {
 			return forge.PullRequest{}, err
 		}
 	}
 	if drop := minus(info.requested, want); len(drop) > 0 {
-		if err := c.request(ctx, number, drop, false); err != nil {
+		if err := c.request(ctx, n, drop, false); err != nil {
 			return forge.PullRequest{}, err
 		}
 	}
-	return c.Get(ctx, number)
+	return c.Get(ctx, n)
 }
 
 // setIssue is PATCH /issues/{n} with labels and assignees, each only when
 // not nil (an empty list clears).
-func (c *Client) setIssue(ctx context.Context, number int64, labels, assignees *[]string) error {
+func (c *Client) setIssue(ctx context.Context, n int64, labels, assignees *[]string) error {
 	for _, l := range []*[]string{labels, assignees} {
 		if l != nil && *l == nil {
 			*l = []string{} // send [], which clears, not null
 		}
 	}
-	edit := call{method: http.MethodPatch, path: c.repoPath() + "issues/" + itoa(number),
-		body: issueUpdate{Labels: labels, Assignees: assignees}}
-	if _, err := c.do(ctx, edit, nil); err != nil {
+	if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.name, number(n), &gh.IssueRequest{Labels: labels, Assignees: assignees}); err != nil {
 		return c.fail(err, errIssue)
 	}
 	return nil
 }
 
 // request adds (POST) or removes (DELETE) requested reviewers; org/team
-// names are teams.
-func (c *Client) request(ctx context.Context, number int64, names []string, add bool) error {
-	var users, teams []string
-	for _, n := range names {
-		if _, team, ok := strings.Cut(n, "/"); ok {
-			teams = append(teams, team)
+// names are teams. go-github sends reviewers [] when only teams go, as
+// GitHub refuses null there.
+func (c *Client) request(ctx context.Context, n int64, names []string, add bool) error {
+	var r gh.ReviewersRequest
+	for _, name := range names {
+		if _, team, ok := strings.Cut(name, "/"); ok {
+			r.TeamReviewers = append(r.TeamReviewers, team)
 			continue
 		}
-		users = append(users, n)
+		r.Reviewers = append(r.Reviewers, name)
 	}
-	path := c.pullPath(number, "requested_reviewers")
 	if add {
-		r := call{method: http.MethodPost, path: path, body: reviewersRequest{Reviewers: users, TeamReviewers: teams}}
-		if _, err := c.do(ctx, r, nil); err != nil {
+		if _, _, err := c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.name, number(n), r); err != nil {
 			return c.fail(err, errRequest)
 		}
 		return nil
 	}
-	if users == nil {
-		users = []string{} // required: GitHub takes [] but refuses null
-	}
-	r := call{method: http.MethodDelete, path: path, body: reviewersRemoval{Reviewers: users, TeamReviewers: teams}}
-	if _, err := c.do(ctx, r, nil); err != nil {
+	if _, err := c.gh.PullRequests.RemoveReviewers(ctx, c.owner, c.name, number(n), r); err != nil {
 		return c.fail(err, errUnrequest)
 	}
 	return nil
 }
 
 // Close is PATCH /pulls/{n} with state closed.
-func (c *Client) Close(ctx context.Context, number int64) error {
+func (c *Client) Close(ctx context.Context, n int64) error {
 	if err := c.begin(); err != nil {
 		return err
 	}
-	closed := "closed"
-	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: pullUpdate{State: &closed}}, nil); err != nil {
+	if _, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.name, number(n), &gh.PullRequest{State: ptr("closed")}); err != nil {
 		return c.fail(err, errClose)
 	}
 	return nil
@@ -195,14 +187,14 @@ func (c *Client) Close(ctx context.Context, number int64) error {
 // lives in this repository (a fork's branch is not ours to delete; a
 // same-named branch here is not the one merged); one already gone (the
 // repository deletes merged heads itself) is fine.
-func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
+func (c *Client) Merge(ctx context.Context, n int64, m forge.Merge) error {
 	if err := c.begin(); err != nil {
 		return err
 	}
-	_, err := c.do(ctx, call{method: http.MethodPut, path: c.pullPath(number, "merge"),
-		body: mergeRequest{CommitMessage: m.Message, MergeMethod: string(m.Method), SHA: m.HeadSHA}}, nil)
+	_, _, err := c.gh.PullRequests.Merge(ctx, c.owner, c.name, number(n), m.Message,
+		&gh.PullRequestOptions{MergeMethod: string(m.Method), SHA: m.HeadSHA})
 	var re *respError
-	if errors.As(err, &re) && (re.status == http.StatusMethodNotAllowed || re.status == http.StatusConflict) {
+	if err = refusal(err); errors.As(err, &re) && (re.status == http.StatusMethodNotAllowed || re.status == http.StatusConflict) {
 		kind := forge.ErrNotMergeable
 		if re.status == http.StatusConflict {
 			kind = forge.ErrHeadMoved
@@ -215,15 +207,18 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	if !m.DeleteBranch {
 		return nil
 	}
-	info, err := c.pull(ctx, number)
+	info, err := c.pull(ctx, n)
 	if err != nil {
 		return err
 	}
 	if !info.pr.HeadInRepo {
 		return nil
 	}
-	_, err = c.do(ctx, call{method: http.MethodDelete, path: c.repoPath() + "git/refs/heads/" + refPath(info.pr.Head)}, nil)
-	if errors.As(err, &re) && re.status == http.StatusUnprocessableEntity {
+	if !pathSafe(info.pr.Head) {
+		return errors.Errorf(errRefFmt, info.pr.Head)
+	}
+	_, err = c.gh.Git.DeleteRef(ctx, c.owner, c.name, "heads/"+info.pr.Head)
+	if err = refusal(err); errors.As(err, &re) && re.status == http.StatusUnprocessableEntity {
 		return nil // "Reference does not exist"
 	}
 	if err != nil {
@@ -239,11 +234,11 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // it is only when mergeable_state is clean). Already enabled is done;
 // merged is done. m.DeleteBranch is left to the repository's "Automatically
 // delete head branches" setting, as GitHub offers nothing per merge.
-func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
+func (c *Client) AutoMerge(ctx context.Context, n int64, m forge.Merge) error {
 	if err := c.begin(); err != nil {
 		return err
 	}
-	info, err := c.pull(ctx, number)
+	info, err := c.pull(ctx, n)
 	if err != nil {
 		return err
 	}
@@ -264,39 +259,11 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if errors.Is(err, forge.ErrInvalidInput) && m.HeadSHA != "" {
 		// GitHub documents expectedHeadOid but not the words of its
 		// refusal: a head that moved since is told by the head itself.
-		if now, gerr := c.pull(ctx, number); gerr == nil && now.pr.HeadSHA != m.HeadSHA {
+		if now, gerr := c.pull(ctx, n); gerr == nil && now.pr.HeadSHA != m.HeadSHA {
 			return errors.Wrap(forge.ErrHeadMoved, errAutoMerge)
 		}
 	}
 	return err
-}
-
-// draft flips draft with convertPullRequestToDraft or
-// markPullRequestReadyForReview.
-func (c *Client) draft(ctx context.Context, nodeID string, draft bool) error {
-	name, typ := "markPullRequestReadyForReview", "MarkPullRequestReadyForReviewInput"
-	if draft {
-		name, typ = "convertPullRequestToDraft", "ConvertPullRequestToDraftInput"
-	}
-	return c.mutate(ctx, name, typ, gqlInput{PullRequestID: nodeID}, errDraft)
-}
-
-// mutate posts one mutation to the GraphQL endpoint through do (so
-// authentication, secondary limits and HTTP errors are handled as REST's)
-// and maps GraphQL's errors.
-func (c *Client) mutate(ctx context.Context, name, inputType string, input gqlInput, what string) error {
-	q := "mutation($input: " + inputType + "!) {\n  " + name +
-		"(input: $input) { pullRequest { id number isDraft autoMergeRequest { mergeMethod } } }\n}"
-	var out gqlResponse
-	a, err := c.do(ctx, call{method: http.MethodPost, path: c.graphqlURL,
-		body: gqlRequest{Query: q, Variables: gqlVariables{Input: input}}}, &out)
-	if err != nil {
-		return c.fail(err, what)
-	}
-	if len(out.Errors) > 0 {
-		return c.fail(&gqlError{status: a.status, header: a.header, errs: out.Errors}, what)
-	}
-	return nil
 }
 
 // minus is a without b (both sets).
@@ -308,13 +275,4 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-// refPath escapes each segment of a branch name for git/refs/heads/{ref}.
-func refPath(branch string) string {
-	seg := strings.Split(branch, "/")
-	for i, s := range seg {
-		seg[i] = url.PathEscape(s)
-	}
-	return strings.Join(seg, "/")
 }
