@@ -37,10 +37,12 @@ var errNoHooks = errors.New("no forge.Hooks")
 // TestNoCredentialLeavesTheForge sends every forge client's read and write
 // (and webhook list and create, where the client keeps hooks)
 // to an API that redirects to another host and to plain http: the call
-// fails naming the redirect, and no request carrying the token arrives
-// anywhere but the forge. Before the one transport, GitLab's PRIVATE-TOKEN
-// and Gitea's per-hop token reached both, and GitHub's Authorization the
-// plain-http one (net/http keeps it when only the scheme and port change).
+// fails naming the redirect, and no request carrying the token (in a
+// header) or a webhook secret (in a body, for the clients that keep hooks)
+// arrives anywhere but the forge. Before the one transport, GitLab's
+// PRIVATE-TOKEN and Gitea's per-hop token reached both, and GitHub's
+// Authorization the plain-http one (net/http keeps it when only the scheme
+// and port change).
 func TestNoCredentialLeavesTheForge(t *testing.T) {
 	forges := map[string]struct {
 		open func(forge.Config) (forge.Client, error)

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package github is the forge.Client of GitHub and GitHub Enterprise
-// Server, on google/go-github v75 (REST API version 2022-11-28): go-github
-// builds every REST request and decodes every answer into its types, over
-// forgehttp's one hardened http.Client.
+// Package github is the forge.Client and forge.Hooks of GitHub and GitHub
+// Enterprise Server, on google/go-github v75 (REST API version 2022-11-28):
+// go-github builds every REST request and decodes every answer into its
+// types, over forgehttp's one hardened http.Client.
 //
 // What stays hand-written, and why:
 //   - graphql.go, the three GraphQL mutations REST cannot do and go-github
@@ -50,6 +50,13 @@ limitations under the License.
 // make the linker keep every exported method of a type it keeps, so each
 // reachable go-github type brings all its Get accessors and each service
 // all its methods (5,482 functions).
+//
+// The provider's webhook (hooks.go, forge.Hooks) is go-github's
+// Repositories hooks calls: a JSON "web" hook, TLS verified, delivering
+// push, pull_request, pull_request_review, check_suite and status (the last
+// three for PullRequests that wait to merge or for readiness Merged; see
+// hookEvents). Its secret goes in the request body, and GitHub answers it
+// masked, so a hook read back never carries one.
 //
 // Reads are conditional: each GET's ETag is kept and sent back as
 // If-None-Match, and a 304 (which GitHub does not count against the rate
@@ -123,7 +130,10 @@ type Client struct {
 	cache    map[string]entry
 }
 
-var _ forge.Client = (*Client)(nil)
+var (
+	_ forge.Client = (*Client)(nil)
+	_ forge.Hooks  = (*Client)(nil)
+)
 
 // New is the forge.Opener of GitHub.
 func New(c forge.Config) (forge.Client, error) { return NewClient(c) }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -238,6 +239,36 @@ func TestRequestWire(t *testing.T) {
 				{Line: "GET " + p + "pulls/4"},
 				{Line: "POST /api/graphql", Body: gql("enablePullRequestAutoMerge", "EnablePullRequestAutoMergeInput",
 					map[string]any{"pullRequestId": fake.NodeID(4), "mergeMethod": "REBASE", "commitBody": "Body"})},
+			},
+		},
+		{
+			reason: "CreateHook: a web hook of JSON deliveries, TLS verified, with the secret and the provider's events.",
+			do: func() error {
+				_, err := c.CreateHook(ctx, forge.Hook{URL: "https://e.example.com/p", Secret: "s"})
+				return err
+			},
+			want: []sent{{Line: "POST " + p + "hooks", Body: obj(`{"name":"web","active":true,
+				"config":{"url":"https://e.example.com/p","content_type":"json","secret":"s","insecure_ssl":"0"},
+				"events":["push","pull_request","pull_request_review","check_suite","status"]}`)}},
+		},
+		{
+			reason: "ListHooks asks for a hundred a page; UpdateHook sends the whole configuration; DeleteHook the ID alone.",
+			do: func() error {
+				hs, err := c.ListHooks(ctx)
+				if err != nil || len(hs) != 1 {
+					return fmt.Errorf("ListHooks() = %v: %w", hs, err)
+				}
+				if _, err := c.UpdateHook(ctx, forge.Hook{ID: hs[0].ID, URL: "https://e.example.com/q", Secret: "t"}); err != nil {
+					return err
+				}
+				return c.DeleteHook(ctx, hs[0].ID)
+			},
+			want: []sent{
+				{Line: "GET " + p + "hooks?page=1&per_page=100"},
+				{Line: "PATCH " + p + "hooks/4294967297", Body: obj(`{"active":true,
+					"config":{"url":"https://e.example.com/q","content_type":"json","secret":"t","insecure_ssl":"0"},
+					"events":["push","pull_request","pull_request_review","check_suite","status"]}`)},
+				{Line: "DELETE " + p + "hooks/4294967297"},
 			},
 		},
 	}

@@ -39,6 +39,8 @@ func (s *Server) rest(w *buffered, r *http.Request, seg []string) {
 	}
 	res, rest := seg[3], seg[4:]
 	switch {
+	case res == "hooks":
+		s.hooksAPI(w, r, rp, rest)
 	case res == "pulls" && len(rest) == 0 && r.Method == http.MethodGet:
 		s.listPulls(w, r, rp)
 	case res == "pulls" && len(rest) == 0 && r.Method == http.MethodPost:
@@ -163,15 +165,8 @@ func (s *Server) listPulls(w *buffered, r *http.Request, rp *repo) {
 		list = append(list, s.pullJSON(p, false))
 	}
 	base := fmt.Sprintf("%srepos/%s/%s/pulls?state=%s&per_page=%d&page=", s.URL(), rp.owner, rp.name, state, perPage)
-	var links []string
-	if page < last {
-		links = append(links, fmt.Sprintf(`<%s%d>; rel="next"`, base, page+1), fmt.Sprintf(`<%s%d>; rel="last"`, base, last))
-	}
-	if page > 1 {
-		links = append(links, fmt.Sprintf(`<%s%d>; rel="prev"`, base, page-1), fmt.Sprintf(`<%s1>; rel="first"`, base))
-	}
-	if len(links) > 0 {
-		w.header.Set("Link", strings.Join(links, ", "))
+	if l := pageLinks(base, page, last); l != "" {
+		w.header.Set("Link", l)
 	}
 	w.json(http.StatusOK, list)
 }

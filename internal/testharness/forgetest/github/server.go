@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package github is a fake GitHub for tests: an httptest server that
 // answers the REST and GraphQL calls the provider's GitHub client makes
-// with the payloads and headers GitHub documents (field names as in the
+// (pull requests, and the repository webhooks of hooks.go) with the
+// payloads and headers GitHub documents (field names as in the
 // REST reference, ETag and 304 on If-None-Match, Link pagination, 422
 // validation bodies, primary and secondary rate limits, GraphQL's data and
 // errors shape). GitHub cannot run on loopback, so this fake is what the
@@ -120,6 +121,10 @@ type Server struct {
 	statuses map[string][]status   // owner/repo@sha
 	checks   map[string][]checkRun // owner/repo@sha
 	log      []Request
+	// hooksMade counts hook IDs given; hookAccess, when not 0, is the
+	// status every hooks request answers (SetHookAccess).
+	hooksMade  int64
+	hookAccess int
 	// primary: remaining requests until reset; counted from the first
 	// SetPrimaryLimit, unlimited before.
 	primarySet bool

@@ -36,6 +36,7 @@ type repo struct {
 	id             int64
 	branches       map[string]string
 	allowAutoMerge bool
+	hooks          []*Hook
 }
 
 type review struct {

@@ -20,6 +20,7 @@ limitations under the License.
 package trap
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -43,18 +44,21 @@ type Trap struct {
 }
 
 // New starts the servers; secret is the credential a client must never
-// send elsewhere (looked for in every header value).
+// send elsewhere (looked for in every header value and in the body).
 func New(t *testing.T, secret string) *Trap {
 	t.Helper()
 	tr := &Trap{secret: secret}
 	record := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		places := map[string]string{"body": string(body)}
 		for k, vs := range r.Header {
-			for _, v := range vs {
-				if strings.Contains(v, secret) {
-					tr.mu.Lock()
-					tr.leaks = append(tr.leaks, r.Method+" "+r.Host+r.URL.Path+" "+k)
-					tr.mu.Unlock()
-				}
+			places[k] = strings.Join(vs, ", ")
+		}
+		for k, v := range places {
+			if strings.Contains(v, secret) {
+				tr.mu.Lock()
+				tr.leaks = append(tr.leaks, r.Method+" "+r.Host+r.URL.Path+" "+k)
+				tr.mu.Unlock()
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")
