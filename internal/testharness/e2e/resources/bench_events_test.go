@@ -31,10 +31,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/localenv"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
@@ -106,36 +102,7 @@ func BenchmarkForgeEventsBurst(b *testing.B) {
 // returns its events path once published.
 func webhookPath(b *testing.B, ns string) string {
 	b.Helper()
-	ctx := context.Background()
-	s := &corev1.Secret{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git-credentials"}, s); err != nil {
-		b.Fatal(err)
-	}
-	s.Data["webhook"] = []byte(burstSecret)
-	if err := e2e.CP.Client.Update(ctx, s); err != nil {
-		b.Fatal(err)
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git"}, pc); err != nil {
-		b.Fatal(err)
-	}
-	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
-	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
-		b.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc); err != nil {
-			b.Fatal(err)
-		}
-		if ev := pc.Status.Events; ev != nil && ev.Path != "" {
-			return ev.Path
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%s: no events path after a minute", ns)
-		}
-		time.Sleep(100 * time.Millisecond) // polling interval of a wait on a condition
-	}
+	return e2e.SetWebhook(b, ns, "git-credentials", burstSecret, nil, e2e.EventsPublished).Status.Events.Path
 }
 
 // burst posts per deliveries to each repository, one after another as a

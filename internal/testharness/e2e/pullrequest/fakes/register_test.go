@@ -17,20 +17,14 @@ limitations under the License.
 package fakes_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/github"
-	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 	fakegithub "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 )
@@ -83,39 +77,5 @@ func TestForgeEventsRegisteredOnGitHub(t *testing.T) {
 // registered (or, turned off, that none is).
 func registerOnGitHub(t *testing.T, ns, secret string, register bool) *v1alpha1.ProviderConfig {
 	t.Helper()
-	ctx := context.Background()
-	s := &corev1.Secret{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "creds"}, s); err != nil {
-		t.Fatal(err)
-	}
-	s.Data["webhook"] = []byte(secret)
-	if err := e2e.CP.Client.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git"}, pc); err != nil {
-		t.Fatal(err)
-	}
-	// A merge patch, not an update: the provider writes the configuration
-	// meanwhile, and an update of the version read would conflict.
-	before := pc.DeepCopy()
-	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
-	pc.Spec.Events = &v1alpha1.EventsConfig{Register: register}
-	if err := e2e.CP.Client.Patch(ctx, pc, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
-	path := receiver.PathOf(v1alpha1.ProviderConfigKind+"/"+pc.Namespace+"/"+pc.Name, []byte(secret))
-	e2e.WaitFor(t, time.Minute, pc, func() error {
-		ev, c := pc.Status.Events, pc.GetCondition(config.TypeEventsRegistered)
-		switch {
-		case ev == nil || ev.Path != path:
-			return fmt.Errorf("events path is not the secret's yet: %+v", ev)
-		case register && (ev.HookID == "" || c.Status != corev1.ConditionTrue):
-			return fmt.Errorf("not registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
-		case !register && (ev.HookID != "" || c.Reason != ""):
-			return fmt.Errorf("still registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
-		}
-		return nil
-	})
-	return pc
+	return e2e.SetWebhook(t, ns, "creds", secret, e2e.Register(register), e2e.Registered(secret, register))
 }

@@ -52,28 +52,7 @@ func eventSamples() (int, int) {
 // explains a put back; the baseline polls every minute and has no events.
 func BenchmarkForgeEventsPushPutBack(b *testing.B) {
 	nEvents, nPoll := eventSamples()
-	g := testenv.StartGitea(b)
-	for range b.N {
-		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: time.Hour, Forges: giteaOpeners(), Events: true})
-		ns, repo := benchGitea(b, g, "")
-		benchHook(b, g, ns, repo, bp.EventsURL)
-		withEvents := putBacks(b, g, ns, repo, nEvents, time.Minute)
-		bp.Stop()
-
-		e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll, Forges: giteaOpeners()})
-		ns, repo = benchGitea(b, g, "")
-		polled := putBacks(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
-
-		fmt.Printf("\nA person's push over a managed File on the real Gitea, until the File is back on Gitea\n"+
-			"| | p50 | p99 | samples |\n|----|----|----|----|\n"+
-			"| baseline: polling alone, --poll=%s | %s | %s | %d |\n"+
-			"| Gitea's webhook, --poll=1h | %s | %s | %d (goal: p50 <= 2s) |\n",
-			e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
-			quantile(withEvents, 0.5).Round(time.Millisecond), quantile(withEvents, 0.99).Round(time.Millisecond), nEvents)
-		b.ReportMetric(quantile(withEvents, 0.5).Seconds(), "s-p50-events")
-		b.ReportMetric(quantile(withEvents, 0.99).Seconds(), "s-p99-events")
-		b.ReportMetric(quantile(polled, 0.5).Seconds(), "s-p50-poll")
-	}
+	eventsAgainstPolling(b, "A person's push over a managed File on the real Gitea, until the File is back on Gitea", nEvents, nPoll, putBacks)
 }
 
 // BenchmarkForgeEventsMergeReady: a PullRequest with readiness Merged is
@@ -82,24 +61,33 @@ func BenchmarkForgeEventsPushPutBack(b *testing.B) {
 // Gitea's webhook (polls an hour apart) against polling alone every minute.
 func BenchmarkForgeEventsMergeReady(b *testing.B) {
 	nEvents, nPoll := eventSamples()
-	nEvents = min(nEvents, 10)
+	eventsAgainstPolling(b, "A reviewer's merge on the real Gitea, until the readiness: Merged PullRequest is Ready", min(nEvents, 10), nPoll, mergesReady)
+}
+
+// measure makes n changes on repo's forge and returns how long each took
+// to be acted on, sorted; it fails b after timeout.
+type measure func(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration
+
+// eventsAgainstPolling measures nEvents changes with Gitea's webhook and
+// polls an hour apart, then nPoll with polling alone every minute, each on
+// a repository of its own, and prints them side by side.
+func eventsAgainstPolling(b *testing.B, title string, nEvents, nPoll int, m measure) {
 	g := testenv.StartGitea(b)
 	for range b.N {
 		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: time.Hour, Forges: giteaOpeners(), Events: true})
 		ns, repo := benchGitea(b, g, "")
 		benchHook(b, g, ns, repo, bp.EventsURL)
-		withEvents := mergesReady(b, g, ns, repo, nEvents, time.Minute)
+		withEvents := m(b, g, ns, repo, nEvents, time.Minute)
 		bp.Stop()
 
 		e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll, Forges: giteaOpeners()})
 		ns, repo = benchGitea(b, g, "")
-		polled := mergesReady(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
+		polled := m(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
 
-		fmt.Printf("\nA reviewer's merge on the real Gitea, until the readiness: Merged PullRequest is Ready\n"+
-			"| | p50 | p99 | samples |\n|----|----|----|----|\n"+
+		fmt.Printf("\n%s\n| | p50 | p99 | samples |\n|----|----|----|----|\n"+
 			"| baseline: polling alone, --poll=%s | %s | %s | %d |\n"+
 			"| Gitea's webhook, --poll=1h | %s | %s | %d (goal: p50 <= 2s) |\n",
-			e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
+			title, e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
 			quantile(withEvents, 0.5).Round(time.Millisecond), quantile(withEvents, 0.99).Round(time.Millisecond), nEvents)
 		b.ReportMetric(quantile(withEvents, 0.5).Seconds(), "s-p50-events")
 		b.ReportMetric(quantile(withEvents, 0.99).Seconds(), "s-p99-events")
@@ -111,32 +99,7 @@ func BenchmarkForgeEventsMergeReady(b *testing.B) {
 // deliver repo's events to the provider at eventsURL.
 func benchHook(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, eventsURL string) {
 	b.Helper()
-	ctx := context.Background()
-	s := &corev1.Secret{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gitea"}, s); err != nil {
-		b.Fatal(err)
-	}
-	s.Data["webhook"] = []byte(hookSecret)
-	if err := e2e.CP.Client.Update(ctx, s); err != nil {
-		b.Fatal(err)
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git"}, pc); err != nil {
-		b.Fatal(err)
-	}
-	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
-	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
-		b.Fatal(err)
-	}
-	waitUntil(b, time.Minute, func() error {
-		if err := e2e.CP.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc); err != nil {
-			return err
-		}
-		if pc.Status.Events == nil || pc.Status.Events.Path == "" {
-			return fmt.Errorf("no events path published")
-		}
-		return nil
-	})
+	pc := e2e.SetWebhook(b, ns, "gitea", hookSecret, nil, e2e.EventsPublished)
 	g.AddHook(b, repo.Name, eventsURL+pc.Status.Events.Path, hookSecret)
 }
 

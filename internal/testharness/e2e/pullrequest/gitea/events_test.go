@@ -17,16 +17,13 @@ limitations under the License.
 package gitea_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -104,28 +101,5 @@ func TestForgeEventsOnGitea(t *testing.T) {
 // path it receives events at, once published.
 func receiveEvents(t *testing.T, f *giteaFixture) string {
 	t.Helper()
-	ctx := context.Background()
-	s := &corev1.Secret{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "gitea"}, s); err != nil {
-		t.Fatal(err)
-	}
-	s.Data["webhook"] = []byte(hookSecret)
-	if err := e2e.CP.Client.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
-		t.Fatal(err)
-	}
-	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
-	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
-		t.Fatal(err)
-	}
-	e2e.WaitFor(t, time.Minute, pc, func() error {
-		if pc.Status.Events == nil || pc.Status.Events.Path == "" {
-			return fmt.Errorf("no events path published: %+v", pc.Status)
-		}
-		return nil
-	})
-	return pc.Status.Events.Path
+	return e2e.SetWebhook(t, f.ns, "gitea", hookSecret, nil, e2e.EventsPublished).Status.Events.Path
 }

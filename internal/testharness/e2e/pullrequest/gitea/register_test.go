@@ -24,15 +24,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
-	"github.com/crossplane-contrib/provider-git/internal/reconciler/receiver"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
@@ -116,39 +113,7 @@ func TestForgeEventsRegisteredOnGitea(t *testing.T) {
 // registered (or, turned off, that none is).
 func setRegister(t *testing.T, f *giteaFixture, secret string, register bool) *v1alpha1.ProviderConfig {
 	t.Helper()
-	ctx := context.Background()
-	s := &corev1.Secret{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "gitea"}, s); err != nil {
-		t.Fatal(err)
-	}
-	s.Data["webhook"] = []byte(secret)
-	if err := e2e.CP.Client.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := e2e.CP.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "git"}, pc); err != nil {
-		t.Fatal(err)
-	}
-	pc.Spec.Credentials.SecretRef.WebhookSecretKey = "webhook"
-	pc.Spec.Events = &v1alpha1.EventsConfig{Register: register}
-	if err := e2e.CP.Client.Update(ctx, pc); err != nil {
-		t.Fatal(err)
-	}
-	e2e.WaitFor(t, time.Minute, pc, func() error {
-		ev, c := pc.Status.Events, pc.GetCondition(config.TypeEventsRegistered)
-		switch {
-		case ev == nil || ev.Path == "":
-			return fmt.Errorf("no events path published: %+v", pc.Status)
-		case ev.Path != receiverPath(pc, secret):
-			return fmt.Errorf("events path %s is not the secret's yet", ev.Path)
-		case register && (ev.HookID == "" || c.Status != corev1.ConditionTrue):
-			return fmt.Errorf("not registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
-		case !register && (ev.HookID != "" || c.Reason != ""):
-			return fmt.Errorf("still registered: hook %q, %s: %s", ev.HookID, c.Reason, c.Message)
-		}
-		return nil
-	})
-	return pc
+	return e2e.SetWebhook(t, f.ns, "gitea", secret, e2e.Register(register), e2e.Registered(secret, register))
 }
 
 func hookNumber(t *testing.T, id string) int64 {
@@ -158,9 +123,4 @@ func hookNumber(t *testing.T, id string) int64 {
 		t.Fatalf("hook id %q: %v", id, err)
 	}
 	return n
-}
-
-// receiverPath is the path pc receives events at under secret.
-func receiverPath(pc *v1alpha1.ProviderConfig, secret string) string {
-	return receiver.PathOf(v1alpha1.ProviderConfigKind+"/"+pc.Namespace+"/"+pc.Name, []byte(secret))
 }
