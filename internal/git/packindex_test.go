@@ -93,7 +93,7 @@ func TestIndexPack(t *testing.T) {
 	repo := deltaRepo(t)
 	all := "main\n"
 	tip := "main\n^main~1\n"
-	full := packBudget{deltas: packDeltaBudget, bases: packBaseBudget}
+	full := packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}
 	corrupt := func(f func([]byte) []byte) func(t *testing.T) []byte {
 		return func(t *testing.T) []byte { return f(packObjects(t, repo, all, "--delta-base-offset")) }
 	}
@@ -124,7 +124,7 @@ func TestIndexPack(t *testing.T) {
 		"NothingKeptNothingHeld": {
 			reason: "With no budget, every delta payload is read again from the spooled pack and every base rebuilt from its chain: the same index.",
 			pack:   func(t *testing.T) []byte { return packObjects(t, repo, all, "--delta-base-offset") },
-			budget: packBudget{deltas: 0, bases: 1},
+			budget: packBudget{deltas: 0, bases: 1, object: packObjectBudget},
 			want:   want{ofs: true},
 		},
 		"ThinPack": {

@@ -73,6 +73,8 @@ type packResolver struct {
 	pack   io.ReaderAt
 	p      *scannedPack
 	budget int64
+	// object is the largest object held whole (packBudget.object).
+	object int64
 	source baseSource
 
 	// ofsStart/ofsKids: the OFS deltas based on entry i are
@@ -90,8 +92,8 @@ type packResolver struct {
 	zr io.ReadCloser
 }
 
-func newPackResolver(pack io.ReaderAt, p *scannedPack, budget int64, source baseSource) *packResolver {
-	x := &packResolver{pack: pack, p: p, budget: budget, source: source, refKids: map[plumbing.Hash][]int32{}}
+func newPackResolver(pack io.ReaderAt, p *scannedPack, budget packBudget, source baseSource) *packResolver {
+	x := &packResolver{pack: pack, p: p, budget: budget.bases, object: budget.object, source: source, refKids: map[plumbing.Hash][]int32{}}
 	n := len(p.entries)
 	x.ofsStart = make([]int32, n+1)
 	for i := range p.entries {
@@ -163,6 +165,9 @@ func (x *packResolver) resolveThin() error {
 			continue // reported as unresolved
 		}
 		if err != nil {
+			return err
+		}
+		if err := x.holds(int64(len(data))); err != nil {
 			return err
 		}
 		tb := &thinBase{typ: typ, hash: h, data: data}
@@ -284,6 +289,11 @@ func (x *packResolver) apply(base []byte, idx int32) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if dst, ok := deltaTarget(delta); ok {
+		if err := x.holds(dst); err != nil {
+			return nil, errors.Wrapf(err, "%s at offset %d", errPackDelta, x.p.entries[idx].off)
+		}
+	}
 	out, err := applyDelta(base, delta)
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s at offset %d", errPackDelta, x.p.entries[idx].off)
@@ -303,6 +313,9 @@ func (x *packResolver) read(idx int32) ([]byte, error) {
 	typ, size, err := readObjectHeader(x.br)
 	if err != nil {
 		return nil, errors.Wrap(err, errPackRead)
+	}
+	if err := x.holds(size); err != nil {
+		return nil, errors.Wrapf(err, "%s at offset %d", errPackRead, e.off)
 	}
 	switch typ {
 	case packOFSDelta:
@@ -325,4 +338,28 @@ func (x *packResolver) read(idx int32) ([]byte, error) {
 	}
 	b, err := inflateAll(x.zr, size)
 	return b, errors.Wrap(err, errPackRead)
+}
+
+// holds refuses an object of size bytes larger than the resolver may hold
+// whole: a few KiB of hostile pack (zeros deflate a thousand to one, a
+// delta's copy of its base costs a byte per 64 KiB) would otherwise make it
+// take gigabytes, and the provider serves every tenant from one process.
+func (x *packResolver) holds(size int64) error {
+	if size > x.object {
+		return errors.Errorf("%s: %d bytes, more than %d", errPackHeld, size, x.object)
+	}
+	return nil
+}
+
+// deltaTarget is the size of the object delta makes, from its header.
+func deltaTarget(delta []byte) (int64, bool) {
+	_, rest, ok := deltaSize(delta)
+	if !ok {
+		return 0, false
+	}
+	dst, _, ok := deltaSize(rest)
+	if !ok || dst > maxPackObjectSize {
+		return maxPackObjectSize + 1, ok
+	}
+	return int64(dst), true
 }

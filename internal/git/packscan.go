@@ -55,6 +55,7 @@ const (
 	errPackChecksum = "pack checksum mismatch"
 	errPackJunk     = "pack has data after its checksum"
 	errPackTooBig   = "object too large"
+	errPackHeld     = "object too large to resolve deltas with"
 )
 
 // maxPackObjectSize refuses an object whose header claims more than 4 GiB:
@@ -205,6 +206,11 @@ type packBudget struct {
 	// delta chain it is walking; past it, the shallowest are dropped and
 	// rebuilt from the pack when needed again.
 	bases int64
+	// object is the largest object pass 2 holds whole: a delta's base
+	// (from the pack or, for a thin pack, the clone), its payload read
+	// again, or its result. A pass 1 object that is no delta's base is
+	// hashed as it streams and is bounded by maxPackObjectSize alone.
+	object int64
 }
 
 // scanPack is pass 1: it reads a whole pack from src, copying it to out.

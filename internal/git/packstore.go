@@ -66,7 +66,7 @@ func indexPack(f *os.File, src io.Reader, budget packBudget, source baseSource) 
 	if err := w.Flush(); err != nil {
 		return nil, errors.Wrap(err, errSpool)
 	}
-	thin, err := newPackResolver(f, p, budget.bases, source).resolve()
+	thin, err := newPackResolver(f, p, budget, source).resolve()
 	if err != nil {
 		return nil, err
 	}

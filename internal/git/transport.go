@@ -191,7 +191,7 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 		rd = sideband.NewDemuxer(sideband.Sideband, resp)
 	}
 	src := &readErrs{r: rd}
-	p, err := indexPack(f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget}, r.thinBase)
+	p, err := indexPack(f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
 	if err != nil {
 		if src.err != nil && !errors.Is(src.err, io.EOF) {
 			// The transfer broke: the pack is incomplete, not corrupt.
@@ -221,6 +221,11 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 const (
 	packDeltaBudget = 8 << 20
 	packBaseBudget  = 16 << 20
+	// packObjectBudget is the largest object indexing holds whole (a
+	// delta's base, payload or result): git's core.bigFileThreshold, above
+	// which git pack-objects makes no delta, so only a hostile or unusual
+	// pack needs more. A larger object that is no delta's base streams.
+	packObjectBudget = 512 << 20
 )
 
 // thinBase reads a base of a thin pack's delta from the clone.
@@ -230,6 +235,11 @@ func (r *Repository) thinBase(h plumbing.Hash) (plumbing.ObjectType, []byte, err
 	o, err := r.st.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
+	}
+	if o.Size() > packObjectBudget {
+		// An object an earlier pack stored without holding it, named as
+		// a base to make the indexer hold it: refused before it is read.
+		return plumbing.InvalidObject, nil, errors.Errorf("%s: %d bytes, more than %d", errPackHeld, o.Size(), packObjectBudget)
 	}
 	rd, err := o.Reader()
 	if err != nil {
