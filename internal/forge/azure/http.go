@@ -41,6 +41,7 @@ const (
 	errSendFmt   = "cannot reach Azure DevOps for %s %s"
 	errReadFmt   = "cannot read Azure DevOps' answer to %s %s"
 	errDecodeFmt = "cannot decode Azure DevOps' answer to %s %s"
+	errPagesFmt  = "Azure DevOps' list %s goes on past %d pages"
 
 	// apiVersion is the Git REST API's; previewVersion that of the calls
 	// still in preview in 7.1 (pull request labels, policy evaluations).
@@ -56,6 +57,9 @@ const (
 	// pageSize is as many items as one page of a list asks for ($top); a
 	// page as long is followed by the next.
 	pageSize = 100
+	// maxPages bounds one list walk (20,000 items at pageSize): a forge
+	// that names a next page for ever does not hold a worker for ever.
+	maxPages = 200
 	// continuationHeader names the next page of a list that has one; it
 	// goes back as the continuationToken parameter.
 	continuationHeader = "X-Ms-Continuationtoken"
@@ -158,7 +162,10 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 func pages[T any](ctx context.Context, c *Client, path, version string, ids bool) ([]T, error) {
 	var all []T
 	token := ""
-	for skip := 0; ; {
+	for skip, n := 0, 0; ; n++ {
+		if n == maxPages {
+			return nil, &forge.APIError{Status: http.StatusOK, Message: errors.Errorf(errPagesFmt, redact(path), maxPages).Error()}
+		}
 		q := url.Values{"$top": {strconv.Itoa(c.top)}}
 		if token != "" {
 			q.Set("continuationToken", token)
@@ -191,4 +198,10 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// redact is a path without its query, for messages.
+func redact(p string) string {
+	p, _, _ = strings.Cut(p, "?")
+	return p
 }
