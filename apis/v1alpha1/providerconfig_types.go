@@ -320,8 +320,11 @@ type EventsStatus struct {
 	// that receives this configuration's webhook deliveries. It is derived
 	// from the webhook secret, so nobody can guess it from names alone;
 	// paste the endpoint's external URL with this path into the forge.
+	// Empty while the configuration receives no events but still names
+	// the hook it registered (hookID).
+	// +optional
 	// +kubebuilder:validation:MaxLength=253
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 
 	// PollInterval is how often the repository is polled while its forge
 	// delivers events: --events-relaxed-poll after a verified event, until

@@ -111,7 +111,12 @@ func hookIDOf(pc configObject) string {
 }
 
 // setEvents publishes where pc receives events.
+// Receiving none, it still names the hook registered on the forge, so
+// that turning registration off or deleting the configuration removes it.
 func setEvents(pc configObject, ev *v1alpha1.EventsStatus) {
+	if id := hookIDOf(pc); ev == nil && id != "" {
+		ev = &v1alpha1.EventsStatus{HookID: id}
+	}
 	switch c := pc.(type) {
 	case *v1alpha1.ProviderConfig:
 		c.Status.Events = ev

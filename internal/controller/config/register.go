@@ -235,6 +235,12 @@ func (r *Reconciler) register(ctx context.Context, s conditionSetter, pc configO
 			s.Set(failed(err))
 			return
 		}
+		if ev != nil {
+			ev.HookID = ""
+			if ev.Path == "" {
+				setEvents(pc, nil)
+			}
+		}
 		s.Remove(TypeEventsRegistered)
 		return
 	}
@@ -244,7 +250,7 @@ func (r *Reconciler) register(ctx context.Context, s conditionSetter, pc configO
 		why = errHookNoServer
 	case r.registrar.base == "":
 		why = errHookNoURL
-	case ev == nil:
+	case ev == nil || ev.Path == "":
 		why = errHookNoSecret
 	}
 	if why != "" {

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
@@ -248,6 +249,32 @@ func TestRegistrarRemove(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, f.calls); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestSetEventsKeepsHookID: a configuration that stops receiving events (its
+// webhook secret removed, its Secret missing for a while) still names the
+// hook it registered, so turning registration off or deleting it can remove
+// the hook; one that registered none publishes nothing.
+func TestSetEventsKeepsHookID(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		before *v1alpha1.EventsStatus
+		want   *v1alpha1.EventsStatus
+	}{
+		"Registered": {reason: "The hook's id stays.", before: &v1alpha1.EventsStatus{Path: "/hooks/a", HookID: "7"}, want: &v1alpha1.EventsStatus{HookID: "7"}},
+		"None":       {reason: "Nothing registered: nothing published.", before: &v1alpha1.EventsStatus{Path: "/hooks/a"}, want: nil},
+		"Never":      {reason: "No events before: none after.", before: nil, want: nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pc := &v1alpha1.ProviderConfig{}
+			pc.Status.Events = tc.before
+			setEvents(pc, nil)
+			if diff := cmp.Diff(tc.want, pc.Status.Events); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
