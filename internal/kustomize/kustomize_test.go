@@ -30,7 +30,7 @@ import (
 )
 
 // golden is the base + two overlays repository the Mirror tests share.
-const golden = "../mirror/testdata/repos/overlays"
+const golden = "../mirror/inplace/testdata/repos/overlays"
 
 // readDir is every YAML file under dir, parsed, by slash path relative to it.
 func readDir(t testing.TB, dir string) (Files, map[string]string) {

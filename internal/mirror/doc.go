@@ -53,6 +53,10 @@ limitations under the License.
 // tools that select encrypted files by name (a .sops.yaml creation rule, a
 // pre-commit check). Flux decrypts it whatever its name.
 //
+// This is layout Folder's path for every object, and layout InPlace's for
+// an object found nowhere in the folder; where InPlace finds an object's
+// YAML already, and how it edits it, is internal/mirror/inplace.
+//
 // # What is never mirrored
 //
 // Core Secrets are never read unless the request opts in for their

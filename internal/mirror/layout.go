@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"path"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -109,6 +110,15 @@ func Parse(path string) (l Location, ok bool) {
 		return Location{}, false
 	}
 	return Location{Group: group, Kind: kind, Namespace: ns, Name: name}, true
+}
+
+// Join is the path in the repository of rel, a path relative to a Mirror's
+// folder ("." for the root); Rel undoes it.
+func Join(folder, rel string) string {
+	if folder == "." {
+		return rel
+	}
+	return path.Join(folder, rel)
 }
 
 // Rel is full, a path in the repository, relative to a Mirror's folder

@@ -104,6 +104,15 @@ type Object struct {
 	ResourceVersion string
 }
 
+// NamespacedName is how a message names o: namespace/name, or the name
+// alone of a cluster-scoped object.
+func (o Object) NamespacedName() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
 // ResourceCount is how many objects of one resolved resource a Snapshot holds.
 type ResourceCount struct {
 	GVR   schema.GroupVersionResource

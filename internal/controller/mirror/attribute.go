@@ -29,28 +29,28 @@ import (
 // its authors are internal/attribution's; this reads the spec for it and
 // hands it each plan.
 
-// attribute joins d's changes (mg's first plan of snap) to audit facts
-// when mg has attribution Audit, and plans again without the changes that
-// wait for their facts or that ignored users alone made.
-func (e *external) attribute(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot, d plan.Diff) (plan.Diff, error) {
-	e.att, e.keep = nil, nil
+// attribute joins d's changes (the first plan of pl) to audit facts when
+// the Mirror has attribution Audit, and plans again without the changes
+// that wait for their facts or that ignored users alone made. It returns
+// the plan and what the join decided (nil without attribution).
+func (e *external) attribute(pl *planning, d plan.Diff) (plan.Diff, *attribution.Decision, error) {
+	mg := pl.mg
 	if e.attr == nil {
-		return d, nil
+		return d, nil, nil
 	}
 	if mg.Spec.ForProvider.Attribution != v1alpha1.MirrorAttributionAudit {
 		e.attr.Forget(joinOf(mg))
-		return d, nil
+		return d, nil, nil
 	}
-	at, err := e.attr.Join(joinOf(mg), snap, changedFiles(mg.Spec.ForProvider.Path, d))
+	at, err := e.attr.Join(joinOf(mg), pl.snap, changedFiles(mg.Spec.ForProvider.Path, d))
 	if err != nil {
-		return plan.Diff{}, spec.Invalid(err)
+		return plan.Diff{}, nil, spec.Invalid(err)
 	}
-	e.att = at
 	if len(at.Keep()) == 0 {
-		return d, nil
+		return d, at, nil
 	}
-	e.keep, e.sealed = at.Keep(), nil
-	return e.plan(mg, head, f, snap)
+	d, err = e.plan(pl, at.Keep())
+	return d, at, err
 }
 
 // joinOf is mg as the join reads it.

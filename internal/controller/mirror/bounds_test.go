@@ -114,7 +114,7 @@ func TestPlanFileTooLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.plan(tc.mg, head, f, mirror.Snapshot{Synced: true, Objects: tc.objs})
+			d, err := e.plan(&planning{mg: tc.mg, head: head, folder: f, snap: mirror.Snapshot{Synced: true, Objects: tc.objs}}, nil)
 			var got want
 			if reason, ok := managed.StalledReason(err); ok {
 				got.stalled = string(reason)

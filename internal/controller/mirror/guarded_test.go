@@ -25,7 +25,6 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
-	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 )
 
 // TestPlanGuardedSecret: a Secret a configuration reads is never in the
@@ -74,13 +73,13 @@ func TestPlanGuardedSecret(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e := &external{repo: &fakeRepository{files: tc.files}, keys: keys, sealer: encrypt.NewSealer(0), guarded: map[string]bool{s.Path: true}}
+			e := &external{repo: &fakeRepository{files: tc.files}, keys: keys, sealer: encrypt.NewSealer(0)}
 			mg := newMirror(func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Prune = tc.prune })
 			f, err := e.read(t.Context(), mg, head)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.plan(mg, head, f, snap)
+			d, err := e.plan(&planning{mg: mg, head: head, folder: f, snap: snap, guarded: map[string]bool{s.Path: true}}, nil)
 			if err != nil {
 				t.Fatalf("%s\nplan: %v", tc.reason, err)
 			}
@@ -91,7 +90,7 @@ func TestPlanGuardedSecret(t *testing.T) {
 			if _, ok := d.Puts[full]; ok {
 				t.Errorf("%s\nplan writes the guarded Secret's file", tc.reason)
 			}
-			if diff := cmp.Diff([]string{plan.ObjectName(s)}, d.Guarded); diff != "" {
+			if diff := cmp.Diff([]string{s.NamespacedName()}, d.Guarded); diff != "" {
 				t.Errorf("%s\nguarded Secrets named in Ready: -want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
@@ -40,40 +41,33 @@ const (
 
 const errIndexFmt = "cannot index the YAML documents of folder %q on branch %q"
 
-// inPlace plans mg's folder at head for layout InPlace: the folder's YAML
-// files indexed (a blob read only when it changed), each object found
-// edited in its document, owned documents of objects gone removed. A
-// refusal names files by their path in the repository, not in the folder:
-// in a repository of many kustomizations nobody finds "kustomization.yaml".
-func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot) (mirror.InPlacePlan, error) {
+// inPlace plans mg's folder at head for layout InPlace
+// (internal/mirror/inplace): the folder's YAML files indexed, each read from
+// Git only when its blob changed (bounded: a file past the bound is indexed
+// as unusable, and the plan stalls naming it), then planned. What the layout
+// refuses is Stalled, with the reason that names it.
+func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot) (inplace.Plan, error) {
 	p := mg.Spec.ForProvider
-	rel := make(map[string]string, len(f.Files))
-	for full, sha := range f.Files {
-		r, _ := mirror.Rel(p.Path, full)
-		rel[r] = sha
-	}
 	x := e.memo.index(keyOf(mg))
-	err := x.Update(rel, func(r string) ([]byte, error) {
-		b, tooLarge, err := e.readBounded(head, plan.Join(p.Path, r), p.Branch)
+	err := x.UpdateFolder(p.Path, f.Files, func(full string) ([]byte, error) {
+		b, tooLarge, err := e.readBounded(head, full, p.Branch)
 		if tooLarge != nil {
-			// Indexed as a file past a bound: the plan stalls naming it.
 			return nil, &yamledit.BoundError{Reason: tooLarge.Error()}
 		}
 		return b.Content, err
 	})
 	if err != nil {
-		return mirror.InPlacePlan{}, errors.Wrapf(err, errIndexFmt, p.Path, p.Branch)
+		return inplace.Plan{}, errors.Wrapf(err, errIndexFmt, p.Path, p.Branch)
 	}
-	ip, err := mirror.PlanInPlace(x, snap.Objects, f.Docs, mg.GetNamespace(), p.Prune != v1alpha1.MirrorPruneNever)
-	var twice *mirror.FoundTwiceError
-	var unsupported *mirror.UnsupportedLayoutError
+	m := inplace.Mirror{Path: p.Path, Namespace: mg.GetNamespace(), Prune: p.Prune != v1alpha1.MirrorPruneNever}
+	ip, err := x.Plan(m, snap.Objects, f.Docs)
+	var twice *inplace.FoundTwiceError
+	var unsupported *inplace.UnsupportedLayoutError
 	switch {
 	case errors.As(err, &twice):
-		twice.First, twice.Second = plan.Join(p.Path, twice.First), plan.Join(p.Path, twice.Second)
-		return mirror.InPlacePlan{}, managed.Stalled(ReasonFoundTwice, err)
+		return inplace.Plan{}, managed.Stalled(ReasonFoundTwice, err)
 	case errors.As(err, &unsupported):
-		unsupported.File = plan.Join(p.Path, unsupported.File)
-		return mirror.InPlacePlan{}, managed.Stalled(ReasonUnsupportedLayout, err)
+		return inplace.Plan{}, managed.Stalled(ReasonUnsupportedLayout, err)
 	}
 	return ip, err
 }

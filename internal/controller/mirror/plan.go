@@ -61,7 +61,7 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 		return plan.Folder{}, errors.Wrapf(spec.GitErrorBy(err, e.creds), errListFmt, p.Path, p.Branch)
 	}
 	f.Files = files
-	mp := plan.Join(p.Path, MarkerFile)
+	mp := mirror.Join(p.Path, MarkerFile)
 	if _, ok := files[mp]; !ok {
 		return f, nil
 	}
@@ -124,22 +124,49 @@ func (e *external) mirrorExists(ctx context.Context, nn types.NamespacedName) (b
 	return true, nil
 }
 
-// plan compares the folder at head with a synced snapshot and returns the
-// one change that makes them equal (plan.Planner.Plan), after the in-place
-// plan of the folder when mg's layout is InPlace.
-func (e *external) plan(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot) (plan.Diff, error) {
-	pl := plan.Planner{
-		Mirror: planOf(mg), Keep: e.keep, Guarded: e.guarded, Secrets: e.keys != nil,
-		File: func(full string, o mirror.Object) (git.File, bool, error) { return e.file(mg, head, f, full, o) },
+// planning is one Observe's plan of a Mirror's folder: what it read, and
+// what its plan found the Secrets' files to hold (sealSecret), which the
+// memo keeps once the folder is planned.
+type planning struct {
+	mg *v1alpha1.Mirror
+	// head is the branch head the folder was read at; "" in an empty
+	// repository.
+	head   string
+	folder plan.Folder
+	snap   mirror.Snapshot
+	// guarded are the snapshot paths of Secrets a configuration reads.
+	guarded map[string]bool
+	// sealed is what the last plan found or made the Secrets' files to
+	// hold, by full path.
+	sealed map[string]sealedFile
+}
+
+// found records what the Secret's file at full holds.
+func (pl *planning) found(full string, f sealedFile) {
+	if pl.sealed == nil {
+		pl.sealed = map[string]sealedFile{}
 	}
-	if inPlace(mg) {
-		ip, err := e.inPlace(mg, head, f, snap)
+	pl.sealed[full] = f
+}
+
+// plan compares the folder with a synced snapshot and returns the one
+// change that makes them equal (plan.Planner.Plan), after the in-place plan
+// of the folder when the layout is InPlace; keep are the snapshot paths
+// held as Git has them (attribute.go).
+func (e *external) plan(pl *planning, keep map[string]bool) (plan.Diff, error) {
+	pl.sealed = nil
+	planner := plan.Planner{
+		Mirror: planOf(pl.mg), Keep: keep, Guarded: pl.guarded, Secrets: e.keys != nil,
+		File: func(full string, o mirror.Object) (git.File, bool, error) { return e.file(pl, full, o) },
+	}
+	if inPlace(pl.mg) {
+		ip, err := e.inPlace(pl.mg, pl.head, pl.folder, pl.snap)
 		if err != nil {
 			return plan.Diff{}, err
 		}
-		pl.InPlace = &ip
+		planner.InPlace = &ip
 	}
-	return pl.Plan(f, snap)
+	return planner.Plan(pl.folder, pl.snap)
 }
 
 // planOf is mg as its plan reads it.
@@ -161,10 +188,11 @@ func planOf(mg *v1alpha1.Mirror) plan.Mirror {
 // reading the file; a Secret's by what it decrypts to (sealSecret). A file
 // at o's path that the Mirror does not own is adopted only when it already
 // holds that object.
-func (e *external) file(mg *v1alpha1.Mirror, head string, f plan.Folder, full string, o mirror.Object) (git.File, bool, error) {
+func (e *external) file(pl *planning, full string, o mirror.Object) (git.File, bool, error) {
+	f := pl.folder
 	have, present := f.Files[full]
 	if o.Secret {
-		return e.sealSecret(mg, head, full, o, have, present, f.Owned[o.Path])
+		return e.sealSecret(pl, full, o, have, present, f.Owned[o.Path])
 	}
 	switch {
 	case present && have == git.BlobSHA(o.Content):
@@ -172,17 +200,17 @@ func (e *external) file(mg *v1alpha1.Mirror, head string, f plan.Folder, full st
 	case !present, f.Owned[o.Path]:
 		return git.File{Content: o.Content}, true, nil
 	}
-	p := mg.Spec.ForProvider
-	b, tooLarge, err := e.readBounded(head, full, p.Branch)
+	p := pl.mg.Spec.ForProvider
+	b, tooLarge, err := e.readBounded(pl.head, full, p.Branch)
 	if err != nil {
 		return git.File{}, false, err
 	}
 	if tooLarge != nil {
 		// Past the bound, it is no object's (sameObject): say why.
-		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, p.Branch, o.GVK.Kind, plan.ObjectName(o)))
+		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, p.Branch, o.GVK.Kind, o.NamespacedName()))
 	}
 	if !sameObject(b.Content, o) {
-		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, plan.ObjectName(o)))
+		return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, p.Branch, o.GVK.Kind, o.NamespacedName()))
 	}
 	return git.File{Content: o.Content}, true, nil
 }

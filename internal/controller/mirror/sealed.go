@@ -22,7 +22,7 @@ import (
 	"sync"
 
 	"github.com/crossplane-contrib/provider-git/internal/encrypt"
-	mirrorpkg "github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 )
 
@@ -53,7 +53,7 @@ type mirrorFiles struct {
 	marker    plan.Marker
 	markerOK  bool
 	// index is the folder's YAML documents (layout InPlace).
-	index *mirrorpkg.Index
+	index *inplace.Index
 }
 
 // sealedFile is a blob known to hold a plaintext for a key set.
@@ -134,15 +134,15 @@ func (s *sealedFiles) keepMarker(mirror, sha string, m plan.Marker, ok bool) {
 
 // index returns mirror's document index, made if missing. One reconcile
 // of a Mirror runs at a time, so the index itself needs no lock.
-func (s *sealedFiles) index(mirror string) *mirrorpkg.Index {
+func (s *sealedFiles) index(mirror string) *inplace.Index {
 	if s == nil {
-		return mirrorpkg.NewIndex()
+		return inplace.NewIndex()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.of(mirror)
 	if f.index == nil {
-		f.index = mirrorpkg.NewIndex()
+		f.index = inplace.NewIndex()
 	}
 	return f.index
 }

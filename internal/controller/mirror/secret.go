@@ -25,11 +25,9 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
-	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 )
@@ -92,43 +90,36 @@ func keysNote(note string, guarded []string) string {
 // keys is not read again. A file the Mirror does not own is adopted, as
 // any object's, only when it is a document of that very Secret (its name
 // and namespace stay in clear text).
-func (e *external) sealSecret(mg *v1alpha1.Mirror, head, full string, o mirror.Object, have string, present, owned bool) (git.File, bool, error) {
+func (e *external) sealSecret(pl *planning, full string, o mirror.Object, have string, present, owned bool) (git.File, bool, error) {
+	mg := pl.mg
 	digest := sealedDigest(e.keys, o.Content)
 	if present && owned && e.memo.holds(keyOf(mg), full, have, digest) {
-		e.found(full, sealedFile{blob: have, digest: digest})
+		pl.found(full, sealedFile{blob: have, digest: digest})
 		return git.File{}, false, nil
 	}
 	var existing []byte
 	if present {
-		b, tooLarge, err := e.readBounded(head, full, mg.Spec.ForProvider.Branch)
+		b, tooLarge, err := e.readBounded(pl.head, full, mg.Spec.ForProvider.Branch)
 		switch {
 		case err != nil:
 			return git.File{}, false, err
 		case tooLarge != nil && !owned:
-			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, plan.ObjectName(o)))
+			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Wrapf(tooLarge, errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, o.NamespacedName()))
 		}
 		// An owned file too large to read cannot hold this Secret: with no
 		// existing content the Sealer encrypts it afresh, and the write
 		// replaces it.
 		existing = b.Content
 		if !owned && !sameObject(existing, o) {
-			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, plan.ObjectName(o)))
+			return git.File{}, false, managed.Stalled(spec.ReasonPathConflict, errors.Errorf(errForeignFmt, full, mg.Spec.ForProvider.Branch, o.GVK.Kind, o.NamespacedName()))
 		}
 	}
 	out, changed, err := e.sealer.Seal(e.keys, o.Content, existing)
 	if err != nil {
-		return git.File{}, false, errors.Wrapf(err, errEncryptFmt, plan.ObjectName(o))
+		return git.File{}, false, errors.Wrapf(err, errEncryptFmt, o.NamespacedName())
 	}
 	// Unchanged: the blob at head holds it. Changed: the blob this write
 	// lands holds it, and the first Observe after it reads nothing.
-	e.found(full, sealedFile{blob: git.BlobSHA(out), digest: digest})
+	pl.found(full, sealedFile{blob: git.BlobSHA(out), digest: digest})
 	return git.File{Content: out}, changed, nil
-}
-
-// found records what the Secret's file at full holds, for memo.
-func (e *external) found(full string, f sealedFile) {
-	if e.sealed == nil {
-		e.sealed = map[string]sealedFile{}
-	}
-	e.sealed[full] = f
 }

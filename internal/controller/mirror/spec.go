@@ -18,6 +18,7 @@ package mirror
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/message"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
@@ -227,6 +229,23 @@ func Message(mg *v1alpha1.Mirror, n int) (string, error) {
 	def := fmt.Sprintf("Mirror %s/%s: %d file(s) in %s", mg.GetNamespace(), mg.GetName(), n, p.Path)
 	return message.Render(p.CommitMessage, def, MessageData{
 		Path: p.Path, Branch: p.Branch, Name: mg.GetName(), Namespace: mg.GetNamespace(), Changed: n,
+	})
+}
+
+// changeMessage renders the message of the commit that records c alone
+// (commit PerChange): mg's template with the object's fields, or by default
+// the verb, the kind and the object's name, with the file in the body.
+func changeMessage(mg *v1alpha1.Mirror, c plan.Change) (string, error) {
+	p := mg.Spec.ForProvider
+	name := c.Name
+	if c.Namespace != "" {
+		name = c.Namespace + "/" + c.Name
+	}
+	subject := strings.TrimSpace(c.Verb + " " + c.Kind + " " + name)
+	def := fmt.Sprintf("%s\n\nMirror %s/%s: %s", subject, mg.GetNamespace(), mg.GetName(), c.File)
+	return message.Render(p.CommitMessage, def, MessageData{
+		Path: p.Path, Branch: p.Branch, Name: mg.GetName(), Namespace: mg.GetNamespace(), Changed: 1,
+		Verb: c.Verb, Kind: c.Kind, ObjectNamespace: c.Namespace, ObjectName: c.Name, File: c.File,
 	})
 }
 

@@ -27,8 +27,8 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
-	"github.com/crossplane-contrib/provider-git/internal/attribution"
 	"github.com/crossplane-contrib/provider-git/internal/git"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/commits"
 	"github.com/crossplane-contrib/provider-git/internal/mirror/plan"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/spec"
@@ -171,43 +171,20 @@ func (r *refusals) of(mirror string) error {
 	return r.byMirror[mirror]
 }
 
-// changeOf is d as a change of mg's, with its commit message: one commit,
-// or with commit PerChange one commit per object (perchange.go) once the
-// folder is the Mirror's. Its first write, which claims the folder, and its
-// removal are one commit either way: a Mirror over 10,000 objects starts
-// with one commit, not 10,000.
+// changeOf is d as a change of mg's (internal/mirror/commits): one commit,
+// one per object with commit PerChange, or by author with attribution
+// Audit, which a removal of the folder never is.
 func (e *external) changeOf(mg *v1alpha1.Mirror, d plan.Diff) (git.Change, error) {
-	msg, err := Message(mg, d.Size())
-	if err != nil {
-		return git.Change{}, err
+	p := mg.Spec.ForProvider
+	m := commits.Mirror{
+		Path: p.Path, PerChange: p.Commit == v1alpha1.MirrorCommitPerChange, Author: e.author, Window: e.window,
+		Resource:      git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
+		Message:       func(n int) (string, error) { return Message(mg, n) },
+		ChangeMessage: func(c plan.Change) (string, error) { return changeMessage(mg, c) },
 	}
-	c := git.Change{
-		Message: msg, Author: e.author, Window: e.window,
-		Resource: git.Resource{Kind: v1alpha1.MirrorKind, Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID())},
+	at := e.att
+	if meta.WasDeleted(mg) {
+		at = nil
 	}
-	attributed := e.att != nil && !meta.WasDeleted(mg)
-	if perChange(mg) && d.Claimed && len(d.Changes) > 0 {
-		if c.Parts, err = partsOf(mg, d); err != nil {
-			return git.Change{}, err
-		}
-		if attributed {
-			// Each object's commit authored by who changed it,
-			// committed (and signed) by the configuration's identity.
-			attribution.AuthorParts(mg.Spec.ForProvider.Path, c.Parts, e.att)
-			c.Committer = e.author
-		}
-		return c, nil
-	}
-	c.Puts, c.Deletes, c.Expect = d.Puts, d.Deletes, d.Expect
-	if !attributed {
-		return c, nil
-	}
-	// One commit per author, committed (and signed) by the
-	// configuration's identity.
-	ps, err := attribution.Parts(mg.Spec.ForProvider.Path, c, e.att, func(n int) (string, error) { return Message(mg, n) })
-	if err != nil {
-		return git.Change{}, err
-	}
-	c.Puts, c.Deletes, c.Expect, c.Parts, c.Committer = nil, nil, nil, ps, e.author
-	return c, nil
+	return m.Change(d, at)
 }

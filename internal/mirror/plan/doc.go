@@ -22,7 +22,7 @@ limitations under the License.
 // Planner.Plan computes the whole folder every time: every object's file
 // written where it differs, owned files of objects gone removed (unless
 // prune is Never), the files a layout InPlace edit writes or removes
-// (mirror.InPlacePlan), and the marker (MarkerFile, .mirror.yaml at the top
+// (inplace.Plan), and the marker (MarkerFile, .mirror.yaml at the top
 // of the folder) rewritten to list what the Mirror owns afterwards. A file
 // the Mirror does not own is never written unless it holds that very
 // object, and every file written without owning it is expected to be the
@@ -36,14 +36,16 @@ limitations under the License.
 // # Imports
 //
 // The plan is the Mirror controller's domain logic. It imports the
-// snapshot and layout it reads (internal/mirror), the Git types it writes
-// (internal/git: a file, a blob SHA; no repository), path and YAML rules
-// (internal/validate, internal/yamledit) and YAML for the marker, and is
-// handed plain values for the rest: the Mirror as Plan reads it is a
+// snapshot and layout it reads (internal/mirror), the edits of layout
+// InPlace it adds to the change (internal/mirror/inplace), the Git types
+// it writes (internal/git: a file, a blob SHA; no repository), path and
+// YAML rules (internal/validate, internal/yamledit) and YAML for the
+// marker, and is handed plain values for the rest: the Mirror as Plan reads it is a
 // Mirror, not the API type. It imports no API types (apis), no controller
 // or reconciler machinery (internal/controller, internal/reconciler,
 // controller-runtime, client-go), and no attribution: what the join holds
-// back is a set of paths (Planner.Keep). internal/controller/mirror's
-// plan.go reads the folder from Git and the spec for it. .golangci.yml's
-// depguard rule mirror_plan_imports_only_its_domain states it.
+// back is a set of paths (Planner.Keep), and internal/mirror/commits cuts
+// the change into commits. internal/controller/mirror's plan.go reads the
+// folder from Git and the spec for it. .golangci.yml's depguard rule
+// mirror_plan_imports_only_its_domain states it.
 package plan

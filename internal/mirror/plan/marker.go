@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -47,7 +47,7 @@ type Marker struct {
 	// it edits in place (layout InPlace): it adopted them because each
 	// holds an object it mirrors, and removes only them, never the rest
 	// of their files.
-	Documents []mirror.DocRef `json:"documents,omitempty"`
+	Documents []inplace.DocRef `json:"documents,omitempty"`
 }
 
 // MarkerOwner names the Mirror a marker says owns the folder.
@@ -70,7 +70,7 @@ func (m Marker) Render() []byte {
 		files = []string{}
 	}
 	docs := slices.Clone(m.Documents)
-	mirror.SortDocs(docs)
+	inplace.SortDocs(docs)
 	b, err := yaml.Marshal(Marker{Mirror: m.Mirror, Files: files, Documents: docs})
 	if err != nil {
 		// A struct of strings always marshals.

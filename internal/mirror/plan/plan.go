@@ -17,13 +17,13 @@ limitations under the License.
 package plan
 
 import (
-	"path"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
@@ -50,7 +50,7 @@ type Folder struct {
 	// Claimed is set when the marker names this Mirror.
 	Claimed bool
 	// Docs are the documents the marker says this Mirror edits in place.
-	Docs []mirror.DocRef
+	Docs []inplace.DocRef
 }
 
 // Diff is what a Mirror's folder needs to match a snapshot.
@@ -84,7 +84,7 @@ type Planner struct {
 	Mirror Mirror
 	// InPlace is the folder's in-place plan (layout InPlace); nil for
 	// layout Folder.
-	InPlace *mirror.InPlacePlan
+	InPlace *inplace.Plan
 	// Keep are the snapshot paths held as Git has them (attribution waits
 	// for their audit event, or ignored users alone changed them).
 	Keep map[string]bool
@@ -110,24 +110,24 @@ type Planner struct {
 // adopted only when it already holds that object (File decides).
 func (pl Planner) Plan(f Folder, snap mirror.Snapshot) (Diff, error) {
 	p := pl.Mirror
-	mp := Join(p.Path, MarkerFile)
+	mp := mirror.Join(p.Path, MarkerFile)
 	// The marker says what the Mirror owns, so every write depends on it.
 	d := Diff{Puts: map[string]git.File{}, Expect: map[string]string{mp: f.Files[mp]}, Claimed: f.Claimed}
 	var owned []string
 	want := map[string]bool{}
 	objs := snap.Objects
-	var ip mirror.InPlacePlan
+	var ip inplace.Plan
 	if pl.InPlace != nil {
 		ip = *pl.InPlace
 		objs = placed(p.Path, f, snap, ip, &d, want, &owned)
 	}
 	for _, o := range objs {
-		full := Join(p.Path, o.Path)
+		full := mirror.Join(p.Path, o.Path)
 		if validate.Path(full) != nil {
 			// A name some kind allows that Git refuses (or that would
 			// reach into .git, or is too long inside this folder): left
 			// out rather than failing the rest, and said in Ready.
-			d.Skipped = append(d.Skipped, ObjectName(o))
+			d.Skipped = append(d.Skipped, o.NamespacedName())
 			continue
 		}
 		if o.Secret && !pl.Secrets {
@@ -138,7 +138,7 @@ func (pl Planner) Plan(f Folder, snap mirror.Snapshot) (Diff, error) {
 			// A key that protects the repository stays out of it, even
 			// encrypted; an owned file of it written before is removed
 			// whatever prune says (below).
-			d.Guarded = append(d.Guarded, ObjectName(o))
+			d.Guarded = append(d.Guarded, o.NamespacedName())
 			continue
 		}
 		if pl.Keep[o.Path] {
@@ -177,7 +177,7 @@ func (pl Planner) Plan(f Folder, snap mirror.Snapshot) (Diff, error) {
 func (pl Planner) removals(f Folder, snap mirror.Snapshot, want map[string]bool, d *Diff, owned []string) []string {
 	p := pl.Mirror
 	for rel := range f.Owned {
-		full := Join(p.Path, rel)
+		full := mirror.Join(p.Path, rel)
 		if want[rel] || rel == MarkerFile {
 			continue
 		}
@@ -216,12 +216,12 @@ func (pl Planner) keepsFile(pruneNever bool, rel string) bool {
 // Removal is the change that takes a Mirror's owned files and its marker
 // out of the folder.
 func Removal(m Mirror, f Folder) Diff {
-	mp := Join(m.Path, MarkerFile)
+	mp := mirror.Join(m.Path, MarkerFile)
 	// Removed because the marker names this Mirror: not once it names
 	// another.
 	d := Diff{Claimed: f.Claimed, Expect: map[string]string{mp: f.Files[mp]}}
 	for rel := range f.Owned {
-		if full := Join(m.Path, rel); f.Files[full] != "" {
+		if full := mirror.Join(m.Path, rel); f.Files[full] != "" {
 			d.Deletes = append(d.Deletes, full)
 		}
 	}
@@ -232,28 +232,11 @@ func Removal(m Mirror, f Folder) Diff {
 	return d
 }
 
-// Join returns the path of rel inside folder ("." is the root).
-func Join(folder, rel string) string {
-	if folder == "." {
-		return rel
-	}
-	return path.Join(folder, rel)
-}
-
-// ObjectName is how a message names o: namespace/name, or name alone when
-// it is cluster-scoped.
-func ObjectName(o mirror.Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
-}
-
 // placed adds the in-place plan ip to d: the files it edits or removes,
 // each expected to be the blob it was computed from, and the files that
 // stay owned. It returns the objects left to lay out (those found nowhere,
 // and Secrets), which the Folder layout writes.
-func placed(folder string, f Folder, snap mirror.Snapshot, ip mirror.InPlacePlan, d *Diff, want map[string]bool, owned *[]string) []mirror.Object {
+func placed(folder string, f Folder, snap mirror.Snapshot, ip inplace.Plan, d *Diff, want map[string]bool, owned *[]string) []mirror.Object {
 	objs := ip.New
 	for _, o := range snap.Objects {
 		if o.Secret {
@@ -268,12 +251,12 @@ func placed(folder string, f Folder, snap mirror.Snapshot, ip mirror.InPlacePlan
 		d.Expect[full] = sha
 	}
 	for rel, c := range ip.Puts {
-		full := Join(folder, rel)
+		full := mirror.Join(folder, rel)
 		d.Puts[full] = git.File{Content: c}
 		d.Expect[full] = f.Files[full]
 	}
 	for _, rel := range ip.Deletes {
-		full := Join(folder, rel)
+		full := mirror.Join(folder, rel)
 		d.Deletes = append(d.Deletes, full)
 		d.Expect[full] = f.Files[full]
 	}

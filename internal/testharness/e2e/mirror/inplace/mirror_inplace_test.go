@@ -17,7 +17,7 @@ limitations under the License.
 package inplace_test
 
 // Mirror e2e: layout InPlace, on the golden repositories of
-// internal/mirror/testdata/repos.
+// internal/mirror/inplace/testdata/repos.
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ import (
 // namespace its documents name) replaced by ns.
 func golden(t *testing.T, name, folder string, replace ...string) map[string]string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "..", "mirror", "testdata", "repos", name)
+	dir := filepath.Join("..", "..", "..", "..", "mirror", "inplace", "testdata", "repos", name)
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

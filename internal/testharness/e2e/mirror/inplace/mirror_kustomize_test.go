@@ -38,7 +38,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
-	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
@@ -106,7 +106,7 @@ func liveMatches(t *testing.T, files map[string]string, folder string) error {
 			rb, _ := manifest.Render(rj)
 			liveN, _ := yamledit.ParseValue(lb)
 			rendN, _ := yamledit.ParseValue(rb)
-			if !yamledit.Same(mirror.FieldRule{}, rendN, liveN) {
+			if !yamledit.Same(inplace.FieldRule{}, rendN, liveN) {
 				return fmt.Errorf("kustomize build %s renders %s/%s as\n%s\nbut it is live as\n%s", dir, r.GetNamespace(), r.GetName(), rb, lb)
 			}
 		}

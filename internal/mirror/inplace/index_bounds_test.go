@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package inplace
 
 import (
 	"errors"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -76,10 +77,10 @@ func TestPlanInPlaceFileUnusable(t *testing.T) {
 			err := x.Update(map[string]string{"a.yaml": "blob"}, func(string) ([]byte, error) { return tc.content, tc.readErr })
 			got := want{err: errText(err)}
 			if err == nil {
-				_, err := PlanInPlace(x, []Object{live(t, head+"data:\n  k: w\n", "", nil)}, nil, "shop", true)
+				_, err := x.Plan(Mirror{Path: ".", Namespace: "shop", Prune: true}, []mirror.Object{live(t, head+"data:\n  k: w\n", "", nil)}, nil)
 				var u *UnsupportedLayoutError
 				if !errors.As(err, &u) {
-					t.Fatalf("%s\nPlanInPlace: %v, want an *UnsupportedLayoutError", tc.reason, err)
+					t.Fatalf("%s\nPlan: %v, want an *UnsupportedLayoutError", tc.reason, err)
 				}
 				if u.File != "a.yaml" {
 					t.Errorf("%s\nUnsupportedLayoutError.File = %q, want a.yaml", tc.reason, u.File)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package inplace
 
 import (
 	"cmp"
@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/kustomize"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -71,7 +72,7 @@ func NewIndex() *Index {
 // the index: a YAML file that is not the marker, nor a layout Secret.
 func Indexed(rel string) bool {
 	base := path.Base(rel)
-	if strings.HasPrefix(base, ".") || strings.HasSuffix(base, SecretExtension) {
+	if strings.HasPrefix(base, ".") || strings.HasSuffix(base, mirror.SecretExtension) {
 		return false
 	}
 	return strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package inplace
 
 import (
 	"fmt"
@@ -25,6 +25,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/crossplane-contrib/provider-git/internal/kustomize"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -43,7 +44,7 @@ type DocRef struct {
 	Name      string `json:"name"`
 }
 
-func refOf(file string, o Object) DocRef {
+func refOf(file string, o mirror.Object) DocRef {
 	return DocRef{File: file, Group: o.GVK.Group, Kind: o.GVK.Kind, Namespace: o.Namespace, Name: o.Name}
 }
 
@@ -73,9 +74,9 @@ func (e *UnsupportedLayoutError) Error() string {
 	return fmt.Sprintf("%s uses %s, which the InPlace layout does not edit: remove it, or use layout Folder", e.File, e.Feature)
 }
 
-// InPlacePlan is what an InPlace folder needs to hold the snapshot, beside
+// Plan is what an InPlace folder needs to hold the snapshot, beside
 // what the caller lays out itself.
-type InPlacePlan struct {
+type Plan struct {
 	// Puts are files edited in place or added to a kustomization, by path
 	// relative to the folder.
 	Puts map[string][]byte
@@ -88,51 +89,51 @@ type InPlacePlan struct {
 	Created []string
 	// New are the objects found nowhere (or in their own layout file),
 	// for the caller to write at their layout path.
-	New []Object
+	New []mirror.Object
 }
 
-// PlanInPlace finds each object of objs in the index and plans the edits
-// that make its document the live object (under FieldRule), and the
-// removal of owned documents whose object is gone (when prune). A document
-// without a namespace holds an object of defaultNS, or a cluster-scoped
-// one. A document a kustomization renders is found by what it renders and
-// changed through the layout (kustomize.Layout.Change); a new object of a
-// namespace exactly one kustomization sets becomes a file of that
-// kustomization. Secrets are left to the caller.
-func PlanInPlace(x *Index, objs []Object, owned []DocRef, defaultNS string, prune bool) (InPlacePlan, error) {
+// plan finds each object of objs in the index and plans the edits that
+// make its document the live object (under FieldRule), and the removal of
+// owned documents whose object is gone (when prune). A document without a
+// namespace holds an object of defaultNS, or a cluster-scoped one. A
+// document a kustomization renders is found by what it renders and changed
+// through the layout (kustomize.Layout.Change); a new object of a namespace
+// exactly one kustomization sets becomes a file of that kustomization.
+// Secrets are left to the caller.
+func (x *Index) plan(objs []mirror.Object, owned []DocRef, defaultNS string, prune bool) (Plan, error) {
 	lay, err := x.kustomizations()
 	if err != nil {
-		return InPlacePlan{}, err
+		return Plan{}, err
 	}
 	at, err := x.lookup(lay)
 	if err != nil {
-		return InPlacePlan{}, err
+		return Plan{}, err
 	}
-	pl := &planner{x: x, lay: lay, at: at, defaultNS: defaultNS, out: InPlacePlan{Puts: map[string][]byte{}},
+	pl := &planner{x: x, lay: lay, at: at, defaultNS: defaultNS, out: Plan{Puts: map[string][]byte{}},
 		edits: map[string][]pending{}, mine: map[DocRef]bool{}, kedits: kustomize.Edits{}}
 	for _, o := range objs {
 		if o.Secret {
 			continue
 		}
 		if err := pl.object(o); err != nil {
-			return InPlacePlan{}, err
+			return Plan{}, err
 		}
 	}
 	for _, r := range owned {
 		if err := pl.gone(r, prune); err != nil {
-			return InPlacePlan{}, err
+			return Plan{}, err
 		}
 	}
 	return pl.finish()
 }
 
-// planner is one PlanInPlace under way.
+// planner is one plan under way.
 type planner struct {
 	x         *Index
 	lay       *kustomize.Layout
 	at        map[yamledit.ID][]loc
 	defaultNS string
-	out       InPlacePlan
+	out       Plan
 	// edits are the plain files' edits; kedits the layout's, made on lay
 	// as they are planned.
 	edits  map[string][]pending
@@ -140,7 +141,7 @@ type planner struct {
 	mine   map[DocRef]bool
 }
 
-func (pl *planner) candidates(o Object) []loc {
+func (pl *planner) candidates(o mirror.Object) []loc {
 	id := yamledit.ID{Group: o.GVK.Group, Kind: o.GVK.Kind, Namespace: o.Namespace, Name: o.Name}
 	cands := slices.Clone(pl.at[id])
 	if o.Namespace != "" && o.Namespace == pl.defaultNS {
@@ -154,11 +155,11 @@ func (pl *planner) candidates(o Object) []loc {
 	return cands
 }
 
-func (pl *planner) object(o Object) error {
+func (pl *planner) object(o mirror.Object) error {
 	cands := pl.candidates(o)
 	switch {
 	case len(cands) > 1:
-		return &FoundTwiceError{Object: o.GVK.Kind + " " + o.nsName(), First: cands[0].String(), Second: cands[1].String()}
+		return &FoundTwiceError{Object: o.GVK.Kind + " " + o.NamespacedName(), First: cands[0].String(), Second: cands[1].String()}
 	case len(cands) == 0, cands[0].root == "" && cands[0].file == o.Path:
 		// Nowhere, or in the file the Mirror lays out for it.
 		return pl.create(o)
@@ -181,26 +182,26 @@ func (pl *planner) object(o Object) error {
 	}
 	want, err := yamledit.ParseValue(o.Content)
 	if err != nil {
-		return errors.Wrapf(err, errRenderFmt, o.nsName())
+		return errors.Wrapf(err, errRenderFmt, o.NamespacedName())
 	}
 	if yamledit.Same(FieldRule{}, d.Root, want) {
 		pl.x.same[k] = true
 		return nil
 	}
-	pl.edits[l.file] = append(pl.edits[l.file], pending{doc: l.doc, want: want, what: o.nsName()})
+	pl.edits[l.file] = append(pl.edits[l.file], pending{doc: l.doc, want: want, what: o.NamespacedName()})
 	return nil
 }
 
 // kustomized changes what root renders as o, on the layout as edited so
 // far.
-func (pl *planner) kustomized(o Object, l loc) error {
+func (pl *planner) kustomized(o mirror.Object, l loc) error {
 	cur, ok := pl.lay.Object(l.root, l.obj.ID)
 	if !ok {
 		return &UnsupportedLayoutError{Feature: "an edit that lost " + l.obj.ID.String(), File: l.root}
 	}
 	want, err := yamledit.ParseValue(o.Content)
 	if err != nil {
-		return errors.Wrapf(err, errRenderFmt, o.nsName())
+		return errors.Wrapf(err, errRenderFmt, o.NamespacedName())
 	}
 	if yamledit.Same(FieldRule{}, cur.Value, want) {
 		return nil
@@ -215,7 +216,7 @@ func (pl *planner) kustomized(o Object, l loc) error {
 
 // create adds o to the kustomization that sets its namespace, or leaves
 // it to the caller's layout.
-func (pl *planner) create(o Object) error {
+func (pl *planner) create(o mirror.Object) error {
 	root, ok := "", false
 	if pl.lay != nil && o.Namespace != "" {
 		root, ok = pl.lay.RootFor(o.Namespace)
@@ -285,19 +286,19 @@ func (pl *planner) keep(edits kustomize.Edits, after *kustomize.Layout) {
 	pl.lay = after
 }
 
-func (pl *planner) finish() (InPlacePlan, error) {
+func (pl *planner) finish() (Plan, error) {
 	p := pl.out
 	if len(pl.kedits) > 0 {
 		// What was verified with this package's renderer must be what
 		// kustomize itself builds from the edited folder.
 		if err := pl.lay.Verify(); err != nil {
-			return InPlacePlan{}, layoutError(err)
+			return Plan{}, layoutError(err)
 		}
 	}
 	for file, es := range pl.edits {
 		out, gone, err := apply(pl.x.files[file].file, es)
 		if err != nil {
-			return InPlacePlan{}, errors.Wrapf(err, errEditFmt, es[0].what, file)
+			return Plan{}, errors.Wrapf(err, errEditFmt, es[0].what, file)
 		}
 		if gone {
 			p.Deletes = append(p.Deletes, file)
@@ -401,12 +402,4 @@ func apply(f *yamledit.File, es []pending) ([]byte, bool, error) {
 		cur = next
 	}
 	return cur.Content, false, nil
-}
-
-// nsName is "namespace/name", or the name of a cluster-scoped object.
-func (o Object) nsName() string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
 }

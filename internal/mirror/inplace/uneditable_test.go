@@ -14,13 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package inplace
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
 // TestPlanInPlaceUneditable: a document found for an object that an edit
@@ -54,10 +56,10 @@ func TestPlanInPlaceUneditable(t *testing.T) {
 			if err := x.Update(map[string]string{"a.yaml": "blob"}, func(string) ([]byte, error) { return []byte(tc.file), nil }); err != nil {
 				t.Fatal(err)
 			}
-			_, err := PlanInPlace(x, []Object{live(t, head+"data:\n  k: w\n", "", nil)}, nil, "shop", true)
+			_, err := x.Plan(Mirror{Path: ".", Namespace: "shop", Prune: true}, []mirror.Object{live(t, head+"data:\n  k: w\n", "", nil)}, nil)
 			want := (&UnsupportedLayoutError{Feature: "a document an edit could not keep (" + tc.want + ")", File: "a.yaml"}).Error()
 			if diff := cmp.Diff(want, errText(err)); diff != "" {
-				t.Errorf("%s\nPlanInPlace: -want +got:\n%s", tc.reason, diff)
+				t.Errorf("%s\nPlan: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

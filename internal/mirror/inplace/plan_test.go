@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package mirror
+package inplace
 
 import (
 	"errors"
@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/yamledit"
 )
 
@@ -67,7 +68,7 @@ func repo(t *testing.T, name string) (map[string]string, *Index) {
 
 // live is the object as the cluster would serve it: doc, in namespace ns,
 // with defaults the API server fills in, changed by edit.
-func live(t *testing.T, doc, ns string, edit func(u *unstructured.Unstructured)) Object {
+func live(t *testing.T, doc, ns string, edit func(u *unstructured.Unstructured)) mirror.Object {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
@@ -94,7 +95,7 @@ func live(t *testing.T, doc, ns string, edit func(u *unstructured.Unstructured))
 		t.Fatal(err)
 	}
 	gvk := u.GroupVersionKind()
-	return Object{Path: Path(gvk, u.GetNamespace(), u.GetName()), Content: c, GVK: gvk, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return mirror.Object{Path: mirror.Path(gvk, u.GetNamespace(), u.GetName()), Content: c, GVK: gvk, Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
 // docOf is document i of file in raw.
@@ -110,8 +111,8 @@ func docOf(t *testing.T, raw map[string]string, file string, i int) string {
 func TestPlanInPlaceMultiDoc(t *testing.T) {
 	raw, _ := repo(t, "multidoc")
 	shop := "apps/shop.yaml"
-	all := func(edit map[string]func(*unstructured.Unstructured), skip string) []Object {
-		var out []Object
+	all := func(edit map[string]func(*unstructured.Unstructured), skip string) []mirror.Object {
+		var out []mirror.Object
 		for _, d := range []struct {
 			file string
 			i    int
@@ -140,7 +141,7 @@ func TestPlanInPlaceMultiDoc(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason string
-		objs   []Object
+		objs   []mirror.Object
 		owned  []DocRef
 		want   want
 	}{
@@ -171,7 +172,7 @@ func TestPlanInPlaceMultiDoc(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, x := repo(t, "multidoc")
-			p, err := PlanInPlace(x, tc.objs, tc.owned, "shop", true)
+			p, err := x.Plan(Mirror{Path: ".", Namespace: "shop", Prune: true}, tc.objs, tc.owned)
 			got := want{puts: map[string]string{}, deletes: p.Deletes, docs: p.Docs}
 			if err != nil {
 				got.err = err.Error()
@@ -180,7 +181,7 @@ func TestPlanInPlaceMultiDoc(t *testing.T) {
 				got.puts[f] = string(b)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("\n%s\nPlanInPlace(...): -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("\n%s\nPlan(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -193,14 +194,14 @@ func TestPlanInPlaceFoundTwice(t *testing.T) {
 		func(string) ([]byte, error) { return []byte(dup), nil }); err != nil {
 		t.Fatal(err)
 	}
-	_, err := PlanInPlace(x, []Object{live(t, dup, "", nil)}, nil, "shop", true)
+	_, err := x.Plan(Mirror{Path: ".", Namespace: "shop", Prune: true}, []mirror.Object{live(t, dup, "", nil)}, nil)
 	var twice *FoundTwiceError
 	if !errors.As(err, &twice) {
-		t.Fatalf("PlanInPlace: %v, want FoundTwiceError", err)
+		t.Fatalf("Plan: %v, want FoundTwiceError", err)
 	}
 	want := "ServiceAccount shop/robot is found twice in the folder, in apps/tools.yaml (document 2, line 10) and in copy.yaml (document 1, line 1): keep one of them"
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
-		t.Errorf("PlanInPlace: the error names both places, -want +got:\n%s", diff)
+		t.Errorf("Plan: the error names both places, -want +got:\n%s", diff)
 	}
 }
 
@@ -210,7 +211,7 @@ func TestExamplesAreGolden(t *testing.T) {
 	for _, name := range []string{"multidoc", "overlays"} {
 		want, _ := repo(t, name)
 		got := map[string]string{}
-		dir := filepath.Join("..", "..", "examples", "inplace", name)
+		dir := filepath.Join("..", "..", "..", "examples", "inplace", name)
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -224,20 +225,20 @@ func TestExamplesAreGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("examples/inplace/%s is not internal/mirror/testdata/repos/%s: -testdata +examples:\n%s", name, name, diff)
+			t.Errorf("examples/inplace/%s is not internal/mirror/inplace/testdata/repos/%s: -testdata +examples:\n%s", name, name, diff)
 		}
 	}
 }
 
 // overlaysLive is every object the golden overlays render, as live
 // objects, with edit applied to the one named id.
-func overlaysLive(t *testing.T, x *Index, edits map[string]func(u *unstructured.Unstructured)) []Object {
+func overlaysLive(t *testing.T, x *Index, edits map[string]func(u *unstructured.Unstructured)) []mirror.Object {
 	t.Helper()
 	l, err := x.kustomizations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []Object
+	var out []mirror.Object
 	for _, root := range l.Roots {
 		for _, o := range l.Rendered[root] {
 			b, err := yamlv3Marshal(o.Value)
@@ -271,7 +272,7 @@ func TestPlanInPlaceOverlays(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		edits  map[string]func(*unstructured.Unstructured)
-		extra  []Object
+		extra  []mirror.Object
 		drop   string
 		owned  []DocRef
 		want   want
@@ -287,7 +288,7 @@ func TestPlanInPlaceOverlays(t *testing.T) {
 		},
 		"NewObject": {
 			reason: "A new object of staging's namespace is a new file of staging, in its resources.",
-			extra:  []Object{live(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: shop-staging\ndata:\n  k: v\n", "", nil)},
+			extra:  []mirror.Object{live(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: shop-staging\ndata:\n  k: v\n", "", nil)},
 			want: want{puts: map[string]string{
 				stgK:                           strings.Replace(raw[stgK], "- ../base\n", "- ../base\n- configmap-extra.yaml\n", 1),
 				"staging/configmap-extra.yaml": "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: shop-staging\n",
@@ -306,7 +307,7 @@ func TestPlanInPlaceOverlays(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, x := repo(t, "overlays")
-			var objs []Object
+			var objs []mirror.Object
 			for _, o := range overlaysLive(t, x, tc.edits) {
 				id := yamledit.ID{Group: o.GVK.Group, Kind: o.GVK.Kind, Namespace: o.Namespace, Name: o.Name}
 				if id.String() != tc.drop {
@@ -314,16 +315,16 @@ func TestPlanInPlaceOverlays(t *testing.T) {
 				}
 			}
 			objs = append(objs, tc.extra...)
-			p, err := PlanInPlace(x, objs, tc.owned, "shop", true)
+			p, err := x.Plan(Mirror{Path: ".", Namespace: "shop", Prune: true}, objs, tc.owned)
 			if err != nil {
-				t.Fatalf("\n%s\nPlanInPlace(...): %v", tc.reason, err)
+				t.Fatalf("\n%s\nPlan(...): %v", tc.reason, err)
 			}
 			got := want{puts: map[string]string{}, deletes: p.Deletes, created: p.Created}
 			for f, b := range p.Puts {
 				got.puts[f] = string(b)
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("\n%s\nPlanInPlace(...): -want, +got:\n%s", tc.reason, diff)
+				t.Errorf("\n%s\nPlan(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
