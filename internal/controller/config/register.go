@@ -63,6 +63,11 @@ const (
 // and a configuration at rest costs one list an hour.
 const hookRecheck = time.Hour
 
+// hookBackoffMin is how long a configuration whose hook the forge refused
+// waits before it is asked again; each refusal of the same request doubles
+// it, up to hookRecheck. A change of the configuration asks at once.
+const hookBackoffMin = time.Minute
+
 // registrar keeps each configuration's webhook on its forge. It remembers,
 // per configuration, what it last put there, so a configuration at rest
 // asks nothing of the forge.
@@ -77,10 +82,13 @@ type registrar struct {
 	kept map[types.NamespacedName]keptHook
 }
 
-// keptHook is a hook as the registrar last created or updated it.
+// keptHook is a hook as the registrar last created or updated it, or the
+// refusal it last met and how long it waits before asking again.
 type keptHook struct {
 	id, url, secret string
 	at              time.Time
+	failed          *xpv2.Condition
+	backoff         time.Duration
 }
 
 func newRegistrar(base string, forges map[forge.Type]forge.Opener, clk clock.PassiveClock) *registrar {
@@ -102,9 +110,32 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 	g.mu.Lock()
 	k, ok := g.kept[nn]
 	g.mu.Unlock()
-	if ok && k.id == id && k.url == url && k.secret == sum && g.clock.Since(k.at) < hookRecheck {
+	same := ok && k.id == id && k.url == url && k.secret == sum
+	switch {
+	case same && k.failed == nil && g.clock.Since(k.at) < hookRecheck:
 		return id, registered(url)
+	case same && k.failed != nil && g.clock.Since(k.at) < k.backoff:
+		// A refusal (a token without the right to manage hooks) is not
+		// asked again at every check: the forge counts refused requests.
+		return id, *k.failed
 	}
+	got, cond := g.attempt(ctx, id, url, secret, k.secret == sum && ok && k.failed == nil, open)
+	next := keptHook{id: got, url: url, secret: sum, at: g.clock.Now()}
+	if cond.Status != corev1.ConditionTrue {
+		next.failed, next.backoff = &cond, hookBackoffMin
+		if same && k.failed != nil {
+			next.backoff = min(2*k.backoff, hookRecheck)
+		}
+	}
+	g.mu.Lock()
+	g.kept[nn] = next
+	g.mu.Unlock()
+	return got, cond
+}
+
+// attempt lists the forge's hooks and creates, repoints or leaves the
+// provider's; secretKept says this process set the secret it holds now.
+func (g *registrar) attempt(ctx context.Context, id, url string, secret []byte, secretKept bool, open hookClient) (string, xpv2.Condition) {
 	hooks, cond := hooksOf(open)
 	if hooks == nil {
 		return id, cond
@@ -120,7 +151,7 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 		if h, err = hooks.CreateHook(ctx, want); err != nil {
 			return id, failed(errors.Wrap(err, errHookKeep))
 		}
-	case h.URL != url || !h.Active || !ok || k.secret != sum:
+	case h.URL != url || !h.Active || !secretKept:
 		// Forges never return a hook's secret: one this process did
 		// not put there itself is set again, once.
 		if h, err = hooks.UpdateHook(ctx, want); err != nil {
@@ -129,9 +160,6 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 			return cmp.Or(h.ID, id), failed(errors.Wrap(err, errHookKeep))
 		}
 	}
-	g.mu.Lock()
-	g.kept[nn] = keptHook{id: h.ID, url: url, secret: sum, at: g.clock.Now()}
-	g.mu.Unlock()
 	return h.ID, registered(url)
 }
 

@@ -280,3 +280,33 @@ func TestSetEventsKeepsHookID(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistrarBackoff: a forge that refuses (a token without the right to
+// manage hooks) is asked again after a minute, then two, ..., not at every
+// check; a change of the configuration asks at once.
+func TestRegistrarBackoff(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))
+	f := &hookForge{secrets: map[string]string{}, listErr: &forge.APIError{Status: 403, Message: "must be admin", Kind: forge.ErrForbidden}}
+	g := newRegistrar("https://hooks.example.com", nil, clk)
+	nn := types.NamespacedName{Name: "git"}
+	secret := []byte("0123456789abcdef")
+	keep := func(after time.Duration, path string) string {
+		clk.SetTime(clk.Now().Add(after))
+		_, c := g.keep(context.Background(), nn, "", path, secret, func() (forge.Client, error) { return f, nil })
+		return string(c.Reason)
+	}
+	var got []string
+	got = append(got, keep(0, "/hooks/a"), keep(30*time.Second, "/hooks/a"), keep(31*time.Second, "/hooks/a"),
+		keep(90*time.Second, "/hooks/a"), keep(31*time.Second, "/hooks/a"))
+	f.listErr = nil
+	got = append(got, keep(time.Second, "/hooks/b"))
+	want := []string{"RegisterFailed", "RegisterFailed", "RegisterFailed", "RegisterFailed", "RegisterFailed", "Registered"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("conditions: -want +got:\n%s", diff)
+	}
+	// Asked at 0, at 61 s (a minute after), at 182 s (two minutes after),
+	// and at once for the new path.
+	if diff := cmp.Diff([]string{"list", "list", "list", "list", "create"}, f.calls); diff != "" {
+		t.Errorf("requests to the forge: -want +got:\n%s", diff)
+	}
+}
