@@ -19,6 +19,7 @@ package git
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/sha1"
 	"encoding/binary"
 	"os"
@@ -133,7 +134,7 @@ func TestIndexPackBoundsWhatItHolds(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			_, err = indexPack(f, bytes.NewReader(tc.pack(t)), budget, nil)
+			_, err = indexPack(context.Background(), f, bytes.NewReader(tc.pack(t)), budget, nil)
 			switch {
 			case tc.err == "" && err != nil:
 				t.Fatalf("%s\nindexPack(...): %v", tc.reason, err)
@@ -161,7 +162,7 @@ func TestResolveThinBoundsItsBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, err = indexPack(f, bytes.NewReader(pack), packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: limit}, source)
+	_, err = indexPack(context.Background(), f, bytes.NewReader(pack), packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: limit}, source)
 	if err == nil || !strings.Contains(err.Error(), errPackHeld) {
 		t.Fatalf("A thin pack's base from the clone larger than the indexer may hold is refused.\nindexPack(...): want an error containing %q, got %v", errPackHeld, err)
 	}

@@ -18,6 +18,8 @@ package git
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -182,7 +184,7 @@ func TestIndexPack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			p, err := indexPack(f, bytes.NewReader(tc.pack(t)), tc.budget, tc.source)
+			p, err := indexPack(context.Background(), f, bytes.NewReader(tc.pack(t)), tc.budget, tc.source)
 			if tc.want.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want.err) {
 					t.Fatalf("%s\nindexPack(...): want an error containing %q, got %v", tc.reason, tc.want.err, err)
@@ -223,4 +225,21 @@ func hasOFS(p *indexedPack) bool {
 		}
 	}
 	return false
+}
+
+// TestIndexPackCancelled: resolving deltas ends with the fetch's context,
+// so a crafted chain cannot outlive the fetch's timeout.
+func TestIndexPackCancelled(t *testing.T) {
+	repo := deltaRepo(t)
+	f, err := os.Create(filepath.Join(t.TempDir(), "spool.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	full := packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}
+	if _, err := indexPack(ctx, f, bytes.NewReader(packObjects(t, repo, "main\n", "--delta-base-offset")), full, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("indexPack with its context cancelled: %v, want %v", err, context.Canceled)
+	}
 }

@@ -31,6 +31,7 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"sort"
 
@@ -90,10 +91,14 @@ type packResolver struct {
 
 	br *bufio.Reader
 	zr io.ReadCloser
+
+	// ctx ends the resolution with the fetch: a crafted chain can make it
+	// long.
+	ctx context.Context
 }
 
-func newPackResolver(pack io.ReaderAt, p *scannedPack, budget packBudget, source baseSource) *packResolver {
-	x := &packResolver{pack: pack, p: p, budget: budget.bases, object: budget.object, source: source, refKids: map[plumbing.Hash][]int32{}}
+func newPackResolver(ctx context.Context, pack io.ReaderAt, p *scannedPack, budget packBudget, source baseSource) *packResolver {
+	x := &packResolver{ctx: ctx, pack: pack, p: p, budget: budget.bases, object: budget.object, source: source, refKids: map[plumbing.Hash][]int32{}}
 	n := len(p.entries)
 	x.ofsStart = make([]int32, n+1)
 	for i := range p.entries {
@@ -201,6 +206,9 @@ func (x *packResolver) walk(f *baseFrame, typ plumbing.ObjectType, h plumbing.Ha
 	defer x.pop()
 	for _, kids := range [][]int32{ofs, ref} {
 		for _, c := range kids {
+			if err := x.ctx.Err(); err != nil {
+				return err
+			}
 			e := &x.p.entries[c]
 			if !e.isDelta() {
 				continue // resolved already: a duplicate in the pack

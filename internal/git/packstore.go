@@ -27,6 +27,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto"
 	"encoding/binary"
 	"hash/crc32"
@@ -57,7 +58,7 @@ type indexedPack struct {
 // indexPack reads a pack from src into the file f (empty, opened for
 // reading and writing), checks and indexes it, and completes it when it is
 // thin, with bases from source.
-func indexPack(f *os.File, src io.Reader, budget packBudget, source baseSource) (*indexedPack, error) {
+func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget, source baseSource) (*indexedPack, error) {
 	w := bufio.NewWriterSize(f, 64<<10)
 	p, err := scanPack(src, w, budget)
 	if err != nil {
@@ -66,7 +67,7 @@ func indexPack(f *os.File, src io.Reader, budget packBudget, source baseSource) 
 	if err := w.Flush(); err != nil {
 		return nil, errors.Wrap(err, errSpool)
 	}
-	thin, err := newPackResolver(f, p, budget, source).resolve()
+	thin, err := newPackResolver(ctx, f, p, budget, source).resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -191,7 +191,7 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 		rd = sideband.NewDemuxer(sideband.Sideband, resp)
 	}
 	src := &readErrs{r: rd}
-	p, err := indexPack(f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
+	p, err := indexPack(ctx, f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
 	if err != nil {
 		if src.err != nil && !errors.Is(src.err, io.EOF) {
 			// The transfer broke: the pack is incomplete, not corrupt.
