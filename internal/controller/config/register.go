@@ -63,10 +63,10 @@ const (
 // and a configuration at rest costs one list an hour.
 const hookRecheck = time.Hour
 
-// hookBackoffMin is how long a configuration whose hook the forge refused
+// hookFirstBackoff is how long a configuration whose hook the forge refused
 // waits before it is asked again; each refusal of the same request doubles
 // it, up to hookRecheck. A change of the configuration asks at once.
-const hookBackoffMin = time.Minute
+const hookFirstBackoff = time.Minute
 
 // registrar keeps each configuration's webhook on its forge. It remembers,
 // per configuration, what it last put there, so a configuration at rest
@@ -122,7 +122,7 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 	got, cond := g.attempt(ctx, id, url, secret, k.secret == sum && ok && k.failed == nil, open)
 	next := keptHook{id: got, url: url, secret: sum, at: g.clock.Now()}
 	if cond.Status != corev1.ConditionTrue {
-		next.failed, next.backoff = &cond, hookBackoffMin
+		next.failed, next.backoff = &cond, hookFirstBackoff
 		if same && k.failed != nil {
 			next.backoff = min(2*k.backoff, hookRecheck)
 		}
