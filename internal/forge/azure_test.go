@@ -18,28 +18,14 @@ package forge
 
 import (
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestResolveAzureDevOps(t *testing.T) {
-	type args struct {
-		url    string
-		t      Type
-		apiURL string
-	}
-	type want struct {
-		c   Config
-		err bool
-	}
+	type args = resolveArgs
+	type want = resolveWant
 	services := Config{Type: AzureDevOps, APIURL: "https://dev.azure.com/fabrikam/", Owner: "fabrikam/Fiber Web", Name: "gitops"}
 	vsts := Config{Type: AzureDevOps, APIURL: "https://fabrikam.visualstudio.com/", Owner: "fabrikam/Fiber Web", Name: "gitops"}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	cases := map[string]resolveCase{
 		"HTTPS": {
 			reason: "dev.azure.com/{org}/{project}/_git/{repo}: the organization's URL is the API's",
 			args:   args{url: "https://dev.azure.com/fabrikam/Fiber%20Web/_git/gitops"},
@@ -116,15 +102,5 @@ func TestResolveAzureDevOps(t *testing.T) {
 			want:   want{err: true},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c, err := Resolve(tc.args.url, tc.args.t, tc.args.apiURL)
-			if (err != nil) != tc.want.err {
-				t.Fatalf("\n%s\nResolve(...): error %v, want error %t", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.c, c, cmpopts.IgnoreFields(Config{}, "Token", "HTTPClient")); diff != "" {
-				t.Errorf("\n%s\nResolve(...): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runResolve(t, cases)
 }

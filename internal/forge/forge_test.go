@@ -28,21 +28,45 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
+// resolveArgs, resolveWant and resolveCase are a Resolve table's row, for
+// every forge's table.
+type resolveArgs struct {
+	url    string
+	t      Type
+	apiURL string
+}
+
+type resolveWant struct {
+	c   Config
+	err bool
+}
+
+type resolveCase struct {
+	reason string
+	args   resolveArgs
+	want   resolveWant
+}
+
+// runResolve checks each case's Resolve.
+func runResolve(t *testing.T, cases map[string]resolveCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := Resolve(tc.args.url, tc.args.t, tc.args.apiURL)
+			if (err != nil) != tc.want.err {
+				t.Fatalf("\n%s\nResolve(...): error %v, want error %t", tc.reason, err, tc.want.err)
+			}
+			if diff := cmp.Diff(tc.want.c, c, cmpopts.IgnoreFields(Config{}, "Token", "HTTPClient")); diff != "" {
+				t.Errorf("\n%s\nResolve(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestResolve(t *testing.T) {
-	type args struct {
-		url    string
-		t      Type
-		apiURL string
-	}
-	type want struct {
-		c   Config
-		err bool
-	}
-	cases := map[string]struct {
-		reason string
-		args   args
-		want   want
-	}{
+	type args = resolveArgs
+	type want = resolveWant
+	cases := map[string]resolveCase{
 		"GitHubHTTPS": {
 			reason: "github.com is known: its API is api.github.com",
 			args:   args{url: "https://github.com/acme/gitops.git"},
@@ -109,17 +133,7 @@ func TestResolve(t *testing.T) {
 			want:   want{err: true},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c, err := Resolve(tc.args.url, tc.args.t, tc.args.apiURL)
-			if (err != nil) != tc.want.err {
-				t.Fatalf("\n%s\nResolve(...): error %v, want error %t", tc.reason, err, tc.want.err)
-			}
-			if diff := cmp.Diff(tc.want.c, c, cmpopts.IgnoreFields(Config{}, "Token", "HTTPClient")); diff != "" {
-				t.Errorf("\n%s\nResolve(...): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runResolve(t, cases)
 }
 
 // lister is a Client that only lists, counting its lists; gate, when set,
