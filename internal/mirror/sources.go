@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -310,4 +311,12 @@ func (s *Sources) run(w *watch) error {
 	ctx := s.ctx
 	s.mu.Unlock()
 	return w.run(ctx, s.dyn, &s.wg)
+}
+
+// Resolve names the resource k is served as and whether it is
+// cluster-scoped, through the same cached discovery Ensure uses; a kind the
+// API server does not serve is a KindNotFoundError.
+func (s *Sources) Resolve(ctx context.Context, k Kind) (schema.GroupVersionResource, bool, error) {
+	r, err := s.resolver.resolve(ctx, k)
+	return r.gvr, r.cluster, err
 }

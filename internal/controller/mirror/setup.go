@@ -83,6 +83,11 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, refused: refused, attr: attr}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}
+	if o.AttributionWebhook != nil {
+		if err := setupHookKeeper(mgr, o.Mirrors, *o.AttributionWebhook, o.Logger); err != nil {
+			return err
+		}
+	}
 	if err := o.Claims.Register(context.Background(), claim.Mirror()); err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/audit"
@@ -107,10 +109,29 @@ type Options struct {
 	// AttributionWait is how long a change waits for the audit event that
 	// names who made it; 0 takes the Mirror controller's default.
 	AttributionWait time.Duration
+	// AttributionWebhook, when set, is the ValidatingWebhookConfiguration
+	// the Mirror controller keeps in step with the Mirrors whose
+	// attribution wants admission facts; nil: none is kept.
+	AttributionWebhook *AttributionWebhook
 
 	// Share, when set, is this replica's share of the repositories: its
 	// controllers reconcile only the objects of the repositories it holds
 	// (package share). nil: this replica reconciles everything its cache
 	// holds.
 	Share share.Share
+}
+
+// AttributionWebhook names the ValidatingWebhookConfiguration of Mirror
+// attribution and how the API server reaches the provider's admission
+// endpoint.
+type AttributionWebhook struct {
+	// Name of the ValidatingWebhookConfiguration (cluster-scoped).
+	Name string
+	// ClientConfig is how the API server calls the endpoint: a Service (as
+	// Crossplane creates one per provider) or a URL, with the CA bundle
+	// that verifies the endpoint's certificate.
+	ClientConfig admissionregistrationv1.WebhookClientConfig
+	// Owner, when set, owns the configuration, so that it goes with the
+	// provider (Crossplane's ProviderRevision).
+	Owner *metav1.OwnerReference
 }

@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mirror
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+)
+
+func TestDesiredWebhooks(t *testing.T) {
+	cc := admissionregistrationv1.WebhookClientConfig{
+		Service:  &admissionregistrationv1.ServiceReference{Namespace: "crossplane-system", Name: "provider-git", Path: ptr.To("/attribution"), Port: ptr.To[int32](9443)},
+		CABundle: []byte("ca"),
+	}
+	cm := schema.GroupResource{Resource: "configmaps"}
+	deploy := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	sts := schema.GroupResource{Group: "apps", Resource: "statefulsets"}
+	ns := schema.GroupResource{Resource: "namespaces"}
+	crd := schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+
+	in := func(nss ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: nss}}}
+	}
+	rule := func(scope admissionregistrationv1.ScopeType, group string, resources ...string) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{"CREATE", "UPDATE", "DELETE"},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources, Scope: ptr.To(scope)},
+		}
+	}
+	hook := func(name string, sel *metav1.LabelSelector, rules ...admissionregistrationv1.RuleWithOperations) admissionregistrationv1.ValidatingWebhook {
+		if sel == nil {
+			sel = &metav1.LabelSelector{}
+		}
+		return admissionregistrationv1.ValidatingWebhook{
+			Name: name, ClientConfig: cc, Rules: rules,
+			FailurePolicy: ptr.To(admissionregistrationv1.Ignore), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
+			NamespaceSelector: sel, ObjectSelector: &metav1.LabelSelector{},
+			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr.To[int32](2),
+			AdmissionReviewVersions: []string{"v1"},
+		}
+	}
+	// The names hash the namespaces a webhook covers.
+	const (
+		teamA  = "96c2886c51d1.attribution.git.m.crossplane.io"
+		teamAB = "183efbe2b206.attribution.git.m.crossplane.io"
+	)
+	cases := map[string]struct {
+		reason string
+		scopes []hookScope
+		want   []admissionregistrationv1.ValidatingWebhook
+	}{
+		"None": {
+			reason: "No Mirror wants admission facts: no webhook.",
+		},
+		"OneMirror": {
+			reason: "One Mirror's kinds in its namespace, one rule per API group, every defaulted field set.",
+			scopes: []hookScope{{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{sts, cm, deploy}}},
+			want:   []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "", "configmaps"), rule("Namespaced", "apps", "deployments", "statefulsets"))},
+		},
+		"ExactPerResource": {
+			reason: "Each resource is seen in exactly the namespaces that ask for it: ConfigMaps in team-a and team-b, Deployments in team-a only.",
+			scopes: []hookScope{
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm, deploy}},
+				{namespaces: []string{"team-b"}, namespaced: []schema.GroupResource{cm}},
+			},
+			want: []admissionregistrationv1.ValidatingWebhook{
+				hook(teamA, in("team-a"), rule("Namespaced", "apps", "deployments")),
+				hook(teamAB, in("team-a", "team-b"), rule("Namespaced", "", "configmaps")),
+			},
+		},
+		"SameAskTwice": {
+			reason: "Two Mirrors asking for the same thing make one webhook, not two.",
+			scopes: []hookScope{
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm}},
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm}},
+			},
+			want: []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "", "configmaps"))},
+		},
+		"ClusterScoped": {
+			reason: "Cluster-scoped kinds have a webhook of their own, with no namespace selector (it would not apply).",
+			scopes: []hookScope{{namespaces: []string{"team-a"}, cluster: []schema.GroupResource{ns, crd}}},
+			want: []admissionregistrationv1.ValidatingWebhook{hook("cluster.attribution.git.m.crossplane.io", nil,
+				rule("Cluster", "", "namespaces"), rule("Cluster", "apiextensions.k8s.io", "customresourcedefinitions"))},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := desiredWebhooks(tc.scopes, cc)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\ndesiredWebhooks(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
