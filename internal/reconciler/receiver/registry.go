@@ -174,6 +174,16 @@ func (r *Registry) firstSeen(path string, body []byte) bool {
 	return true
 }
 
+// OwnerAt is the configuration that receives at path, "" when none does.
+func (r *Registry) OwnerAt(path string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.byPath[path]; ok {
+		return h.owner
+	}
+	return ""
+}
+
 // TargetAt is the target of the hook at path, the zero Target when none
 // is there: for tests of what configurations register.
 func TargetAt(r *Registry, path string) Target {
