@@ -19,10 +19,12 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge/events"
@@ -152,6 +154,11 @@ func (f *HTTPForwarder) Forward(ctx context.Context, addr, path string, h http.H
 	}
 	req.Header = h.Clone()
 	resp, err := f.c.Do(req) //nolint:gosec // G704: the address is a member's (above); no redirect is followed
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		// Without the URL: its path is the hook's, which only its
+		// configuration's status publishes; logs go further.
+		return fmt.Errorf("cannot reach the holder at %s: %w", ap, ue.Err)
+	}
 	if err != nil {
 		return err
 	}

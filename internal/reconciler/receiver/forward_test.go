@@ -292,9 +292,12 @@ func TestHTTPForwarder(t *testing.T) {
 	f := NewForwarder()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := f.Forward(context.Background(), tc.addr, "/hooks/x", http.Header{"X-Github-Event": {"push"}}, []byte(pushBody))
+			err := f.Forward(context.Background(), tc.addr, "/hooks/secret-derived", http.Header{"X-Github-Event": {"push"}}, []byte(pushBody))
 			if (err == nil) != tc.ok {
 				t.Errorf("%s\nForward: %v, want success %t", tc.reason, err, tc.ok)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret-derived") {
+				t.Errorf("%s\nthe error, which is logged, names the hook's path: %v", tc.reason, err)
 			}
 		})
 	}
