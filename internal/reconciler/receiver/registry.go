@@ -19,7 +19,9 @@ limitations under the License.
 // events, and turned into an early poll of the repository (a push) or a
 // fresh list of its pull requests and a wake of its PullRequests (a pull
 // request event). A forged event can do nothing but that, and only once
-// it is signed with the secret.
+// it is signed with the secret. When replicas share the repositories, a
+// delivery for a repository another replica holds is forwarded to that
+// one, signed with the same secret, and never forwarded again (forward.go).
 package receiver
 
 import (
