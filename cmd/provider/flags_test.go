@@ -132,3 +132,45 @@ func TestCheckEventsURL(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardAddress: a replica that shares the repositories and serves
+// events publishes its pod's IP and the events port; nothing without one
+// of them; a pod IP that is no IP, or an events address without a port the
+// others could reach, is refused at start.
+func TestForwardAddress(t *testing.T) {
+	type args struct {
+		podIP, eventsAddr string
+		share             bool
+	}
+	type want struct {
+		addr string
+		err  string
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"Shared":      {reason: "The pod's IP and the port events are served on.", args: args{podIP: "10.0.3.7", eventsAddr: ":8090", share: true}, want: want{addr: "10.0.3.7:8090"}},
+		"IPv6":        {reason: "An IPv6 pod IP is bracketed.", args: args{podIP: "fd00::7", eventsAddr: "0.0.0.0:8090", share: true}, want: want{addr: "[fd00::7]:8090"}},
+		"NotShared":   {reason: "A replica that shares nothing forwards nothing and is forwarded nothing.", args: args{podIP: "10.0.3.7", eventsAddr: ":8090"}},
+		"NoEvents":    {reason: "No events served, nothing to forward to.", args: args{podIP: "10.0.3.7", share: true}},
+		"NoPodIP":     {reason: "Without the pod's IP, the replica publishes nothing.", args: args{eventsAddr: ":8090", share: true}},
+		"NotAnIP":     {reason: "A host name would be resolved by every other replica: refused.", args: args{podIP: "provider-0", eventsAddr: ":8090", share: true}, want: want{err: `--pod-ip "provider-0" is not an IP`}},
+		"PortChosen":  {reason: "Port 0 is the kernel's pick, which the others cannot know.", args: args{podIP: "10.0.3.7", eventsAddr: ":0", share: true}, want: want{err: `--events-bind-address ":0" names no port the other replicas could forward to`}},
+		"PortMissing": {reason: "An address without a port is refused.", args: args{podIP: "10.0.3.7", eventsAddr: "10.0.3.7", share: true}, want: want{err: `--events-bind-address "10.0.3.7" names no port the other replicas could forward to`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := want{}
+			addr, err := forwardAddress(tc.args.podIP, tc.args.eventsAddr, tc.args.share)
+			got.addr = addr
+			if err != nil {
+				got.err = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

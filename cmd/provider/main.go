@@ -108,6 +108,7 @@ func run(ctx context.Context, args []string) error {
 		watchSelector  = app.Flag("watch-label-selector", "Reconcile only the managed resources and (Cluster)ProviderConfigs whose labels match this selector (e.g. shard=a): a static shard. Empty: all of them.").Default("").String()
 		shareRepos     = app.Flag("share-repositories", "Share the repositories with the other replicas running with this flag: each replica holds a Lease, every repository is written by one live replica (rendezvous hashing), and a replica that dies is replaced within a lease. Not with --leader-election.").Default("false").Bool()
 		shareLease     = app.Flag("share-lease-duration", "How long a replica that stopped renewing its Lease still holds its repositories (--share-repositories). It renews every third of it.").Default("15s").Duration()
+		podIP          = app.Flag("pod-ip", "This pod's IP (POD_IP, from the downward API). With --share-repositories and --events-bind-address, the replica publishes it and the events port on its Lease, and the others forward to it the forge deliveries for the repositories it holds. Empty: nothing is forwarded to this replica; it acts on its repositories' events only when the forge's delivery reaches it, and otherwise at its next poll.").Envar("POD_IP").Default("").String()
 		shareNamespace = app.Flag("share-namespace", "Namespace of the replicas' Leases (--share-repositories).").Envar("POD_NAMESPACE").Default("crossplane-system").String()
 		replicaName    = app.Flag("replica-name", "This replica's name, unique among the replicas: its Lease's, and in the User-Agent of its Git requests. Default: the pod's name (POD_NAME), else the host name.").Envar("POD_NAME").Default(hostname()).String()
 	)
@@ -121,7 +122,8 @@ func run(ctx context.Context, args []string) error {
 	if err := checkReloadInterval(*auditReload); err != nil {
 		return err
 	}
-	if err := checkEventsURL(*eventsURL, *eventsAddr, *allowInsecure); err != nil {
+	forwardAddr, err := checkEvents(*eventsURL, *eventsAddr, *podIP, *allowInsecure, *shareRepos)
+	if err != nil {
 		return err
 	}
 
@@ -194,7 +196,8 @@ func run(ctx context.Context, args []string) error {
 	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
 	var member *share.Membership
 	if *shareRepos {
-		if member, err = joinShare(mgr, *shareNamespace, *replicaName, selector.String(), *shareLease, log); err != nil {
+		if member, err = joinShare(mgr, shareOptions{namespace: *shareNamespace, name: *replicaName, selector: selector.String(),
+			lease: *shareLease, address: forwardAddr}, log); err != nil {
 			return err
 		}
 		gitOpts = append(gitOpts, git.WithFence(member))
@@ -249,7 +252,7 @@ func run(ctx context.Context, args []string) error {
 		EventsURL:            *eventsURL,
 	}
 	if member != nil {
-		o.Share = member
+		o.Share, o.EventsHolders = member, member
 	}
 	// Safe start: controllers are registered with the gate and start once their
 	// CRD is established, because Crossplane v2 may keep a managed resource
@@ -314,6 +317,15 @@ func checkFlags(poll time.Duration, pollJitter uint, watchSelector string, share
 		return nil, 0, errors.New("--share-repositories and --leader-election exclude each other: sharing is how every replica works at once")
 	}
 	return selector, poll * time.Duration(pollJitter) / 100, nil
+}
+
+// checkEvents checks the events flags (checkEventsURL) and returns where
+// the other replicas forward deliveries to this one (forwardAddress).
+func checkEvents(eventsURL, eventsAddr, podIP string, allowInsecure, shareRepos bool) (string, error) {
+	if err := checkEventsURL(eventsURL, eventsAddr, allowInsecure); err != nil {
+		return "", err
+	}
+	return forwardAddress(podIP, eventsAddr, shareRepos)
 }
 
 // checkEventsURL refuses an --events-url a forge could not be given: not

@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"net"
+	"net/netip"
 	"os"
 	"time"
 
@@ -29,10 +31,21 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/share"
 )
 
+// shareOptions are the flags of a replica that shares the repositories.
+type shareOptions struct {
+	namespace, name string
+	// selector is the canonical form of the objects watched.
+	selector string
+	lease    time.Duration
+	// address is where the others forward forge deliveries to this
+	// replica, "" for nowhere (forwardAddress).
+	address string
+}
+
 // joinShare makes this replica a member of the replicas that share the
-// repositories and watch the objects selector selects (its canonical
-// form), and adds its Lease loop to mgr.
-func joinShare(mgr ctrl.Manager, namespace, name, selector string, lease time.Duration, log logging.Logger) (*share.Membership, error) {
+// repositories and watch the objects o.selector selects, and adds its
+// Lease loop to mgr.
+func joinShare(mgr ctrl.Manager, o shareOptions, log logging.Logger) (*share.Membership, error) {
 	cs, err := coordinationv1client.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot create the Lease client")
@@ -42,9 +55,9 @@ func joinShare(mgr ctrl.Manager, namespace, name, selector string, lease time.Du
 		return nil, errors.Wrap(err, "cannot register the share metrics")
 	}
 	keys := share.NewKeys(mgr.GetClient())
-	m, err := share.New(cs.Leases(namespace), share.Options{
-		Namespace: namespace, Identity: name, Group: share.GroupFor(selector), LeaseDuration: lease,
-		Log: log.WithValues("component", "share"), Metrics: sm, Repositories: keys.InUse,
+	m, err := share.New(cs.Leases(o.namespace), share.Options{
+		Namespace: o.namespace, Identity: o.name, Group: share.GroupFor(o.selector), LeaseDuration: o.lease,
+		Log: log.WithValues("component", "share"), Metrics: sm, Repositories: keys.InUse, Address: o.address,
 	})
 	if err != nil {
 		return nil, errors.Wrap(err, "--share-repositories")
@@ -53,6 +66,24 @@ func joinShare(mgr ctrl.Manager, namespace, name, selector string, lease time.Du
 		return nil, errors.Wrap(err, "cannot add the membership to the manager")
 	}
 	return m, nil
+}
+
+// forwardAddress is where the other replicas forward forge deliveries to
+// this one: the pod's IP and the port of --events-bind-address, when it
+// shares the repositories and serves events; "" otherwise.
+func forwardAddress(podIP, eventsAddr string, shareRepos bool) (string, error) {
+	if !shareRepos || eventsAddr == "" || podIP == "" {
+		return "", nil
+	}
+	ip, err := netip.ParseAddr(podIP)
+	if err != nil {
+		return "", errors.Errorf("--pod-ip %q is not an IP", podIP)
+	}
+	_, port, err := net.SplitHostPort(eventsAddr)
+	if err != nil || port == "" || port == "0" {
+		return "", errors.Errorf("--events-bind-address %q names no port the other replicas could forward to", eventsAddr)
+	}
+	return net.JoinHostPort(ip.String(), port), nil
 }
 
 // hostname is the default replica name outside a pod.

@@ -60,7 +60,11 @@ func serveEvents(mgr ctrl.Manager, o *options.Options) error {
 		o.Events = receiver.NewRegistry()
 	}
 	log := o.Logger.WithValues("component", "forge-events")
-	rc := receiver.New(o.Events, o.Watcher, o.Board, log)
+	var ro []receiver.Option
+	if o.EventsHolders != nil {
+		ro = append(ro, receiver.WithHolders(o.EventsHolders, receiver.NewForwarder()))
+	}
+	rc := receiver.New(o.Events, o.Watcher, o.Board, log, ro...)
 	if err := rc.Register(metrics.Registry); err != nil {
 		return errors.Wrap(err, errEventsMetr)
 	}

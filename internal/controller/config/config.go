@@ -85,6 +85,10 @@ func setup(mgr ctrl.Manager, o options.Options, k configKind) error {
 		// The clock is the real one unless a test steps o.Clock.
 		registrar: newRegistrar(o.EventsURL, o.Forges, passive(o.Clock)),
 	}
+	r.registrar.kind = k.gvk.Kind
+	if o.Events != nil {
+		r.registrar.owners = o.Events.OwnerAt
+	}
 	if o.Watcher != nil {
 		r.polls = o.Watcher
 	}

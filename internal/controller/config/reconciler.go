@@ -166,7 +166,12 @@ type secretWatches interface {
 
 // owner names a configuration of the reconciler's kind to the Secret cache.
 func (r *Reconciler) owner(nn types.NamespacedName) string {
-	return r.kind.gvk.Kind + "/" + nn.String()
+	return ownerOf(r.kind.gvk.Kind, nn)
+}
+
+// ownerOf names the configuration of kind at nn in the hook Registry.
+func ownerOf(kind string, nn types.NamespacedName) string {
+	return kind + "/" + nn.String()
 }
 
 // check runs the gates in precedence order and returns when to come back,

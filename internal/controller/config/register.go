@@ -21,6 +21,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,12 @@ type registrar struct {
 	base   string
 	forges map[forge.Type]forge.Opener
 	clock  clock.PassiveClock
+	// kind is the kind of the configurations whose hooks it keeps, and
+	// owners, when set, says which configuration receives at a hook path
+	// ("" none; receiver.Registry.OwnerAt): a hook another configuration
+	// receives from is never taken for one's own.
+	kind   string
+	owners func(path string) string
 
 	mu   sync.Mutex
 	kept map[types.NamespacedName]keptHook
@@ -95,7 +102,8 @@ func newRegistrar(base string, forges map[forge.Type]forge.Opener, clk clock.Pas
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &registrar{base: strings.TrimSuffix(base, "/"), forges: forges, clock: clk, kept: map[types.NamespacedName]keptHook{}}
+	return &registrar{base: strings.TrimSuffix(base, "/"), forges: forges, clock: clk, kept: map[types.NamespacedName]keptHook{},
+		kind: v1alpha1.ProviderConfigKind}
 }
 
 // hookClient is the forge of a configuration, opened for its hooks.
@@ -119,7 +127,7 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 		// asked again at every check: the forge counts refused requests.
 		return id, *k.failed
 	}
-	got, cond := g.attempt(ctx, id, url, secret, k.secret == sum && ok && k.failed == nil, open)
+	got, cond := g.attempt(ctx, nn, id, url, secret, k.secret == sum && ok && k.failed == nil, open)
 	next := keptHook{id: got, url: url, secret: sum, at: g.clock.Now()}
 	if cond.Status != corev1.ConditionTrue {
 		next.failed, next.backoff = &cond, hookFirstBackoff
@@ -135,7 +143,16 @@ func (g *registrar) keep(ctx context.Context, nn types.NamespacedName, id, path 
 
 // attempt lists the forge's hooks and creates, repoints or leaves the
 // provider's; secretKept says this process set the secret it holds now.
-func (g *registrar) attempt(ctx context.Context, id, url string, secret []byte, secretKept bool, open hookClient) (string, xpv2.Condition) {
+//
+// A hook that status.events.hookID names and that points at url was put
+// there with the secret: the path in url derives from the secret, and the
+// provider writes a hook's id to status only once the hook holds the
+// url's secret. Such a hook is left alone after a restart (whose memory of
+// what it set is gone): Gitea's edit API cannot change a secret, so an
+// update there is a new hook and a deletion, once per restart for
+// nothing. A hook found by url alone (a person's, or a lost status write)
+// is given the secret once.
+func (g *registrar) attempt(ctx context.Context, nn types.NamespacedName, id, url string, secret []byte, secretKept bool, open hookClient) (string, xpv2.Condition) {
 	hooks, cond := hooksOf(open)
 	if hooks == nil {
 		return id, cond
@@ -144,7 +161,8 @@ func (g *registrar) attempt(ctx context.Context, id, url string, secret []byte, 
 	if err != nil {
 		return id, failed(errors.Wrap(err, errHookKeep))
 	}
-	h, found := g.findHook(have, id, url)
+	h, found := g.findHook(have, nn, id, url)
+	secretKept = secretKept || (id != "" && h.ID == id && h.URL == url)
 	want := forge.Hook{ID: h.ID, URL: url, Secret: string(secret)}
 	switch {
 	case !found:
@@ -177,7 +195,7 @@ func (g *registrar) remove(ctx context.Context, nn types.NamespacedName, id stri
 	if err != nil {
 		return errors.Wrapf(err, errHookRemoveFmt, id)
 	}
-	h, found := g.findHook(have, id, "")
+	h, found := g.findHook(have, nn, id, "")
 	if !found {
 		return nil
 	}
@@ -208,14 +226,16 @@ func hooksOf(open hookClient) (forge.Hooks, xpv2.Condition) {
 	return h, xpv2.Condition{}
 }
 
-// findHook finds the registered hook: by its id while it still exists,
+// findHook finds nn's registered hook: by its id while it still exists,
 // else by URL (a status write that was lost, or a restart). A hook found by
-// id counts only while it points at this provider's endpoint: an id that
-// someone able to write the status put there must not make the provider
-// repoint or delete a hook of theirs.
-func (g *registrar) findHook(have []forge.Hook, id, url string) (forge.Hook, bool) {
+// id counts only while it points at a hook path of this provider's that no
+// other configuration receives at (ownHook): an id that someone able to
+// write the status put there must not make the provider repoint or delete
+// a person's hook, nor another configuration's. Any endpoint's: a hook
+// registered under an earlier --events-url is repointed, not orphaned.
+func (g *registrar) findHook(have []forge.Hook, nn types.NamespacedName, id, url string) (forge.Hook, bool) {
 	for _, h := range have {
-		if id != "" && h.ID == id && strings.HasPrefix(h.URL, g.base+receiver.PathPrefix) {
+		if id != "" && h.ID == id && g.ownHook(nn, h.URL) {
 			return h, true
 		}
 	}
@@ -225,6 +245,29 @@ func (g *registrar) findHook(have []forge.Hook, id, url string) (forge.Hook, boo
 		}
 	}
 	return forge.Hook{}, false
+}
+
+// ownHook reports whether a hook with url may be nn's: its path ends in
+// a receiver path (receiver.PathPrefix and one segment) that nn receives
+// at now, or that no configuration does (one its secret's rotation left).
+func (g *registrar) ownHook(nn types.NamespacedName, url string) bool {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndex(u.Path, receiver.PathPrefix)
+	if i < 0 {
+		return false
+	}
+	p := u.Path[i:]
+	if rest := strings.TrimPrefix(p, receiver.PathPrefix); rest == "" || strings.Contains(rest, "/") {
+		return false
+	}
+	if g.owners == nil {
+		return true
+	}
+	o := g.owners(p)
+	return o == "" || o == ownerOf(g.kind, nn)
 }
 
 // secretSum identifies a secret in memory without keeping it.

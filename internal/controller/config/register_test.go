@@ -108,6 +108,8 @@ func TestRegistrarKeep(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		have   []forge.Hook
+		// owners receive at hook paths (the receiver's Registry).
+		owners map[string]string
 		steps  []step
 		want   want
 	}{
@@ -152,6 +154,30 @@ func TestRegistrarKeep(t *testing.T) {
 				Hooks:   []forge.Hook{{ID: "9", URL: "https://ci.example.com/build", Active: true}, {ID: "101", URL: base + "/hooks/a", Active: true}},
 				Secrets: map[string]string{"101": string(secret)}},
 		},
+		"Restart": {
+			reason: "After a restart (no memory of what was set), the hook the status names at the secret's URL holds that secret: it is left alone, not replaced (Gitea's edit cannot set a secret: a new hook and a deletion per restart).",
+			have:   []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}},
+			steps:  []step{{id: "7", path: "/hooks/a", secret: secret}},
+			want: want{IDs: []string{"7"}, Status: []string{"True"}, Calls: []string{"list"},
+				Hooks: []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{}},
+		},
+		"EventsURLChanged": {
+			reason: "A hook registered under an earlier --events-url is pointed at the new one, not left behind beside a new hook.",
+			have:   []forge.Hook{{ID: "7", URL: "https://old-hooks.example.com/git/hooks/a", Active: true}},
+			owners: map[string]string{"/hooks/a": "ProviderConfig/team/git"},
+			steps:  []step{{id: "7", path: "/hooks/a", secret: secret}},
+			want: want{IDs: []string{"7"}, Status: []string{"True"}, Calls: []string{"list", "update 7"},
+				Hooks: []forge.Hook{{ID: "7", URL: base + "/hooks/a", Active: true}}, Secrets: map[string]string{"7": string(secret)}},
+		},
+		"OtherConfigurationsID": {
+			reason: "An id in status naming the hook another configuration receives from (status written by hand) is not repointed: its own hook is created.",
+			have:   []forge.Hook{{ID: "3", URL: base + "/hooks/b", Active: true}},
+			owners: map[string]string{"/hooks/b": "ProviderConfig/other/git", "/hooks/a": "ProviderConfig/team/git"},
+			steps:  []step{{id: "3", path: "/hooks/a", secret: secret}},
+			want: want{IDs: []string{"101"}, Status: []string{"True"}, Calls: []string{"list", "create"},
+				Hooks:   []forge.Hook{{ID: "3", URL: base + "/hooks/b", Active: true}, {ID: "101", URL: base + "/hooks/a", Active: true}},
+				Secrets: map[string]string{"101": string(secret)}},
+		},
 		"OthersLeftAlone": {
 			reason: "Another hook on the repository (a person's, another configuration's) is neither taken nor changed.",
 			have:   []forge.Hook{{ID: "3", URL: base + "/hooks/other", Active: true}},
@@ -166,6 +192,9 @@ func TestRegistrarKeep(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))
 			f := &hookForge{hooks: tc.have, secrets: map[string]string{}}
 			g := newRegistrar(base+"/", nil, clk)
+			if tc.owners != nil {
+				g.owners = func(p string) string { return tc.owners[p] }
+			}
 			got := want{Secrets: f.secrets}
 			for _, s := range tc.steps {
 				clk.SetTime(clk.Now().Add(s.advance))
@@ -235,6 +264,9 @@ func TestRegistrarRemove(t *testing.T) {
 		id     string
 		want   []string
 	}{
+		"OldEndpoint": {reason: "A hook registered under an earlier --events-url goes too.", have: []forge.Hook{{ID: "7", URL: "https://old.example.com/hooks/abc"}}, id: "7", want: []string{"list", "delete 7"}},
+		"OtherConfigurations": {reason: "An id in status that names another configuration's hook deletes nothing.",
+			have: []forge.Hook{{ID: "8", URL: "https://hooks.example.com/hooks/other"}}, id: "8", want: []string{"list"}},
 		"Registered": {reason: "The hook of the status's id goes.", have: []forge.Hook{{ID: "7", URL: ours}, {ID: "8", URL: ours + "x"}}, id: "7", want: []string{"list", "delete 7"}},
 		"Gone":       {reason: "A hook deleted by hand is no error, and nothing is deleted.", have: []forge.Hook{{ID: "8", URL: ours}}, id: "7", want: []string{"list"}},
 		"None":       {reason: "Nothing registered: no request.", have: []forge.Hook{{ID: "8", URL: ours}}, id: "", want: nil},
@@ -245,6 +277,12 @@ func TestRegistrarRemove(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := &hookForge{hooks: tc.have, secrets: map[string]string{}}
 			g := newRegistrar("https://hooks.example.com", nil, nil)
+			g.owners = func(p string) string {
+				if p == "/hooks/other" {
+					return "ProviderConfig/other/git"
+				}
+				return ""
+			}
 			if err := g.remove(context.Background(), types.NamespacedName{Name: "git"}, tc.id, func() (forge.Client, error) { return f, nil }); err != nil {
 				t.Fatal(err)
 			}

@@ -38,6 +38,9 @@ limitations under the License.
 //
 // Every comparison is constant-time, and an empty secret verifies nothing.
 // Telling a delivery seen before from a new one is the receiver's concern.
+// A delivery one replica verified and forwards to another carries none of
+// the forge's credentials, only an HMAC under the same secret
+// (HeaderForwarded, forward.go).
 package events
 
 import (

@@ -91,6 +91,11 @@ type Options struct {
 	// configuration with spec.events.register gives its forge; "": none
 	// is registered.
 	EventsURL string
+	// EventsHolders, when replicas share the repositories, says which
+	// one holds a repository: a delivery that reaches another is
+	// forwarded to it (receiver.WithHolders). nil: every delivery acts
+	// where it lands.
+	EventsHolders receiver.Holders
 	// EventsRelaxedPoll is how often a repository whose forge delivers
 	// events is polled, from a verified event until none came for that
 	// long; 0: always every PollInterval.

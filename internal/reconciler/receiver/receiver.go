@@ -48,6 +48,12 @@ const (
 	ResultMethod          = "method_not_allowed"
 	ResultBusy            = "busy"
 	ResultWrongSource     = "wrong_source"
+	// Sharing the repositories: sent on to the replica that holds the
+	// repository, or not (it is down, or unreachable), or neither held
+	// here nor to be sent on (forwarded here already, or no holder known).
+	ResultForwarded     = "forwarded"
+	ResultForwardFailed = "forward_failed"
+	ResultNotHeld       = "not_held"
 )
 
 // MaxInFlight bounds the deliveries read at once: each may hold up to
@@ -84,11 +90,15 @@ type Receiver struct {
 	log    logging.Logger
 	events *prometheus.CounterVec
 	polled prometheus.Histogram
+	// holders and forwarder, when replicas share the repositories, send a
+	// delivery to the replica that holds its repository (WithHolders).
+	holders   Holders
+	forwarder Forwarder
 }
 
 // New returns a Receiver of reg's hooks that acts through waker and lists.
-func New(reg *Registry, waker Waker, lists Lists, log logging.Logger) *Receiver {
-	return &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log,
+func New(reg *Registry, waker Waker, lists Lists, log logging.Logger, opts ...Option) *Receiver {
+	rc := &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log,
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_events_total",
 			Help: "Forge webhook deliveries, by forge (GitHub, Gitea, Forgejo, GitLab, BitbucketCloud, BitbucketDataCenter, AzureDevOps; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
@@ -98,6 +108,10 @@ func New(reg *Registry, waker Waker, lists Lists, log logging.Logger) *Receiver 
 			Help:    "From an accepted push event to the end of the poll (ls-remote, fetch, tree diff) it caused, after which the resources at the changed paths reconcile.",
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60},
 		})}
+	for _, o := range opts {
+		o(rc)
+	}
+	return rc
 }
 
 // Register registers the Receiver's metrics on r.
@@ -115,8 +129,10 @@ func (rc *Receiver) EventPolled(d time.Duration) { rc.polled.Observe(d.Seconds()
 // ServeHTTP answers one delivery: 202 acted on (or nothing to act on),
 // 200 a ping, 404 no hook at the path, 405 not a POST, 413 too large,
 // 401 unsigned, 403 badly signed, 400 malformed or of no known forge, 409
-// a delivery id seen before, 503 while MaxInFlight others are read. Only
-// an accepted delivery changes anything.
+// a delivery seen before, 503 while MaxInFlight others are read. Only an
+// accepted delivery changes anything. A delivery another replica forwarded
+// (events.HeaderForwarded) is verified by the forward's HMAC under the same
+// secret, and refused alike.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	code, e, result := rc.serve(w, r)
 	rc.events.WithLabelValues(e.Source, string(e.Kind), result).Inc()
@@ -153,7 +169,13 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) (int, events.E
 	if err != nil {
 		return http.StatusBadRequest, events.Event{}, ResultMalformed
 	}
-	e, err := events.Parse(r.Header, body, secret)
+	forwarded := events.Forwarded(r.Header)
+	var e events.Event
+	if forwarded {
+		e, err = events.ParseForwarded(r.Header, r.URL.Path, body, secret)
+	} else {
+		e, err = events.Parse(r.Header, body, secret)
+	}
 	if err != nil {
 		code, result := refusal(err)
 		return code, events.Event{}, result
@@ -170,17 +192,29 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) (int, events.E
 		// each of its URLs: another repository's costs nothing more.
 		return http.StatusAccepted, e, ResultOtherRepository
 	case !rc.reg.firstSeen(r.URL.Path, body):
+		// Each replica remembers what reached it: a delivery forwarded
+		// from the one the forge sent it to is new here.
 		return http.StatusConflict, e, ResultReplayed
 	}
-	rc.act(t, e)
-	return http.StatusAccepted, e, ResultAccepted
+	rt := decide(rc.holders, t.Repo, forwarded)
+	switch {
+	case rt.act:
+		rc.act(t, e, rt.relax)
+		return http.StatusAccepted, e, ResultAccepted
+	case rt.to != "":
+		return http.StatusAccepted, e, rc.forward(r.Context(), rt.to, r.URL.Path, e, r.Header, body, secret)
+	}
+	return http.StatusAccepted, e, ResultNotHeld
 }
 
 // act polls the configuration's clone now (a push), or lists its pull
 // requests again and wakes the PullRequests of the branches named (a pull
-// request event). Nothing but the configuration's own clone is touched.
-func (rc *Receiver) act(t Target, e events.Event) {
-	rc.waker.Heard(t.Clone)
+// request event), and with relax lets the clone's polls relax. Nothing but
+// the configuration's own clone is touched.
+func (rc *Receiver) act(t Target, e events.Event, relax bool) {
+	if relax {
+		rc.waker.Heard(t.Clone)
+	}
 	switch e.Kind {
 	case events.KindPush:
 		n := rc.waker.Nudge(t.Clone)

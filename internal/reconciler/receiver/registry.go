@@ -19,7 +19,9 @@ limitations under the License.
 // events, and turned into an early poll of the repository (a push) or a
 // fresh list of its pull requests and a wake of its PullRequests (a pull
 // request event). A forged event can do nothing but that, and only once
-// it is signed with the secret.
+// it is signed with the secret. When replicas share the repositories, a
+// delivery for a repository another replica holds is forwarded to that
+// one, signed with the same secret, and never forwarded again (forward.go).
 package receiver
 
 import (
@@ -172,6 +174,16 @@ func (r *Registry) firstSeen(path string, body []byte) bool {
 		h.order = h.order[1:]
 	}
 	return true
+}
+
+// OwnerAt is the configuration that receives at path, "" when none does.
+func (r *Registry) OwnerAt(path string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.byPath[path]; ok {
+		return h.owner
+	}
+	return ""
 }
 
 // TargetAt is the target of the hook at path, the zero Target when none

@@ -39,7 +39,8 @@ func (m *Membership) renewLease(ctx context.Context, own *coordinationv1.Lease, 
 		switch {
 		case kerrors.IsNotFound(err):
 			l = &coordinationv1.Lease{
-				ObjectMeta: metav1.ObjectMeta{Name: m.leaseName(), Namespace: m.o.Namespace, Labels: map[string]string{LabelGroup: m.o.Group}},
+				ObjectMeta: metav1.ObjectMeta{Name: m.leaseName(), Namespace: m.o.Namespace, Labels: map[string]string{LabelGroup: m.o.Group},
+					Annotations: m.annotations()},
 				Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(m.o.Identity), LeaseDurationSeconds: &secs,
 					AcquireTime: &t, RenewTime: &t},
 			}
@@ -60,6 +61,11 @@ func (m *Membership) renewLease(ctx context.Context, own *coordinationv1.Lease, 
 		l.Annotations = map[string]string{}
 	}
 	l.Annotations[AnnotationRepositories] = strconv.Itoa(held)
+	if m.o.Address != "" {
+		l.Annotations[AnnotationEventsAddress] = m.o.Address
+	} else {
+		delete(l.Annotations, AnnotationEventsAddress)
+	}
 	l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds, l.Spec.RenewTime = ptr.To(m.o.Identity), &secs, &t
 	m.o.Metrics.request()
 	updated, err := m.leases.Update(ctx, l, metav1.UpdateOptions{})

@@ -75,6 +75,10 @@ type Options struct {
 	// Repositories returns the keys of the repositories in use, for the
 	// count of those held; nil: none counted.
 	Repositories func(ctx context.Context) []string
+	// Address, when set, is where this replica receives the forge
+	// deliveries the others forward (IP:port), published on its Lease
+	// (AnnotationEventsAddress).
+	Address string
 }
 
 // View is one replica's view of the membership at one time.
@@ -106,6 +110,8 @@ type seen struct {
 	version  string
 	observed time.Time
 	duration time.Duration
+	// address is where it receives forwarded deliveries, "" for nowhere.
+	address string
 }
 
 // staleAfter is how many lease durations a Lease not renewed stays before a
@@ -345,15 +351,16 @@ func (m *Membership) observeLocked(items []coordinationv1.Lease, now time.Time) 
 			version += "/" + l.Spec.RenewTime.UTC().Format(time.RFC3339Nano)
 		}
 		prev, ok := m.others[id]
+		addr := l.Annotations[AnnotationEventsAddress]
 		switch {
 		case !ok:
 			at := now
 			if l.Spec.RenewTime != nil && l.Spec.RenewTime.Time.Before(now) {
 				at = l.Spec.RenewTime.Time
 			}
-			m.others[id] = seen{name: l.Name, version: version, observed: at, duration: d}
+			m.others[id] = seen{name: l.Name, version: version, observed: at, duration: d, address: addr}
 		case prev.version != version:
-			m.others[id] = seen{name: l.Name, version: version, observed: now, duration: d}
+			m.others[id] = seen{name: l.Name, version: version, observed: now, duration: d, address: addr}
 		}
 	}
 	for id := range m.others {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ import (
 type Replica struct {
 	*BinaryProvider
 	Name string
+	// EventsURL is where it serves forge events (http://IP:port), when
+	// its arguments name an --events-bind-address with a port.
+	EventsURL string
 
 	mu      sync.Mutex
 	metrics string // the metrics URL, once known (metricsURL)
@@ -55,11 +59,53 @@ type Replica struct {
 // (port "0"): no test asks a replica's, and the metrics port is then the
 // only one it listens on, which needs no request to tell apart, so a paused
 // replica's is known too.
+//
+// A flag in args replaces the default of the same name (--poll=1h), and an
+// --events-bind-address with a port is the replica's EventsURL, its port
+// not taken for the metrics one.
 func StartReplica(t testing.TB, kubeconfig, name string, args ...string) *Replica {
 	t.Helper()
-	argv := append([]string{"--poll=2s", "--allow-insecure-remotes", "--cache-dir=" + t.TempDir(), "--max-reconcile-rate=50",
-		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--replica-name=" + name}, args...)
-	return &Replica{BinaryProvider: RunBinary(t, kubeconfig, nil, argv...), Name: name}
+	var argv []string
+	for _, d := range []string{"--poll=2s", "--allow-insecure-remotes", "--cache-dir=" + t.TempDir(), "--max-reconcile-rate=50",
+		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0", "--replica-name=" + name} {
+		if !given(args, d) {
+			argv = append(argv, d)
+		}
+	}
+	r := &Replica{Name: name}
+	for _, a := range args {
+		if addr, ok := strings.CutPrefix(a, "--events-bind-address="); ok {
+			r.EventsURL = "http://" + addr
+		}
+	}
+	r.BinaryProvider = RunBinary(t, kubeconfig, nil, append(argv, args...)...)
+	return r
+}
+
+// given reports whether args set the flag def sets (--name=value).
+func given(args []string, def string) bool {
+	name, _, _ := strings.Cut(def, "=")
+	for _, a := range args {
+		if n, _, _ := strings.Cut(a, "="); n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// FreePort is a loopback port free now, for a replica's
+// --events-bind-address: the replicas forward deliveries to each other at
+// the address each publishes, so it is chosen before the process starts
+// (port 0 would publish nothing). Another process may take it in between,
+// rarely; the replica then fails to start, and the test with it.
+func FreePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // UserAgent is what the replica's Git requests say they are.
@@ -74,6 +120,7 @@ func (r *Replica) metricsURL(ctx context.Context) (string, error) {
 	defer tick.Stop()
 	for r.metrics == "" {
 		ports, err := testenv.ListeningPorts(r.Cmd.Process.Pid)
+		ports = slices.DeleteFunc(ports, func(p int) bool { return r.EventsURL != "" && strings.HasSuffix(r.EventsURL, ":"+strconv.Itoa(p)) })
 		switch {
 		case err != nil:
 			return "", err
