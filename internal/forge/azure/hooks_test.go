@@ -142,6 +142,14 @@ func TestHooks(t *testing.T) {
 			},
 			want: want{err: forge.ErrNotFound},
 		},
+		"CreateRolledBack": {
+			reason: "a subscription refused part way (an Azure DevOps Server without the merge event) deletes those already made",
+			setup:  func(s *fake.Server) { s.DropEventType("git.pullrequest.merged") },
+			call: func(c *Client, _ []fake.Subscription) ([]forge.Hook, error) {
+				return nil, wrapped(c.CreateHook(context.Background(), forge.Hook{URL: url, Secret: secret}))
+			},
+			want: want{err: forge.ErrInvalidInput},
+		},
 		"NoHooksScope": {
 			reason: "a PAT without the Service Hooks scope is answered 401 TF400813: ErrUnauthorized, nothing created",
 			token:  fake.CodeOnlyPAT,

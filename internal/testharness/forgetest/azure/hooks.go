@@ -93,6 +93,14 @@ func (s *Server) Subscriptions() []Subscription {
 	return slices.Clone(s.subs)
 }
 
+// DropEventType makes the publisher offer no event type ev, as an older
+// Azure DevOps Server lacks some: a subscription to it is answered 400.
+func (s *Server) DropEventType(ev string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropped = append(s.dropped, ev)
+}
+
 // EditSubscription changes subscription id as Azure or a person would
 // (Status disabledBySystem after failed deliveries).
 func (s *Server) EditSubscription(id string, fn func(*Subscription)) {
@@ -212,15 +220,18 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 }
 
 // read decodes and checks a subscription's body; false has answered 400.
-func read(w http.ResponseWriter, r *http.Request) (subscriptionBody, bool) {
+func (s *Server) read(w http.ResponseWriter, r *http.Request) (subscriptionBody, bool) {
 	var b subscriptionBody
 	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
 		fail(w, http.StatusBadRequest, "InvalidSubscriptionException", "the subscription is not valid JSON")
 		return b, false
 	}
+	s.mu.Lock()
+	dropped := slices.Contains(s.dropped, b.EventType)
+	s.mu.Unlock()
 	var why string
 	switch {
-	case b.PublisherID != "tfs" || !slices.Contains(codeEvents, b.EventType):
+	case b.PublisherID != "tfs" || !slices.Contains(codeEvents, b.EventType) || dropped:
 		why = "no publisher " + b.PublisherID + " with event type " + b.EventType
 	case b.ConsumerID != "webHooks" || b.ConsumerActionID != "httpRequest":
 		why = "no consumer action " + b.ConsumerID + "/" + b.ConsumerActionID
@@ -242,7 +253,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	if !hooksAllowed(w, r) {
 		return
 	}
-	b, ok := read(w, r)
+	b, ok := s.read(w, r)
 	if !ok {
 		return
 	}
@@ -268,7 +279,7 @@ func (s *Server) replaceSubscription(w http.ResponseWriter, r *http.Request) {
 	if !hooksAllowed(w, r) {
 		return
 	}
-	b, ok := read(w, r)
+	b, ok := s.read(w, r)
 	if !ok {
 		return
 	}

@@ -161,6 +161,7 @@ type Server struct {
 	requests   []Request
 	subs       []Subscription
 	nextSub    int
+	dropped    []string
 }
 
 // An Option configures a Server.
