@@ -328,8 +328,11 @@ test-forgejo: system-deps setup-envtest $(FORGEJO)
 	PROVIDER_GIT_FORGEJO=1 $(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" \
 	  go test $(GO_TEST_FLAGS) -run '^($(FORGEJO_TESTS))$$/Forgejo' $(FORGEJO_PACKAGES)
 
+# BenchmarkForgeEventsMergeXRReady (internal/testharness/crossplanetest)
+# runs the package in real Crossplane: it needs the xpkg and Crossplane's
+# programs, as the install test does.
 .PHONY: bench
-bench: system-deps setup-envtest forge-tools
+bench: system-deps setup-envtest forge-tools crossplane-tools test-xpkg
 	$(GO_TEST_ENV) KUBEBUILDER_ASSETS="$(KUBEBUILDER_ASSETS)" go test -count=1 -timeout=60m -run '^$$' -bench . -benchtime=1x ./...
 
 # The embedded default: a local control plane and a local Git server, the

@@ -333,7 +333,9 @@ type EventsStatus struct {
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 
 	// HookID is the forge's id of the webhook the provider registered
-	// (spec.events.register); empty when it registered none.
+	// (spec.events.register); on Azure DevOps the ids of its service hook
+	// subscriptions, one per event type, joined by commas. Empty when it
+	// registered none.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	HookID string `json:"hookID,omitempty"`

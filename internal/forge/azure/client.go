@@ -83,7 +83,17 @@ limitations under the License.
 // answer that succeeded (Azure delays a user nearing the limit) holds the
 // next requests until then, as the documentation asks.
 //
-// Locking: Client.mu guards until, limitMsg, me, bodies and names. It is
+// Hooks: the provider's webhook is one service hook subscription (Web
+// Hooks, httpRequest) per event type of hooks.go's hookEvents, filtered to
+// the repository, all to the same URL with the webhook secret as the basic
+// authentication password; a hook's ID is the subscriptions' ids joined
+// by commas. Subscriptions are the organization's: only those of this
+// repository that the token's own identity created count, so another
+// user's subscription to the same URL is never changed or deleted. Keeping
+// them needs the Service Hooks (Read & write) scope, vso.hooks_write, and
+// the project's "Edit subscriptions" permission (Project Administrators).
+//
+// Locking: Client.mu guards until, limitMsg, me, bodies, names and repoIDs. It is
 // never held across a request.
 package azure
 
@@ -144,10 +154,14 @@ type Client struct {
 	bodies map[int64]string
 	// names are declared reviewer names and the identity ids they resolved to.
 	names map[string]string
+	// repoIDs are the repository's and its project's ids, read once for
+	// the service hook subscriptions.
+	repoIDs repository
 }
 
 var (
 	_ forge.Client = (*Client)(nil)
+	_ forge.Hooks  = (*Client)(nil)
 	_ forge.Opener = New
 )
 

@@ -173,3 +173,18 @@ type apiError struct {
 	Message string `json:"message"`
 	TypeKey string `json:"typeKey"`
 }
+
+// subscription is a service hooks Subscription (Service Hooks REST API
+// 7.1); Azure answers a secret input (basicAuthPassword) masked.
+type subscription struct {
+	ID               string            `json:"id,omitempty"`
+	PublisherID      string            `json:"publisherId"`
+	EventType        string            `json:"eventType"`
+	ResourceVersion  string            `json:"resourceVersion"`
+	ConsumerID       string            `json:"consumerId"`
+	ConsumerActionID string            `json:"consumerActionId"`
+	PublisherInputs  map[string]string `json:"publisherInputs"`
+	ConsumerInputs   map[string]string `json:"consumerInputs"`
+	Status           string            `json:"status,omitempty"`
+	CreatedBy        *identityRef      `json:"createdBy,omitempty"`
+}

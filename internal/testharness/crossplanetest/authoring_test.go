@@ -43,7 +43,7 @@ const renderTimeout = 2 * time.Minute
 // startRenderFunction runs function-patch-and-transform without TLS, as
 // `crossplane composition render` reaches a Development-runtime function, and
 // returns its address.
-func startRenderFunction(t *testing.T, tl tools) string {
+func startRenderFunction(t testing.TB, tl tools) string {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	p := start(t, "function-patch-and-transform", tl.function, nil, "--insecure", "--address="+addr)
@@ -59,7 +59,7 @@ func startRenderFunction(t *testing.T, tl tools) string {
 // render renders xr with the Composition and functions of an example
 // folder, the function reached at fnAddr, and returns the rendered objects:
 // the XR first (in full, -x), then the composed resources.
-func render(t *testing.T, tl tools, fnAddr string, ex example, xr string) []*unstructured.Unstructured {
+func render(t testing.TB, tl tools, fnAddr string, ex example, xr string) []*unstructured.Unstructured {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), renderTimeout)
 	defer cancel()
@@ -81,7 +81,7 @@ func render(t *testing.T, tl tools, fnAddr string, ex example, xr string) []*uns
 // input is checked too), extensions and Crossplane's own CRDs (from core's
 // module, seeded into the CLI's schema cache so nothing is downloaded). It
 // returns the CLI's output and exit code.
-func validate(t *testing.T, tl tools, extensions, resources []string) (string, int) {
+func validate(t testing.TB, tl tools, extensions, resources []string) (string, int) {
 	t.Helper()
 	cache := t.TempDir()
 	seedCoreSchemas(t, tl, cache)
@@ -98,7 +98,7 @@ func validate(t *testing.T, tl tools, extensions, resources []string) (string, i
 
 // seedCoreSchemas writes Crossplane's CRDs where validate looks for the
 // schemas of the Crossplane image it is told to use.
-func seedCoreSchemas(t *testing.T, tl tools, cache string) {
+func seedCoreSchemas(t testing.TB, tl tools, cache string) {
 	t.Helper()
 	dir := filepath.Join(cache, "xpkg.crossplane.io", "crossplane", "crossplane@"+crossplaneVersion)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -278,7 +278,7 @@ spec: {app: demo, environment: staging, image: demo:1, replica: 2}
 
 // composedSpecs returns the spec of every composed resource of a render, by
 // its composition resource name.
-func composedSpecs(t *testing.T, rendered []*unstructured.Unstructured) map[string]any {
+func composedSpecs(t testing.TB, rendered []*unstructured.Unstructured) map[string]any {
 	t.Helper()
 	got := map[string]any{}
 	for _, u := range rendered[1:] {
@@ -290,7 +290,7 @@ func composedSpecs(t *testing.T, rendered []*unstructured.Unstructured) map[stri
 
 // decodeSpecs decodes YAML the way rendered output is decoded, so numbers
 // compare equal.
-func decodeSpecs(t *testing.T, s string) map[string]any {
+func decodeSpecs(t testing.TB, s string) map[string]any {
 	t.Helper()
 	m := map[string]any{}
 	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
@@ -300,7 +300,7 @@ func decodeSpecs(t *testing.T, s string) map[string]any {
 }
 
 // writeAll writes objects as one YAML stream.
-func writeAll(t *testing.T, f string, objs []*unstructured.Unstructured) {
+func writeAll(t testing.TB, f string, objs []*unstructured.Unstructured) {
 	t.Helper()
 	var b strings.Builder
 	for _, o := range objs {

@@ -44,7 +44,7 @@ type pki struct {
 }
 
 // pkiFrom parses the CA Secret's tls.crt and tls.key (PKCS #1 RSA).
-func pkiFrom(t *testing.T, certPEM, keyPEM []byte) *pki {
+func pkiFrom(t testing.TB, certPEM, keyPEM []byte) *pki {
 	t.Helper()
 	cb, _ := pem.Decode(certPEM)
 	kb, _ := pem.Decode(keyPEM)
@@ -64,7 +64,7 @@ func pkiFrom(t *testing.T, certPEM, keyPEM []byte) *pki {
 
 // issue returns a certificate and key, PEM encoded, for a server at
 // loopback (and localhost) that is also a client.
-func (p *pki) issue(t *testing.T, cn string) ([]byte, []byte) {
+func (p *pki) issue(t testing.TB, cn string) ([]byte, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -98,21 +98,21 @@ func (p *pki) issue(t *testing.T, cn string) ([]byte, []byte) {
 
 // tlsData returns ca.crt, tls.crt and tls.key for cn, the keys of the TLS
 // Secrets Crossplane's runtime writes.
-func (p *pki) tlsData(t *testing.T, cn string) map[string][]byte {
+func (p *pki) tlsData(t testing.TB, cn string) map[string][]byte {
 	t.Helper()
 	cert, key := p.issue(t, cn)
 	return map[string][]byte{"ca.crt": p.pem, "tls.crt": cert, "tls.key": key}
 }
 
 // tlsDir writes tlsData into a new folder, the layout function-sdk-go reads.
-func (p *pki) tlsDir(t *testing.T, cn string) string {
+func (p *pki) tlsDir(t testing.TB, cn string) string {
 	t.Helper()
 	return writeTLSDir(t, p.tlsData(t, cn))
 }
 
 // writeTLSDir writes the keys of a TLS Secret as files into a new folder, as
 // a Secret volume would.
-func writeTLSDir(t *testing.T, data map[string][]byte) string {
+func writeTLSDir(t testing.TB, data map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range data {

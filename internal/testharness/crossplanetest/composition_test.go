@@ -183,7 +183,7 @@ func testComposition(t *testing.T, x *crossplane, provider *process) {
 // policies say was removed, and nothing else: the Files' paths are removed
 // in a commit, the branch stays (its Branch leaves out Delete), and the
 // onboarding commit and record stay (a CommitRequest is history).
-func testDeletion(t *testing.T, x *crossplane, repo *testenv.BareRepo, xr *unstructured.Unstructured, branch, dir string) {
+func testDeletion(t testing.TB, x *crossplane, repo *testenv.BareRepo, xr *unstructured.Unstructured, branch, dir string) {
 	t.Helper()
 	onboarding := "onboarding/" + xr.GetNamespace() + "/" + xr.GetName() + ".yaml"
 	before := repo.Files(t, branch)[onboarding]
@@ -212,7 +212,7 @@ func testDeletion(t *testing.T, x *crossplane, repo *testenv.BareRepo, xr *unstr
 // pushed to the registry), and serves it as its runtime would: the binary
 // with a server certificate from Crossplane's CA, its endpoint recorded in
 // the FunctionRevision.
-func serveFunction(t *testing.T, x *crossplane, reg string) {
+func serveFunction(t testing.TB, x *crossplane, reg string) {
 	t.Helper()
 	fn := loadExample(t, x.tl.root, "composition/functions.yaml")[0]
 	pkg, _, _ := unstructured.NestedString(fn.Object, "spec", "package")
@@ -275,7 +275,7 @@ spec:
 }
 
 // yamlOf decodes a YAML document (nil for no document).
-func yamlOf(t *testing.T, s string) map[string]any {
+func yamlOf(t testing.TB, s string) map[string]any {
 	if s == "" {
 		return nil
 	}

@@ -70,7 +70,7 @@ type crossplane struct {
 // startCrossplane starts a control plane with Crossplane's CRDs (and no
 // provider-git CRD: the package brings them), initialises Crossplane and
 // starts core and the RBAC manager.
-func startCrossplane(t *testing.T, tl tools) *crossplane {
+func startCrossplane(t testing.TB, tl tools) *crossplane {
 	t.Helper()
 	s := kruntime.NewScheme()
 	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
@@ -140,7 +140,7 @@ func startCrossplane(t *testing.T, tl tools) *crossplane {
 // CA and named as that runtime names them, and records them and the
 // function's endpoint in the revision's status. Core establishes the
 // revision's objects only once that is done.
-func (x *crossplane) serveRevision(t *testing.T, rev *unstructured.Unstructured, endpoint string) {
+func (x *crossplane) serveRevision(t testing.TB, rev *unstructured.Unstructured, endpoint string) {
 	t.Helper()
 	pkg := rev.GetLabels()["pkg.crossplane.io/package"]
 	status := map[string]any{}
@@ -159,7 +159,7 @@ func (x *crossplane) serveRevision(t *testing.T, rev *unstructured.Unstructured,
 }
 
 // revisionOf waits for the active revision of a package and returns it.
-func (x *crossplane) revisionOf(t *testing.T, kind, pkg string) *unstructured.Unstructured {
+func (x *crossplane) revisionOf(t testing.TB, kind, pkg string) *unstructured.Unstructured {
 	t.Helper()
 	var rev *unstructured.Unstructured
 	testenv.Eventually(t, 2*time.Minute, func() error {
@@ -186,7 +186,7 @@ func (x *crossplane) revisionOf(t *testing.T, kind, pkg string) *unstructured.Un
 }
 
 // create creates obj, which must not exist.
-func (x *crossplane) create(t *testing.T, obj client.Object) {
+func (x *crossplane) create(t testing.TB, obj client.Object) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
@@ -196,7 +196,7 @@ func (x *crossplane) create(t *testing.T, obj client.Object) {
 }
 
 // apply creates obj, or updates it when it exists.
-func (x *crossplane) apply(t *testing.T, obj client.Object) {
+func (x *crossplane) apply(t testing.TB, obj client.Object) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
@@ -214,7 +214,7 @@ func (x *crossplane) apply(t *testing.T, obj client.Object) {
 }
 
 // patchStatus merge-patches the status subresource of obj.
-func (x *crossplane) patchStatus(t *testing.T, obj *unstructured.Unstructured, patch map[string]any) {
+func (x *crossplane) patchStatus(t testing.TB, obj *unstructured.Unstructured, patch map[string]any) {
 	t.Helper()
 	data, err := json.Marshal(patch)
 	if err != nil {
@@ -228,7 +228,7 @@ func (x *crossplane) patchStatus(t *testing.T, obj *unstructured.Unstructured, p
 }
 
 // setCondition sets one condition in the status of obj, keeping the others.
-func (x *crossplane) setCondition(t *testing.T, obj *unstructured.Unstructured, cond map[string]any) {
+func (x *crossplane) setCondition(t testing.TB, obj *unstructured.Unstructured, cond map[string]any) {
 	t.Helper()
 	testenv.Eventually(t, time.Minute, func() error {
 		u, err := x.get(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName())
@@ -269,7 +269,7 @@ func (x *crossplane) tryMergePatch(apiVersion, kind, namespace, name string, pat
 }
 
 // jsonPatch applies a JSON patch to obj, which must succeed.
-func (x *crossplane) jsonPatch(t *testing.T, obj *unstructured.Unstructured, patch string) {
+func (x *crossplane) jsonPatch(t testing.TB, obj *unstructured.Unstructured, patch string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()
@@ -279,7 +279,7 @@ func (x *crossplane) jsonPatch(t *testing.T, obj *unstructured.Unstructured, pat
 }
 
 // mergePatch merge-patches an object, which must succeed.
-func (x *crossplane) mergePatch(t *testing.T, apiVersion, kind, namespace, name string, patch map[string]any) {
+func (x *crossplane) mergePatch(t testing.TB, apiVersion, kind, namespace, name string, patch map[string]any) {
 	t.Helper()
 	if err := x.tryMergePatch(apiVersion, kind, namespace, name, patch); err != nil {
 		t.Fatalf("patch %s %s/%s: %v", kind, namespace, name, err)
@@ -312,7 +312,7 @@ func (x *crossplane) warningOn(obj *unstructured.Unstructured, want ...string) e
 }
 
 // secret reads a Secret.
-func (x *crossplane) secret(t *testing.T, namespace, name string) *corev1.Secret {
+func (x *crossplane) secret(t testing.TB, namespace, name string) *corev1.Secret {
 	t.Helper()
 	s := &corev1.Secret{}
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)

@@ -44,7 +44,7 @@ type example struct {
 
 // examples finds every composition example under examples/ and returns it
 // with the list of every example file.
-func examples(t *testing.T, root string) ([]example, []string) {
+func examples(t testing.TB, root string) ([]example, []string) {
 	t.Helper()
 	byDir := map[string]*example{}
 	kinds := map[string]string{} // XR kind by folder, from its XRD
@@ -120,7 +120,7 @@ func examples(t *testing.T, root string) ([]example, []string) {
 }
 
 // decodeAll decodes a YAML stream, skipping empty documents.
-func decodeAll(t *testing.T, data []byte) []*unstructured.Unstructured {
+func decodeAll(t testing.TB, data []byte) []*unstructured.Unstructured {
 	t.Helper()
 	var out []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)

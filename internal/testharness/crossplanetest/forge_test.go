@@ -41,7 +41,7 @@ const giteaCallTimeout = 30 * time.Second
 // configuration in ns: Gitea refuses the push, and the File says so in the
 // forge's words with the way out, Stalled PushRejected. Deleting it then
 // needs nothing from Git.
-func testDirectPushStalls(t *testing.T, x *crossplane, ns string) {
+func testDirectPushStalls(t testing.TB, x *crossplane, ns string) {
 	t.Helper()
 	f := &v1alpha1.File{
 		ObjectMeta: metav1.ObjectMeta{Name: "straight-to-main", Namespace: ns},
@@ -83,7 +83,7 @@ func testDirectPushStalls(t *testing.T, x *crossplane, ns string) {
 }
 
 // giteaCall runs fn with the admin's client and a bounded context.
-func giteaCall(t *testing.T, g *testenv.Gitea, what string, fn func(c *gitea.Client) error) {
+func giteaCall(t testing.TB, g *testenv.Gitea, what string, fn func(c *gitea.Client) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
 	defer cancel()
@@ -93,7 +93,7 @@ func giteaCall(t *testing.T, g *testenv.Gitea, what string, fn func(c *gitea.Cli
 }
 
 // giteaFile returns path on ref as Gitea serves it, "" when it is not there.
-func giteaFile(t *testing.T, g *testenv.Gitea, repo testenv.GiteaRepo, ref, path string) string {
+func giteaFile(t testing.TB, g *testenv.Gitea, repo testenv.GiteaRepo, ref, path string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)
 	defer cancel()
@@ -108,7 +108,7 @@ func giteaFile(t *testing.T, g *testenv.Gitea, repo testenv.GiteaRepo, ref, path
 }
 
 // giteaBranchGone is a check for eventually: branch is not on Gitea.
-func giteaBranchGone(t *testing.T, g *testenv.Gitea, repo testenv.GiteaRepo, branch string) func() error {
+func giteaBranchGone(t testing.TB, g *testenv.Gitea, repo testenv.GiteaRepo, branch string) func() error {
 	t.Helper()
 	return func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), giteaCallTimeout)

@@ -68,7 +68,7 @@ func TestProviderInCrossplane(t *testing.T) {
 	reg := startRegistry(t)
 
 	// Not subtests: the provider and the function must outlive them.
-	provider, rootfs := installProvider(t, x, reg, xpkgs)
+	provider, rootfs := installProvider(t, x, reg, xpkgs, providerPoll)
 	serveFunction(t, x, reg)
 	t.Run("Composition", func(t *testing.T) {
 		testComposition(t, x, provider)
@@ -102,8 +102,9 @@ func TestProviderInCrossplane(t *testing.T) {
 
 // installProvider installs the package as a user does (a Provider object and
 // the activation policy from examples/install), does the External runtime's
-// part, and returns the running provider.
-func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]string) (*process, string) {
+// part, and returns the running provider, polling every poll, with extra
+// arguments.
+func installProvider(t testing.TB, x *crossplane, reg string, xpkgs map[string]string, poll time.Duration, extra ...string) (*process, string) {
 	t.Helper()
 	ref := pushPackages(t, reg+"/crossplane-contrib/provider-git:v0.0.0-e2e", xpkgs)
 	p := loadExample(t, x.tl.root, "install/provider.yaml")[0]
@@ -139,7 +140,7 @@ func installProvider(t *testing.T, x *crossplane, reg string, xpkgs map[string]s
 	// http:// on loopback for Gitea; a poll short enough that a merge made
 	// on the forge shows within seconds.
 	provider, probe, rootfs := x.runProvider(t, xpkgs["linux/"+runtime.GOARCH], rev,
-		"--debug", "--allow-insecure-remotes", "--poll="+providerPoll.String())
+		append([]string{"--debug", "--allow-insecure-remotes", "--poll=" + poll.String()}, extra...)...)
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		if err := provider.exited(); err != nil {
 			return err
@@ -192,7 +193,7 @@ func (x *crossplane) mrdState(name, state string) func() error {
 }
 
 // loadExample decodes a file under examples/.
-func loadExample(t *testing.T, root, name string) []*unstructured.Unstructured {
+func loadExample(t testing.TB, root, name string) []*unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, "examples", name))
 	if err != nil {

@@ -42,7 +42,7 @@ const pushTimeout = time.Minute
 // startRegistry serves an in-memory OCI registry on loopback until the test
 // ends and returns its host:port. Crossplane (go-containerregistry) talks
 // plain HTTP to a registry on 127.0.0.1, as it does to localhost.
-func startRegistry(t *testing.T) string {
+func startRegistry(t testing.TB) string {
 	t.Helper()
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
@@ -52,7 +52,7 @@ func startRegistry(t *testing.T) string {
 // pushPackages pushes one package per platform as a multi-platform index,
 // what `crossplane xpkg push -f a.xpkg,b.xpkg ref` does, and returns the
 // reference.
-func pushPackages(t *testing.T, ref string, xpkgs map[string]string) string {
+func pushPackages(t testing.TB, ref string, xpkgs map[string]string) string {
 	t.Helper()
 	tag, err := name.NewTag(ref)
 	if err != nil {
@@ -90,7 +90,7 @@ func pushPackages(t *testing.T, ref string, xpkgs map[string]string) string {
 }
 
 // pushPackage pushes one package as ref.
-func pushPackage(t *testing.T, ref, xpkg string) string {
+func pushPackage(t testing.TB, ref, xpkg string) string {
 	t.Helper()
 	tag, err := name.NewTag(ref)
 	if err != nil {

@@ -319,7 +319,7 @@ metadata:
 // request to open, and deletes the XR before anyone merged it: the
 // request is withdrawn, its pull request closed unmerged and its branch
 // deleted, and main never holds its manifest.
-func testWithdrawn(t *testing.T, x *crossplane, g *testenv.Gitea, repo testenv.GiteaRepo, ns string) {
+func testWithdrawn(t testing.TB, x *crossplane, g *testenv.Gitea, repo testenv.GiteaRepo, ns string) {
 	t.Helper()
 	xr := loadExample(t, x.tl.root, "composition/request/xr.yaml")[0]
 	xr.SetNamespace(ns)

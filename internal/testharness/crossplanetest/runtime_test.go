@@ -72,7 +72,7 @@ const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 // extraArgs are the container arguments a DeploymentRuntimeConfig would add.
 // It returns the process, the base URL of its health probes and the root of
 // its file system.
-func (x *crossplane) runProvider(t *testing.T, xpkg string, rev *unstructured.Unstructured, extraArgs ...string) (*process, string, string) {
+func (x *crossplane) runProvider(t testing.TB, xpkg string, rev *unstructured.Unstructured, extraArgs ...string) (*process, string, string) {
 	t.Helper()
 	sa := rev.GetName()
 	x.apply(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: systemNamespace}})
@@ -145,7 +145,7 @@ func (x *crossplane) runProvider(t *testing.T, xpkg string, rev *unstructured.Un
 
 // token requests a token for a ServiceAccount, as the kubelet does for a
 // pod's projected token.
-func (x *crossplane) token(t *testing.T, sa string) string {
+func (x *crossplane) token(t testing.TB, sa string) string {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(x.cp.Config)
 	if err != nil {
@@ -164,7 +164,7 @@ func (x *crossplane) token(t *testing.T, sa string) string {
 
 // writeTokenKubeconfig writes a kubeconfig that reaches the API server with
 // a bearer token.
-func (x *crossplane) writeTokenKubeconfig(t *testing.T, path, token string) {
+func (x *crossplane) writeTokenKubeconfig(t testing.TB, path, token string) {
 	t.Helper()
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: x.cp.Config.Host, CertificateAuthorityData: x.cp.Config.CAData}
@@ -227,7 +227,7 @@ func extract(dir string, r io.Reader) error {
 
 // writeFiles writes files readable by everyone into dir, as a projected
 // volume is.
-func writeFiles(t *testing.T, dir string, files map[string][]byte) {
+func writeFiles(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ type tools struct {
 // requireTools finds the tools under ./bin. Without them the test fails in
 // CI (CI is set), where `make test` builds them first, and is skipped on a
 // developer machine that ran `go test` alone.
-func requireTools(t *testing.T) tools {
+func requireTools(t testing.TB) tools {
 	t.Helper()
 	testenv.Integration(t)
 	root, err := localenv.ModuleRoot()
@@ -84,7 +84,7 @@ func requireTools(t *testing.T) tools {
 
 // requireFile fails the test in CI, or skips it elsewhere, when a file the
 // Makefile builds is missing.
-func requireFile(t *testing.T, p string) {
+func requireFile(t testing.TB, p string) {
 	t.Helper()
 	if _, err := os.Stat(p); err != nil {
 		missing(t, p+" not found: run 'make crossplane-tools' (make test does)")
@@ -93,7 +93,7 @@ func requireFile(t *testing.T, p string) {
 
 // requireXpkgs finds the package `make test` builds for this machine's
 // platform (make xpkg builds the others too; a release's cost, not a test's).
-func requireXpkgs(t *testing.T, root string) map[string]string {
+func requireXpkgs(t testing.TB, root string) map[string]string {
 	t.Helper()
 	p := "linux/" + runtime.GOARCH
 	f := filepath.Join(root, "_output", "xpkg", "provider-git-linux_"+runtime.GOARCH+".xpkg")
@@ -103,7 +103,7 @@ func requireXpkgs(t *testing.T, root string) map[string]string {
 	return map[string]string{p: f}
 }
 
-func missing(t *testing.T, msg string) {
+func missing(t testing.TB, msg string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
@@ -122,7 +122,7 @@ type process struct {
 
 // start runs bin with args and env (added to the test's environment), its
 // output in a log file that is printed when the test fails.
-func start(t *testing.T, name, bin string, env []string, args ...string) *process {
+func start(t testing.TB, name, bin string, env []string, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, args...) // Stopped by signal in cleanup, not by a context.
 	cmd.Env = append(os.Environ(), env...)
@@ -131,7 +131,7 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proces
 
 // startCmd starts cmd, its output in a log file that is printed when the test
 // fails, and stops it when the test ends.
-func startCmd(t *testing.T, name string, cmd *exec.Cmd) *process {
+func startCmd(t testing.TB, name string, cmd *exec.Cmd) *process {
 	t.Helper()
 	logFile := filepath.Join(t.TempDir(), name+".log")
 	f, err := os.Create(logFile)
@@ -213,7 +213,7 @@ func run(ctx context.Context, bin string, env []string, args ...string) (string,
 
 // freePort returns a loopback port nothing listens on right now, for
 // programs that take an address rather than a listener.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -48,6 +48,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE "+pulls+"/{id}/labels/{name}", s.removeLabel)
 	mux.HandleFunc("PUT "+pulls+"/{id}/reviewers/{reviewer}", s.addReviewer)
 	mux.HandleFunc("GET /{org}/{project}/_apis/policy/evaluations", s.evaluations)
+	s.hookRoutes(mux)
 	return mux
 }
 
@@ -89,7 +90,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		rateHeaders(rec.Header(), *limit)
 		fail(rec, http.StatusTooManyRequests, "", throttled)
 		return
-	case !authorized(r.Header.Get("Authorization")):
+	case identityOf(r.Header.Get("Authorization")) == "":
 		if r.Header.Get("X-TFS-FedAuthRedirect") == "Suppress" {
 			rec.Header().Set("WWW-Authenticate", "Bearer authorization_uri=https://login.microsoftonline.com/common, Basic realm=\"https://dev.azure.com/\"")
 			rec.WriteHeader(http.StatusUnauthorized)
@@ -120,19 +121,33 @@ func rateHeaders(h http.Header, retryAfter time.Duration) {
 	}
 }
 
-// authorized: the PAT as basic authentication's password (Azure reads no
-// user name), or the bearer token.
-func authorized(h string) bool {
+// tokenOf is the token of an Authorization header: basic
+// authentication's password (Azure reads no user name), or the bearer
+// token.
+func tokenOf(h string) string {
 	scheme, v, _ := strings.Cut(h, " ")
 	switch strings.ToLower(scheme) {
 	case "bearer":
-		return v == BearerToken
+		return v
 	case "basic":
 		b, err := base64.StdEncoding.DecodeString(v)
-		_, pass, ok := strings.Cut(string(b), ":")
-		return err == nil && ok && pass == PAT
+		if _, pass, ok := strings.Cut(string(b), ":"); err == nil && ok {
+			return pass
+		}
 	}
-	return false
+	return ""
+}
+
+// identityOf is the identity an Authorization header authenticates, ""
+// none.
+func identityOf(h string) string {
+	switch tokenOf(h) {
+	case PAT, BearerToken, CodeOnlyPAT:
+		return MeID
+	case TheirPAT:
+		return TheirID
+	}
+	return ""
 }
 
 // preview are the routes whose 7.1 is a preview: they need the flag.

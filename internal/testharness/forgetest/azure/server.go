@@ -43,6 +43,10 @@ limitations under the License.
 //	PUT    …/pullrequests/{id}/reviewers/{reviewerId}
 //	GET    {project}/_apis/policy/evaluations?artifactId= (-preview), paged
 //	       by x-ms-continuationtoken
+//	GET    {project}/_apis/git/repositories/{repo}      ids of both
+//	GET    _apis/hooks/subscriptions, POST, GET/PUT/DELETE …/{id}
+//	       (hooks.go: a second user's token, and one without the Service
+//	       Hooks scope)
 //
 // Every request needs api-version (a preview resource its -preview flag)
 // and the PAT as basic authentication (any user name) or BearerToken;
@@ -155,6 +159,9 @@ type Server struct {
 	delay      time.Duration
 	redirect   string
 	requests   []Request
+	subs       []Subscription
+	nextSub    int
+	dropped    []string
 }
 
 // An Option configures a Server.

@@ -52,13 +52,13 @@ func TestForgeEventsRegisteredOnGitHub(t *testing.T) {
 	}
 
 	const first, rotated = "a-webhook-secret-of-32-bytes-abc", "a-rotated-secret-of-32-bytes-xyz"
-	pc := registerOnGitHub(t, f.Namespace, first, true)
+	pc := registerHook(t, f.Namespace, first, true)
 	if diff := cmp.Diff([]fakegithub.Hook{theirs, ours(pc, first)}, gh.Hooks(owner, repo)); diff != "" {
 		t.Fatalf("GitHub's webhooks after registering: -want, +got:\n%s", diff)
 	}
 	id := pc.Status.Events.HookID
 
-	pc = registerOnGitHub(t, f.Namespace, rotated, true)
+	pc = registerHook(t, f.Namespace, rotated, true)
 	if pc.Status.Events.HookID != id {
 		t.Errorf("hook id after the secret rotated: %q, want the same hook %q", pc.Status.Events.HookID, id)
 	}
@@ -66,16 +66,16 @@ func TestForgeEventsRegisteredOnGitHub(t *testing.T) {
 		t.Errorf("GitHub's webhooks after the secret rotated: -want, +got:\n%s", diff)
 	}
 
-	registerOnGitHub(t, f.Namespace, rotated, false)
+	registerHook(t, f.Namespace, rotated, false)
 	if diff := cmp.Diff([]fakegithub.Hook{theirs}, gh.Hooks(owner, repo)); diff != "" {
 		t.Errorf("GitHub's webhooks after registration was turned off: -want, +got:\n%s", diff)
 	}
 }
 
-// registerOnGitHub gives ns's configuration the webhook secret and
+// registerHook gives ns's configuration the webhook secret and
 // spec.events.register, and returns it once its status says the hook is
 // registered (or, turned off, that none is).
-func registerOnGitHub(t *testing.T, ns, secret string, register bool) *v1alpha1.ProviderConfig {
+func registerHook(t *testing.T, ns, secret string, register bool) *v1alpha1.ProviderConfig {
 	t.Helper()
 	return e2e.SetWebhook(t, ns, "creds", secret, e2e.Register(register), e2e.Registered(secret, register))
 }
