@@ -119,7 +119,7 @@ func rules(grs []schema.GroupResource, scope admissionregistrationv1.ScopeType) 
 	for _, gr := range grs {
 		byGroup[gr.Group] = append(byGroup[gr.Group], gr.Resource)
 	}
-	var out []admissionregistrationv1.RuleWithOperations
+	out := make([]admissionregistrationv1.RuleWithOperations, 0, len(byGroup))
 	for _, g := range slices.Sorted(maps.Keys(byGroup)) {
 		out = append(out, admissionregistrationv1.RuleWithOperations{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
