@@ -58,8 +58,9 @@ limitations under the License.
 // (409 GitPullRequestStaleException, ErrHeadMoved). AutoMerge sets
 // auto-complete (autoCompleteSetBy, the token's own identity, and the
 // completion options): Azure completes once every blocking policy passes.
-// Its auto-complete names no head; the head is checked just before it is
-// set, and a build validation policy runs again on every push. Methods:
+// Its auto-complete names no head: the head is checked just before it is
+// set, and the client pins it to that head itself: a Get that finds the
+// head moved cancels it (autocomplete.go). Methods:
 // merge is noFastForward, squash is squash, rebase is rebase (rebase and
 // fast-forward). Azure's fourth, rebaseMerge (semi-linear: rebase, then a
 // merge commit), has no forge.MergeMethod yet; a branch policy that limits
@@ -144,6 +145,9 @@ type Client struct {
 	bodies map[int64]string
 	// names are declared reviewer names and the identity ids they resolved to.
 	names map[string]string
+	// pins are the heads auto-complete was set at, by number
+	// (autocomplete.go).
+	pins map[int64]string
 }
 
 var (
@@ -188,7 +192,8 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		}
 	}
 	cl := &Client{api: hc, ids: ids, base: base, idBase: idBase, project: project, repo: c.Name,
-		token: c.Token, clock: clock.RealClock{}, top: pageSize, bodies: map[int64]string{}, names: map[string]string{}}
+		token: c.Token, clock: clock.RealClock{}, top: pageSize, bodies: map[int64]string{}, names: map[string]string{},
+		pins: map[int64]string{}}
 	for _, fn := range o {
 		fn(cl)
 	}
@@ -260,5 +265,6 @@ func (c *Client) keep(n int64, body string) {
 func (c *Client) forget(n int64) {
 	c.mu.Lock()
 	delete(c.bodies, n)
+	delete(c.pins, n)
 	c.mu.Unlock()
 }

@@ -223,7 +223,8 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // completion options; Azure completes once every blocking policy passes.
 // The head is read first: one other than m.HeadSHA is ErrHeadMoved, a
 // draft (which Azure does not complete) ErrNotMergeable; set already with
-// the same options, nothing is sent.
+// the same options, nothing is sent. Either way it is pinned to that head
+// (autocomplete.go).
 func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	p, err := c.pull(ctx, number)
 	if err != nil {
@@ -238,9 +239,14 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if p.IsDraft {
 		return errors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
 	}
+	head := ""
+	if p.LastMergeSourceCommit != nil {
+		head = p.LastMergeSourceCommit.CommitID
+	}
 	opts := options(m)
-	if p.AutoCompleteSetBy != nil && p.AutoCompleteSetBy.ID != "" && p.CompletionOptions != nil &&
+	if p.AutoCompleteSetBy != nil && p.AutoCompleteSetBy.ID != "" && p.AutoCompleteSetBy.ID != noIdentity && p.CompletionOptions != nil &&
 		p.CompletionOptions.MergeStrategy == opts.MergeStrategy && p.CompletionOptions.DeleteSourceBranch == opts.DeleteSourceBranch {
+		c.pin(number, head)
 		return nil
 	}
 	me, err := c.whoAmI(ctx)
@@ -251,6 +257,7 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: b}, nil); err != nil {
 		return errors.Wrapf(err, errAutoFmt, number)
 	}
+	c.pin(number, head)
 	return nil
 }
 
