@@ -296,6 +296,32 @@ func TestPacer(t *testing.T) {
 	}
 }
 
+// TestPacerTakeN: a create that costs several content-creating requests
+// spends them all, so a burst of 20 at two each is 10 creates, and the
+// wait for the next is for both of its requests.
+func TestPacerTakeN(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	p := NewPacer(clk)
+	r := Rate{PerMinute: 60, Burst: 20}
+	creates := 0
+	for {
+		ok, at := p.TakeN("k", r, 2)
+		if !ok {
+			if want := clk.Now().Add(2 * time.Second); !at.Equal(want) {
+				t.Errorf("the next create of two requests waits until %v, want %v (two tokens at 60 a minute)", at, want)
+			}
+			break
+		}
+		creates++
+	}
+	if creates != 10 {
+		t.Errorf("%d creates of two requests within a burst of 20, want 10", creates)
+	}
+	if ok, _ := p.TakeN("big", Rate{PerMinute: 60, Burst: 2}, 5); !ok {
+		t.Error("a cost above the burst is capped at the burst, or it would never go")
+	}
+}
+
 func TestRateOf(t *testing.T) {
 	cases := map[string]struct {
 		reason string
@@ -309,6 +335,7 @@ func TestRateOf(t *testing.T) {
 		"Forgejo":             {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
 		"BitbucketCloud":      {reason: "About three requests a create within Cloud's 1,000 an hour.", typ: BitbucketCloud, want: Rate{PerMinute: 5, Burst: 10}},
 		"BitbucketDataCenter": {reason: "Well within Data Center's default bucket (60, 5 a second).", typ: BitbucketDataCenter, want: Rate{PerMinute: 60, Burst: 20}},
+		"AzureDevOps":         {reason: "Azure counts throughput units, not requests, and says when to wait: paced as an unknown forge.", typ: AzureDevOps, want: Rate{PerMinute: 60, Burst: 10}},
 		"Unknown":             {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
 	}
 	for name, tc := range cases {

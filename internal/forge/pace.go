@@ -24,16 +24,20 @@ import (
 )
 
 // A Rate is how many content-creating requests (a create, a comment, a
-// review request) a forge accepts per minute, and how many at once.
+// review request, a label set) a forge accepts per minute, and how many at
+// once.
 type Rate struct {
 	PerMinute float64
 	Burst     float64
 }
 
-// RateOf returns the pace at which pull requests are created on t. GitHub
-// documents about 80 content-creating requests per minute (and 500 per
-// hour) before its secondary limit answers 403; the others document none
-// this low, so they are paced only to stay polite. Gitea and Forgejo open
+// RateOf returns the pace at which pull requests are created on t, in
+// content-creating requests (a create that makes more spends more:
+// Pacer.TakeN). GitHub documents 80 content-creating requests per minute
+// (and 500 per hour) before its secondary limit answers 403: a burst of 20
+// and 60 a minute are at most 80 in any minute; the hourly 500 is left to
+// GitHub's answer (Retry-After holds the account). The others document
+// none this low, so they are paced only to stay polite. Gitea and Forgejo open
 // pull requests one at a time (on SQLite, their default, each holds the
 // database): a burst of 50 queued there past the reconcile's minute on a
 // loaded server, and every create that timed out was sent again, so their
@@ -51,6 +55,12 @@ func RateOf(t Type) Rate {
 		// has), of which a create spends about three (the look for an
 		// open one, the create, the read after): 5 a minute is 900.
 		return Rate{PerMinute: 5, Burst: 10}
+	case AzureDevOps:
+		// Azure documents no count of requests: each identity has 200
+		// throughput units (TSTUs) in a sliding five minutes, and a
+		// request costs what it costs the service. Its X-RateLimit-*
+		// headers and Retry-After hold the account when it nears them.
+		return Rate{PerMinute: 60, Burst: 10}
 	case BitbucketDataCenter:
 		// Data Center's limiter, when an admin turns it on, refills 5
 		// requests a second after a burst of 60 by default.
@@ -100,6 +110,16 @@ func (p *Pacer) bucket(key string, r Rate, now time.Time) *bucket {
 // Take spends one content-creating request of key at rate r. It returns
 // true when the request may go now, else the time to try again.
 func (p *Pacer) Take(key string, r Rate) (bool, time.Time) {
+	return p.TakeN(key, r, 1)
+}
+
+// TakeN spends n content-creating requests of key at rate r at once: a
+// create that the forge follows with more (GitHub's labels and review
+// requests, each counted by its secondary limit) spends them all before
+// the first goes, so the pace holds for requests, not for creates. n is
+// at least 1 and at most the burst (a create costlier than the burst
+// would never go).
+func (p *Pacer) TakeN(key string, r Rate, n int) (bool, time.Time) {
 	now := p.clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -107,11 +127,12 @@ func (p *Pacer) Take(key string, r Rate) (bool, time.Time) {
 	if now.Before(b.hold) {
 		return false, b.hold
 	}
-	if b.tokens >= 1 {
-		b.tokens--
+	cost := min(max(float64(n), 1), max(b.rate.Burst, 1))
+	if b.tokens >= cost {
+		b.tokens -= cost
 		return true, time.Time{}
 	}
-	wait := time.Duration((1 - b.tokens) / b.rate.PerMinute * float64(time.Minute))
+	wait := time.Duration((cost - b.tokens) / b.rate.PerMinute * float64(time.Minute))
 	return false, now.Add(wait)
 }
 
