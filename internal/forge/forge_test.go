@@ -504,3 +504,27 @@ func TestBoardEventsSpaceLists(t *testing.T) {
 		t.Errorf("an Open within EventRelist of the last list refused, one after it listed, 100 events cost one list, clone-b untouched: -want, +got:\n%s", diff)
 	}
 }
+
+func TestSpecFor(t *testing.T) {
+	s := Spec{Reviewers: []string{"alice"}, OptionalReviewers: []string{"bob"}}
+	cases := map[string]struct {
+		reason string
+		typ    Type
+		want   Spec
+	}{
+		"AzureDevOps": {reason: "Azure tells an optional reviewer from a required one: kept apart.", typ: AzureDevOps, want: s},
+		"GitHub": {reason: "GitHub requests every reviewer alike: optional ones are requested as reviewers.", typ: GitHub,
+			want: Spec{Reviewers: []string{"alice", "bob"}}},
+		"BitbucketCloud": {reason: "So does Bitbucket.", typ: BitbucketCloud, want: Spec{Reviewers: []string{"alice", "bob"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, s.For(tc.typ)); diff != "" {
+				t.Errorf("%s\nFor(%s): -want, +got:\n%s", tc.reason, tc.typ, diff)
+			}
+		})
+	}
+	if len(s.Reviewers) != 1 {
+		t.Errorf("For changed the Spec it was called on: %v", s.Reviewers)
+	}
+}

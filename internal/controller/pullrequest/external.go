@@ -104,7 +104,7 @@ type external struct {
 // It reads (read), then follows the branches of what it read (track), then
 // says what that means (classify): each once.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalObservation, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil && !meta.WasDeleted(mg) {
 		return xpmanaged.ExternalObservation{}, err
 	}
@@ -282,6 +282,13 @@ func (e *external) openOutcome(mg *v1alpha1.PullRequest, pr forge.PullRequest) e
 	return nil
 }
 
+// desired is what mg asks of this forge: optional reviewers are
+// reviewers where it has no optional ones (forge.Spec.For).
+func (e *external) desired(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Spec, error) {
+	s, err := desired(ctx, e.kube, mg)
+	return s.For(e.typ), err
+}
+
 // coster is a forge client whose create makes more than one
 // content-creating request (GitHub's labels and review requests follow the
 // create), which the pace spends all at once.
@@ -321,7 +328,7 @@ func (e *external) held() error {
 // for the branches (opened by a person, or by a create whose answer was
 // lost) is adopted.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalCreation, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
@@ -360,7 +367,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 // Update puts back what a person changed, and asks for the merge Auto
 // declares.
 func (e *external) Update(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalUpdate, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil {
 		return xpmanaged.ExternalUpdate{}, err
 	}

@@ -194,6 +194,13 @@ func TestObserve(t *testing.T) {
 			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Body = "{{range 2000000000}}{{end}}" })},
 			want:   outcome{Reason: spec.ReasonInvalidSpec, Stall: true, Name: "1", Calls: map[string]int{}},
 		},
+		"RequiredAndOptional": {
+			reason: "A reviewer both required and optional (the CRD's rule, again in code) is Stalled InvalidSpec before any request.",
+			args: args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) {
+				mg.Spec.ForProvider.Reviewers, mg.Spec.ForProvider.OptionalReviewers = []string{"alice"}, []string{"alice"}
+			})},
+			want: outcome{Reason: spec.ReasonInvalidSpec, Stall: true, Name: "1", Calls: map[string]int{}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

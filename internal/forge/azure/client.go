@@ -44,9 +44,10 @@ limitations under the License.
 // the display name only one identity has (a group's: "[Project]\Team"; a
 // sign-in address never matches a display name), looked up once each through the identities API (on vssps.dev.azure.com, or
 // {organization}.vssps.visualstudio.com, for Azure DevOps Services; the
-// collection's own host for Azure DevOps Server). They are added as
-// required reviewers: the Spec has no way to say optional. Reviewers a
-// person adds, or makes optional, stay: reviewers are a floor.
+// collection's own host for Azure DevOps Server). Spec.Reviewers are added
+// as required reviewers, Spec.OptionalReviewers as optional ones. Reviewers
+// a person adds, or makes required or optional, stay: reviewers are a
+// floor.
 // PullRequest.Reviewers lists each reviewer's unique name and id, and the
 // declared name of one this client resolved. Azure DevOps has no
 // assignees: a Spec with Assignees is refused (ErrInvalidInput).
