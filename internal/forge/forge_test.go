@@ -322,13 +322,41 @@ func TestPacerTakeN(t *testing.T) {
 	}
 }
 
+// TestPacerHourly: a rate with PerHour counts the last hour's requests:
+// past it the next waits for the oldest to leave the hour, whatever the
+// minute's bucket holds.
+func TestPacerHourly(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	t0 := clk.Now()
+	p := NewPacer(clk)
+	r := Rate{PerMinute: 60, Burst: 20, PerHour: 50}
+	sent := 0
+	for range 30 {
+		if ok, _ := p.TakeN("k", r, 2); ok {
+			sent += 2
+		}
+		clk.Step(time.Minute)
+	}
+	if sent != 50 {
+		t.Errorf("%d requests in half an hour, want the hour's 50", sent)
+	}
+	ok, at := p.TakeN("k", r, 2)
+	if want := t0.Add(time.Hour); ok || !at.Equal(want) {
+		t.Errorf("past the hour's 50: %v until %v, want a wait until the first take leaves the hour, %v", ok, at, want)
+	}
+	clk.SetTime(t0.Add(time.Hour))
+	if ok, _ := p.TakeN("k", r, 2); !ok {
+		t.Error("an hour after the first take, its two requests are free again")
+	}
+}
+
 func TestRateOf(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		typ    Type
 		want   Rate
 	}{
-		"GitHub": {reason: "Below the secondary limit of about 80 a minute.", typ: GitHub, want: Rate{PerMinute: 60, Burst: 20}},
+		"GitHub": {reason: "Within the secondary limits of 80 a minute and 500 an hour.", typ: GitHub, want: Rate{PerMinute: 60, Burst: 20, PerHour: 500}},
 		"GitLab": {reason: "No documented limit this low: polite only.", typ: GitLab, want: Rate{PerMinute: 300, Burst: 50}},
 		"Gitea": {reason: "Gitea opens pull requests one at a time: a small burst, the rest wait requeued, not in its queue past the reconcile's timeout.",
 			typ: Gitea, want: Rate{PerMinute: 300, Burst: 10}},

@@ -25,18 +25,19 @@ import (
 
 // A Rate is how many content-creating requests (a create, a comment, a
 // review request, a label set) a forge accepts per minute, and how many at
-// once.
+// once; PerHour, when not 0, how many in any hour.
 type Rate struct {
 	PerMinute float64
 	Burst     float64
+	PerHour   float64
 }
 
 // RateOf returns the pace at which pull requests are created on t, in
 // content-creating requests (a create that makes more spends more:
 // Pacer.TakeN). GitHub documents 80 content-creating requests per minute
 // (and 500 per hour) before its secondary limit answers 403: a burst of 20
-// and 60 a minute are at most 80 in any minute; the hourly 500 is left to
-// GitHub's answer (Retry-After holds the account). The others document
+// and 60 a minute are at most 80 in any minute, and the last hour's are
+// counted against its 500. The others document
 // none this low, so they are paced only to stay polite. Gitea and Forgejo open
 // pull requests one at a time (on SQLite, their default, each holds the
 // database): a burst of 50 queued there past the reconcile's minute on a
@@ -45,7 +46,7 @@ type Rate struct {
 func RateOf(t Type) Rate {
 	switch t {
 	case GitHub:
-		return Rate{PerMinute: 60, Burst: 20}
+		return Rate{PerMinute: 60, Burst: 20, PerHour: 500}
 	case Gitea, Forgejo:
 		return Rate{PerMinute: 300, Burst: 10}
 	case GitLab:
@@ -87,6 +88,15 @@ type bucket struct {
 	tokens float64
 	last   time.Time
 	hold   time.Time
+	// hour holds the takes of the last hour, oldest first, where the
+	// rate has a PerHour: at most PerHour entries.
+	hour []take
+}
+
+// take is n requests spent at a time.
+type take struct {
+	at time.Time
+	n  float64
 }
 
 // NewPacer returns a Pacer reading time from c.
@@ -128,12 +138,47 @@ func (p *Pacer) TakeN(key string, r Rate, n int) (bool, time.Time) {
 		return false, b.hold
 	}
 	cost := min(max(float64(n), 1), max(b.rate.Burst, 1))
+	if b.rate.PerHour > 0 {
+		cost = min(cost, b.rate.PerHour)
+		if at, ok := b.hourFree(now, cost); !ok {
+			return false, at
+		}
+	}
 	if b.tokens >= cost {
 		b.tokens -= cost
+		if b.rate.PerHour > 0 {
+			b.hour = append(b.hour, take{at: now, n: cost})
+		}
 		return true, time.Time{}
 	}
 	wait := time.Duration((cost - b.tokens) / b.rate.PerMinute * float64(time.Minute))
 	return false, now.Add(wait)
+}
+
+// hourFree reports whether cost more requests keep the last hour within
+// PerHour, else when enough of the oldest leave it. It drops the takes
+// older than an hour.
+func (b *bucket) hourFree(now time.Time, cost float64) (time.Time, bool) {
+	i := 0
+	for i < len(b.hour) && !now.Before(b.hour[i].at.Add(time.Hour)) {
+		i++
+	}
+	b.hour = b.hour[i:]
+	used := 0.0
+	for _, t := range b.hour {
+		used += t.n
+	}
+	over := used + cost - b.rate.PerHour
+	for _, t := range b.hour {
+		if over <= 0 {
+			break
+		}
+		over -= t.n
+		if over <= 0 {
+			return t.at.Add(time.Hour), false
+		}
+	}
+	return time.Time{}, true
 }
 
 // Held returns when the forge lets key make requests again, if it asked

@@ -133,7 +133,9 @@ func benchForgeBurst(b *testing.B, bf benchForge, n int, scale float64) {
 	rec := &forgeRecorder{}
 	pace := func(t forge.Type) forge.Rate {
 		r := forge.RateOf(t)
-		return forge.Rate{PerMinute: r.PerMinute * scale, Burst: r.Burst}
+		// PerHour stays the forge's, over an hour of wall time: stricter
+		// than the faster pace, and out of reach of 100 PullRequests.
+		return forge.Rate{PerMinute: r.PerMinute * scale, Burst: r.Burst, PerHour: r.PerHour}
 	}
 	bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll,
 		Forges: map[forge.Type]forge.Opener{bf.typ: rec.wrap(bf.open)}, ForgeRates: pace})
