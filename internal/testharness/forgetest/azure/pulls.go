@@ -197,9 +197,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	if b.AutoCompleteSetBy != nil {
 		// The empty GUID cancels auto-complete, as the web UI's "Cancel
 		// auto-complete" sends it.
-		p.AutoCompleteSetBy = b.AutoCompleteSetBy.ID
+		p.AutoCompleteSetBy, p.AutoCompleteSetAt = b.AutoCompleteSetBy.ID, p.Head
 		if p.AutoCompleteSetBy == NoIdentity {
-			p.AutoCompleteSetBy = ""
+			p.AutoCompleteSetBy, p.AutoCompleteSetAt = "", ""
 		}
 	}
 	switch b.Status {

@@ -130,7 +130,11 @@ type PullRequest struct {
 	// MergeStatus, when set, overrides succeeded.
 	MergeStatus string
 	// AutoCompleteSetBy is the identity that set auto-complete, "" none.
-	AutoCompleteSetBy  string
+	AutoCompleteSetBy string
+	// AutoCompleteSetAt is the head when auto-complete was last set: the
+	// fake's record for tests (Azure reports no such thing, and
+	// completes whatever head it then finds).
+	AutoCompleteSetAt  string
 	MergeStrategy      string
 	DeleteSourceBranch bool
 }
