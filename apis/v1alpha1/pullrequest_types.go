@@ -82,6 +82,7 @@ type PullRequestMerge struct {
 
 // PullRequestParameters are the desired state of a PullRequest.
 // +kubebuilder:validation:XValidation:rule="self.head != self.base",message="head and base must be different branches"
+// +kubebuilder:validation:XValidation:rule="!has(self.reviewers) || !has(self.optionalReviewers) || self.optionalReviewers.all(r, !(r in self.reviewers))",message="a reviewer is either required (reviewers) or optional (optionalReviewers), not both"
 type PullRequestParameters struct {
 	// Head is the branch whose commits the pull request proposes. It may not
 	// exist yet: the PullRequest waits for it (a Branch created alongside
@@ -138,6 +139,20 @@ type PullRequestParameters struct {
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=255
 	Reviewers []string `json:"reviewers,omitempty"`
+
+	// OptionalReviewers are forge user names whose review is requested
+	// without being required, where the forge tells the two apart (Azure
+	// DevOps: isRequired false); a name is in reviewers or here, not both.
+	// A forge whose reviewers are all requested alike (GitHub, GitLab,
+	// Gitea, Forgejo, Bitbucket) requests them as reviewers: its own rules
+	// (code owners, approval rules, branch protection) say whose approval
+	// a merge needs.
+	// +optional
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=set
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	OptionalReviewers []string `json:"optionalReviewers,omitempty"`
 
 	// Assignees are forge user names the pull request is assigned to.
 	// +optional

@@ -39,6 +39,12 @@ func TestPullRequestValidation(t *testing.T) {
 		"Auto": {reason: "Auto merge with a method.", mutate: func(p *v1alpha1.PullRequestParameters) {
 			p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash}
 		}},
+		"OptionalReviewer": {reason: "A reviewer whose review is requested, not required.", mutate: func(p *v1alpha1.PullRequestParameters) {
+			p.OptionalReviewers = []string{"bob"}
+		}},
+		"RequiredAndOptional": {reason: "A reviewer is either required or optional.", mutate: func(p *v1alpha1.PullRequestParameters) {
+			p.OptionalReviewers = []string{"bob", "alice"}
+		}, want: "a reviewer is either required (reviewers) or optional (optionalReviewers), not both"},
 		"SameBranch":   {reason: "A pull request from a branch into itself proposes nothing.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Head = "main" }, want: "head and base must be different branches"},
 		"BadHead":      {reason: "The head follows the branch rules of every kind.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Head = "a..b" }, want: "head must be a valid Git branch name"},
 		"BadBase":      {reason: "So does the base.", mutate: func(p *v1alpha1.PullRequestParameters) { p.Base = "refs/heads/main" }, want: "base must be a valid Git branch name"},

@@ -1384,6 +1384,11 @@ func (in *PullRequestParameters) DeepCopyInto(out *PullRequestParameters) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.OptionalReviewers != nil {
+		in, out := &in.OptionalReviewers, &out.OptionalReviewers
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Assignees != nil {
 		in, out := &in.Assignees, &out.Assignees
 		*out = make([]string, len(*in))

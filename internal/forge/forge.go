@@ -28,6 +28,7 @@ package forge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -92,6 +93,27 @@ type Spec struct {
 	Labels    []string
 	Reviewers []string
 	Assignees []string
+	// OptionalReviewers are requested without being required, on a forge
+	// that tells the two apart (OptionalReviewersOf); on the others they
+	// are Reviewers.
+	OptionalReviewers []string
+}
+
+// OptionalReviewersOf reports whether the forge of type t tells an
+// optional reviewer from a required one (Azure DevOps' isRequired). The
+// others request every reviewer alike, and their own rules say whose
+// approval a merge needs.
+func OptionalReviewersOf(t Type) bool { return t == AzureDevOps }
+
+// For is s as a forge of type t takes it: where t has no optional
+// reviewers, they are requested as Reviewers.
+func (s Spec) For(t Type) Spec {
+	if OptionalReviewersOf(t) || len(s.OptionalReviewers) == 0 {
+		return s
+	}
+	s.Reviewers = append(slices.Clone(s.Reviewers), s.OptionalReviewers...)
+	s.OptionalReviewers = nil
+	return s
 }
 
 // PullRequest is a pull request (a merge request on GitLab) as the forge

@@ -296,19 +296,74 @@ func TestPacer(t *testing.T) {
 	}
 }
 
+// TestPacerTakeN: a create that costs several content-creating requests
+// spends them all, so a burst of 20 at two each is 10 creates, and the
+// wait for the next is for both of its requests.
+func TestPacerTakeN(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	p := NewPacer(clk)
+	r := Rate{PerMinute: 60, Burst: 20}
+	creates := 0
+	for {
+		ok, at := p.TakeN("k", r, 2)
+		if !ok {
+			if want := clk.Now().Add(2 * time.Second); !at.Equal(want) {
+				t.Errorf("the next create of two requests waits until %v, want %v (two tokens at 60 a minute)", at, want)
+			}
+			break
+		}
+		creates++
+	}
+	if creates != 10 {
+		t.Errorf("%d creates of two requests within a burst of 20, want 10", creates)
+	}
+	if ok, _ := p.TakeN("big", Rate{PerMinute: 60, Burst: 2}, 5); !ok {
+		t.Error("a cost above the burst is capped at the burst, or it would never go")
+	}
+}
+
+// TestPacerHourly: a rate with PerHour counts the last hour's requests:
+// past it the next waits for the oldest to leave the hour, whatever the
+// minute's bucket holds.
+func TestPacerHourly(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(1e9, 0))
+	t0 := clk.Now()
+	p := NewPacer(clk)
+	r := Rate{PerMinute: 60, Burst: 20, PerHour: 50}
+	sent := 0
+	for range 30 {
+		if ok, _ := p.TakeN("k", r, 2); ok {
+			sent += 2
+		}
+		clk.Step(time.Minute)
+	}
+	if sent != 50 {
+		t.Errorf("%d requests in half an hour, want the hour's 50", sent)
+	}
+	ok, at := p.TakeN("k", r, 2)
+	if want := t0.Add(time.Hour); ok || !at.Equal(want) {
+		t.Errorf("past the hour's 50: %v until %v, want a wait until the first take leaves the hour, %v", ok, at, want)
+	}
+	clk.SetTime(t0.Add(time.Hour))
+	if ok, _ := p.TakeN("k", r, 2); !ok {
+		t.Error("an hour after the first take, its two requests are free again")
+	}
+}
+
 func TestRateOf(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		typ    Type
 		want   Rate
 	}{
-		"GitHub": {reason: "Below the secondary limit of about 80 a minute.", typ: GitHub, want: Rate{PerMinute: 60, Burst: 20}},
+		"GitHub": {reason: "Within the secondary limits of 80 a minute and 500 an hour.", typ: GitHub, want: Rate{PerMinute: 60, Burst: 20, PerHour: 500}},
 		"GitLab": {reason: "No documented limit this low: polite only.", typ: GitLab, want: Rate{PerMinute: 300, Burst: 50}},
 		"Gitea": {reason: "Gitea opens pull requests one at a time: a small burst, the rest wait requeued, not in its queue past the reconcile's timeout.",
 			typ: Gitea, want: Rate{PerMinute: 300, Burst: 10}},
 		"Forgejo":             {reason: "Forgejo is Gitea's fork: the same.", typ: Forgejo, want: Rate{PerMinute: 300, Burst: 10}},
 		"BitbucketCloud":      {reason: "About three requests a create within Cloud's 1,000 an hour.", typ: BitbucketCloud, want: Rate{PerMinute: 5, Burst: 10}},
 		"BitbucketDataCenter": {reason: "Well within Data Center's default bucket (60, 5 a second).", typ: BitbucketDataCenter, want: Rate{PerMinute: 60, Burst: 20}},
+		"AzureDevOps":         {reason: "Azure counts throughput units, not requests, and says when to wait: paced as an unknown forge.", typ: AzureDevOps, want: Rate{PerMinute: 60, Burst: 10}},
 		"Unknown":             {reason: "An unknown forge is paced as carefully as GitHub.", typ: Type("other"), want: Rate{PerMinute: 60, Burst: 10}},
 	}
 	for name, tc := range cases {
@@ -475,5 +530,29 @@ func TestBoardEventsSpaceLists(t *testing.T) {
 	got := []any{early != nil, err, c.lists.Load(), other.lists.Load()}
 	if diff := cmp.Diff([]any{true, nil, int32(2), int32(0)}, got, cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("an Open within EventRelist of the last list refused, one after it listed, 100 events cost one list, clone-b untouched: -want, +got:\n%s", diff)
+	}
+}
+
+func TestSpecFor(t *testing.T) {
+	s := Spec{Reviewers: []string{"alice"}, OptionalReviewers: []string{"bob"}}
+	cases := map[string]struct {
+		reason string
+		typ    Type
+		want   Spec
+	}{
+		"AzureDevOps": {reason: "Azure tells an optional reviewer from a required one: kept apart.", typ: AzureDevOps, want: s},
+		"GitHub": {reason: "GitHub requests every reviewer alike: optional ones are requested as reviewers.", typ: GitHub,
+			want: Spec{Reviewers: []string{"alice", "bob"}}},
+		"BitbucketCloud": {reason: "So does Bitbucket.", typ: BitbucketCloud, want: Spec{Reviewers: []string{"alice", "bob"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, s.For(tc.typ)); diff != "" {
+				t.Errorf("%s\nFor(%s): -want, +got:\n%s", tc.reason, tc.typ, diff)
+			}
+		})
+	}
+	if len(s.Reviewers) != 1 {
+		t.Errorf("For changed the Spec it was called on: %v", s.Reviewers)
 	}
 }

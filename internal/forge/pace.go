@@ -24,16 +24,21 @@ import (
 )
 
 // A Rate is how many content-creating requests (a create, a comment, a
-// review request) a forge accepts per minute, and how many at once.
+// review request, a label set) a forge accepts per minute, and how many at
+// once; PerHour, when not 0, how many in any hour.
 type Rate struct {
 	PerMinute float64
 	Burst     float64
+	PerHour   float64
 }
 
-// RateOf returns the pace at which pull requests are created on t. GitHub
-// documents about 80 content-creating requests per minute (and 500 per
-// hour) before its secondary limit answers 403; the others document none
-// this low, so they are paced only to stay polite. Gitea and Forgejo open
+// RateOf returns the pace at which pull requests are created on t, in
+// content-creating requests (a create that makes more spends more:
+// Pacer.TakeN). GitHub documents 80 content-creating requests per minute
+// (and 500 per hour) before its secondary limit answers 403: a burst of 20
+// and 60 a minute are at most 80 in any minute, and the last hour's are
+// counted against its 500. The others document
+// none this low, so they are paced only to stay polite. Gitea and Forgejo open
 // pull requests one at a time (on SQLite, their default, each holds the
 // database): a burst of 50 queued there past the reconcile's minute on a
 // loaded server, and every create that timed out was sent again, so their
@@ -41,7 +46,7 @@ type Rate struct {
 func RateOf(t Type) Rate {
 	switch t {
 	case GitHub:
-		return Rate{PerMinute: 60, Burst: 20}
+		return Rate{PerMinute: 60, Burst: 20, PerHour: 500}
 	case Gitea, Forgejo:
 		return Rate{PerMinute: 300, Burst: 10}
 	case GitLab:
@@ -51,6 +56,12 @@ func RateOf(t Type) Rate {
 		// has), of which a create spends about three (the look for an
 		// open one, the create, the read after): 5 a minute is 900.
 		return Rate{PerMinute: 5, Burst: 10}
+	case AzureDevOps:
+		// Azure documents no count of requests: each identity has 200
+		// throughput units (TSTUs) in a sliding five minutes, and a
+		// request costs what it costs the service. Its X-RateLimit-*
+		// headers and Retry-After hold the account when it nears them.
+		return Rate{PerMinute: 60, Burst: 10}
 	case BitbucketDataCenter:
 		// Data Center's limiter, when an admin turns it on, refills 5
 		// requests a second after a burst of 60 by default.
@@ -77,6 +88,15 @@ type bucket struct {
 	tokens float64
 	last   time.Time
 	hold   time.Time
+	// hour holds the takes of the last hour, oldest first, where the
+	// rate has a PerHour: at most PerHour entries.
+	hour []take
+}
+
+// take is n requests spent at a time.
+type take struct {
+	at time.Time
+	n  float64
 }
 
 // NewPacer returns a Pacer reading time from c.
@@ -100,6 +120,16 @@ func (p *Pacer) bucket(key string, r Rate, now time.Time) *bucket {
 // Take spends one content-creating request of key at rate r. It returns
 // true when the request may go now, else the time to try again.
 func (p *Pacer) Take(key string, r Rate) (bool, time.Time) {
+	return p.TakeN(key, r, 1)
+}
+
+// TakeN spends n content-creating requests of key at rate r at once: a
+// create that the forge follows with more (GitHub's labels and review
+// requests, each counted by its secondary limit) spends them all before
+// the first goes, so the pace holds for requests, not for creates. n is
+// at least 1 and at most the burst (a create costlier than the burst
+// would never go).
+func (p *Pacer) TakeN(key string, r Rate, n int) (bool, time.Time) {
 	now := p.clock.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -107,12 +137,48 @@ func (p *Pacer) Take(key string, r Rate) (bool, time.Time) {
 	if now.Before(b.hold) {
 		return false, b.hold
 	}
-	if b.tokens >= 1 {
-		b.tokens--
+	cost := min(max(float64(n), 1), max(b.rate.Burst, 1))
+	if b.rate.PerHour > 0 {
+		cost = min(cost, b.rate.PerHour)
+		if at, ok := b.hourFree(now, cost); !ok {
+			return false, at
+		}
+	}
+	if b.tokens >= cost {
+		b.tokens -= cost
+		if b.rate.PerHour > 0 {
+			b.hour = append(b.hour, take{at: now, n: cost})
+		}
 		return true, time.Time{}
 	}
-	wait := time.Duration((1 - b.tokens) / b.rate.PerMinute * float64(time.Minute))
+	wait := time.Duration((cost - b.tokens) / b.rate.PerMinute * float64(time.Minute))
 	return false, now.Add(wait)
+}
+
+// hourFree reports whether cost more requests keep the last hour within
+// PerHour, else when enough of the oldest leave it. It drops the takes
+// older than an hour.
+func (b *bucket) hourFree(now time.Time, cost float64) (time.Time, bool) {
+	i := 0
+	for i < len(b.hour) && !now.Before(b.hour[i].at.Add(time.Hour)) {
+		i++
+	}
+	b.hour = b.hour[i:]
+	used := 0.0
+	for _, t := range b.hour {
+		used += t.n
+	}
+	over := used + cost - b.rate.PerHour
+	for _, t := range b.hour {
+		if over <= 0 {
+			break
+		}
+		over -= t.n
+		if over <= 0 {
+			return t.at.Add(time.Hour), false
+		}
+	}
+	return time.Time{}, true
 }
 
 // Held returns when the forge lets key make requests again, if it asked

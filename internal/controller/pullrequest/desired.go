@@ -31,7 +31,10 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
 
-const errListFiles = "cannot list the Files on the head branch for the body"
+const (
+	errListFiles        = "cannot list the Files on the head branch for the body"
+	errBothReviewersFmt = "%q is in both reviewers and optionalReviewers: a reviewer is either required or optional"
+)
 
 // BodyData is what a body template sees.
 type BodyData struct {
@@ -64,6 +67,11 @@ func desired(ctx context.Context, kube client.Reader, mg *v1alpha1.PullRequest) 
 			return forge.Spec{}, spec.Invalid(err)
 		}
 	}
+	for _, r := range p.OptionalReviewers {
+		if slices.Contains(p.Reviewers, r) {
+			return forge.Spec{}, spec.Invalid(errors.Errorf(errBothReviewersFmt, r))
+		}
+	}
 	body := ""
 	if p.Body != "" {
 		files, err := filesOn(ctx, kube, mg)
@@ -77,7 +85,7 @@ func desired(ctx context.Context, kube client.Reader, mg *v1alpha1.PullRequest) 
 		}
 	}
 	return forge.Spec{Head: p.Head, Base: p.Base, Title: p.Title, Body: body, Draft: p.Draft,
-		Labels: p.Labels, Reviewers: p.Reviewers, Assignees: p.Assignees}, nil
+		Labels: p.Labels, Reviewers: p.Reviewers, Assignees: p.Assignees, OptionalReviewers: p.OptionalReviewers}, nil
 }
 
 // filesOn lists the Files in mg's namespace, of its configuration, on its
@@ -124,7 +132,7 @@ func drift(want forge.Spec, have forge.PullRequest) string {
 	if !sameSet(want.Assignees, have.Assignees) {
 		out = append(out, "assignees")
 	}
-	for _, r := range want.Reviewers {
+	for _, r := range slices.Concat(want.Reviewers, want.OptionalReviewers) {
 		if !slices.Contains(have.Reviewers, r) {
 			out = append(out, "reviewers")
 			break

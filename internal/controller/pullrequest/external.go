@@ -62,7 +62,7 @@ type listing interface {
 
 // pacer is what a PullRequest needs of the forge account's pace.
 type pacer interface {
-	Take(key string, r forge.Rate) (bool, time.Time)
+	TakeN(key string, r forge.Rate, n int) (bool, time.Time)
 	Held(key string) (time.Time, bool)
 	Hold(key string, r forge.Rate, t time.Time)
 }
@@ -104,7 +104,7 @@ type external struct {
 // It reads (read), then follows the branches of what it read (track), then
 // says what that means (classify): each once.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalObservation, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil && !meta.WasDeleted(mg) {
 		return xpmanaged.ExternalObservation{}, err
 	}
@@ -282,6 +282,29 @@ func (e *external) openOutcome(mg *v1alpha1.PullRequest, pr forge.PullRequest) e
 	return nil
 }
 
+// desired is what mg asks of this forge: optional reviewers are
+// reviewers where it has no optional ones (forge.Spec.For).
+func (e *external) desired(ctx context.Context, mg *v1alpha1.PullRequest) (forge.Spec, error) {
+	s, err := desired(ctx, e.kube, mg)
+	return s.For(e.typ), err
+}
+
+// coster is a forge client whose create makes more than one
+// content-creating request (GitHub's labels and review requests follow the
+// create), which the pace spends all at once.
+type coster interface {
+	CreateCost(s forge.Spec) int
+}
+
+// createCost is how many content-creating requests opening s costs on c:
+// one where c does not say.
+func createCost(c forge.Client, s forge.Spec) int {
+	if cc, ok := c.(coster); ok {
+		return cc.CreateCost(s)
+	}
+	return 1
+}
+
 // rate is the pace of creates on this forge.
 func (e *external) rate() forge.Rate {
 	if e.rates != nil {
@@ -305,11 +328,11 @@ func (e *external) held() error {
 // for the branches (opened by a person, or by a create whose answer was
 // lost) is adopted.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalCreation, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
-	if ok, at := e.pacer.Take(e.key, e.rate()); !ok {
+	if ok, at := e.pacer.TakeN(e.key, e.rate(), createCost(e.acc.client, want)); !ok {
 		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, at.UTC().Format(time.RFC3339)), at.Sub(e.clock.Now()))
 	}
 	pr, err := e.acc.client.Create(ctx, want)
@@ -344,7 +367,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 // Update puts back what a person changed, and asks for the merge Auto
 // declares.
 func (e *external) Update(ctx context.Context, mg *v1alpha1.PullRequest) (xpmanaged.ExternalUpdate, error) {
-	want, err := desired(ctx, e.kube, mg)
+	want, err := e.desired(ctx, mg)
 	if err != nil {
 		return xpmanaged.ExternalUpdate{}, err
 	}

@@ -194,6 +194,13 @@ func TestObserve(t *testing.T) {
 			args:   args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Body = "{{range 2000000000}}{{end}}" })},
 			want:   outcome{Reason: spec.ReasonInvalidSpec, Stall: true, Name: "1", Calls: map[string]int{}},
 		},
+		"RequiredAndOptional": {
+			reason: "A reviewer both required and optional (the CRD's rule, again in code) is Stalled InvalidSpec before any request.",
+			args: args{forge: memory.New(open(1)), mg: pullRequest(numbered("1"), func(mg *v1alpha1.PullRequest) {
+				mg.Spec.ForProvider.Reviewers, mg.Spec.ForProvider.OptionalReviewers = []string{"alice"}, []string{"alice"}
+			})},
+			want: outcome{Reason: spec.ReasonInvalidSpec, Stall: true, Name: "1", Calls: map[string]int{}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -283,7 +290,10 @@ func TestCreatePaced(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		rates  func(forge.Type) forge.Rate
-		burst  int
+		// cost is what each create costs in content-creating requests
+		// (0: the client does not say).
+		cost  int
+		burst int
 	}{
 		"ForgesOwn": {
 			reason: "Without rates, Gitea's own burst goes at once.",
@@ -294,12 +304,21 @@ func TestCreatePaced(t *testing.T) {
 			rates:  func(forge.Type) forge.Rate { return forge.Rate{PerMinute: 60, Burst: 3} },
 			burst:  3,
 		},
+		"CostlyCreates": {
+			reason: "A create the forge follows with more content-creating requests (GitHub's labels) spends them all: a burst of 4 is 2 creates of 2.",
+			rates:  func(forge.Type) forge.Rate { return forge.Rate{PerMinute: 60, Burst: 4} },
+			cost:   2,
+			burst:  2,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := memory.New()
 			clk := clocktesting.NewFakeClock(t0)
 			e := newExternal(f, clk)
+			if tc.cost > 0 {
+				e.acc.client = costly{Forge: f, cost: tc.cost}
+			}
 			e.rates = tc.rates
 			for i := range tc.burst + 1 {
 				mg := pullRequest(func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Head = fmt.Sprintf("request/%d", i) })
@@ -318,6 +337,15 @@ func TestCreatePaced(t *testing.T) {
 		})
 	}
 }
+
+// costly is a forge whose every create costs cost content-creating
+// requests.
+type costly struct {
+	*memory.Forge
+	cost int
+}
+
+func (c costly) CreateCost(forge.Spec) int { return c.cost }
 
 func TestUpdate(t *testing.T) {
 	cases := map[string]struct {

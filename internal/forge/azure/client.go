@@ -44,9 +44,10 @@ limitations under the License.
 // the display name only one identity has (a group's: "[Project]\Team"; a
 // sign-in address never matches a display name), looked up once each through the identities API (on vssps.dev.azure.com, or
 // {organization}.vssps.visualstudio.com, for Azure DevOps Services; the
-// collection's own host for Azure DevOps Server). They are added as
-// required reviewers: the Spec has no way to say optional. Reviewers a
-// person adds, or makes optional, stay: reviewers are a floor.
+// collection's own host for Azure DevOps Server). Spec.Reviewers are added
+// as required reviewers, Spec.OptionalReviewers as optional ones. Reviewers
+// a person adds, or makes required or optional, stay: reviewers are a
+// floor.
 // PullRequest.Reviewers lists each reviewer's unique name and id, and the
 // declared name of one this client resolved. Azure DevOps has no
 // assignees: a Spec with Assignees is refused (ErrInvalidInput).
@@ -58,8 +59,9 @@ limitations under the License.
 // (409 GitPullRequestStaleException, ErrHeadMoved). AutoMerge sets
 // auto-complete (autoCompleteSetBy, the token's own identity, and the
 // completion options): Azure completes once every blocking policy passes.
-// Its auto-complete names no head; the head is checked just before it is
-// set, and a build validation policy runs again on every push. Methods:
+// Its auto-complete names no head: the head is checked just before it is
+// set, and the client pins it to that head itself: a Get that finds the
+// head moved cancels it (autocomplete.go). Methods:
 // merge is noFastForward, squash is squash, rebase is rebase (rebase and
 // fast-forward). Azure's fourth, rebaseMerge (semi-linear: rebase, then a
 // merge commit), has no forge.MergeMethod yet; a branch policy that limits
@@ -157,6 +159,9 @@ type Client struct {
 	// repoIDs are the repository's and its project's ids, read once for
 	// the service hook subscriptions.
 	repoIDs repository
+	// pins are the heads auto-complete was set at, by number
+	// (autocomplete.go).
+	pins map[int64]string
 }
 
 var (
@@ -202,7 +207,8 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		}
 	}
 	cl := &Client{api: hc, ids: ids, base: base, idBase: idBase, project: project, repo: c.Name,
-		token: c.Token, clock: clock.RealClock{}, top: pageSize, bodies: map[int64]string{}, names: map[string]string{}}
+		token: c.Token, clock: clock.RealClock{}, top: pageSize, bodies: map[int64]string{}, names: map[string]string{},
+		pins: map[int64]string{}}
 	for _, fn := range o {
 		fn(cl)
 	}
@@ -274,5 +280,6 @@ func (c *Client) keep(n int64, body string) {
 func (c *Client) forget(n int64) {
 	c.mu.Lock()
 	delete(c.bodies, n)
+	delete(c.pins, n)
 	c.mu.Unlock()
 }

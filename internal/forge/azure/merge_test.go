@@ -18,6 +18,7 @@ package azure
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,7 +113,7 @@ func TestMerge(t *testing.T) {
 			if got.Status != tc.want.status {
 				t.Errorf("\n%s\nAzure holds it %s, want %s", tc.reason, got.Status, tc.want.status)
 			}
-			if diff := cmp.Diff(tc.want.fake, got, cmpopts.IgnoreFields(fake.PullRequest{}, "ID", "Title", "Source", "Target", "Status", "Head", "MergeCommit")); diff != "" {
+			if diff := cmp.Diff(tc.want.fake, got, cmpopts.IgnoreFields(fake.PullRequest{}, "ID", "Title", "Source", "Target", "Status", "Head", "MergeCommit", "AutoCompleteSetAt")); diff != "" {
 				t.Errorf("\n%s\nAzure holds: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -156,5 +157,84 @@ func TestClose(t *testing.T) {
 	}
 	if got, _ := srv.PR(n); got.Status != "abandoned" {
 		t.Errorf("Close abandons: Azure holds it %s", got.Status)
+	}
+}
+
+// TestAutoCompletePinned: Azure's auto-complete names no commit and
+// completes whatever the source branch holds once nothing blocks. A head
+// pushed after the provider judged it and set auto-complete must not be
+// completed: the next Get cancels the auto-complete and reports none, so
+// the controller judges the new head first. One a person set is left.
+func TestAutoCompletePinned(t *testing.T) {
+	type want struct {
+		autoMerge bool
+		setBy     string
+		status    string
+	}
+	building := []fake.Policy{{Type: fake.PolicyBuild, Name: "Build", Status: "running", Blocking: true}}
+	cases := map[string]struct {
+		reason string
+		// restart reads with a new client, which remembers no pin.
+		restart bool
+		// person sets auto-complete instead of the provider.
+		person bool
+		moved  bool
+		want   want
+	}{
+		"Unmoved": {
+			reason: "the head it was set at: auto-complete stays, and Azure completes once the build passes",
+			want:   want{autoMerge: true, setBy: fake.MeID, status: "completed"},
+		},
+		"HeadMoved": {
+			reason: "a push after it was set: cancelled, and the build passing completes nothing",
+			moved:  true,
+			want:   want{status: "active"},
+		},
+		"Restarted": {
+			reason:  "a client that never judged the head (a restart) cancels the token's auto-complete: fail closed",
+			restart: true,
+			want:    want{status: "active"},
+		},
+		"PersonsAutoComplete": {
+			reason: "auto-complete a person set is theirs, moved head or not",
+			person: true,
+			moved:  true,
+			want:   want{autoMerge: true, setBy: "a-person", status: "completed"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv, c, _ := newFake(t)
+			srv.AddBranch("feature")
+			n := srv.Open("feature", "main", "t")
+			srv.Edit(n, func(p *fake.PullRequest) { p.Policies = slices.Clone(building) })
+			judged, _ := srv.PR(n)
+			if tc.person {
+				srv.Edit(n, func(p *fake.PullRequest) { p.AutoCompleteSetBy = "a-person" })
+			} else if err := c.AutoMerge(context.Background(), n, forge.Merge{Method: forge.MethodSquash, HeadSHA: judged.Head}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.moved {
+				srv.AddBranch("feature")
+			}
+			reader := c
+			if tc.restart {
+				reader = newClient(t, srv.APIURL(), fake.PAT, srv.Client(), nil)
+			}
+			got, err := reader.Get(context.Background(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.AutoMerge != tc.want.autoMerge {
+				t.Errorf("\n%s\nGet reports auto-merge %v, want %v", tc.reason, got.AutoMerge, tc.want.autoMerge)
+			}
+			if p, _ := srv.PR(n); p.AutoCompleteSetBy != tc.want.setBy {
+				t.Errorf("\n%s\nAzure holds auto-complete set by %q, want %q", tc.reason, p.AutoCompleteSetBy, tc.want.setBy)
+			}
+			srv.Edit(n, func(p *fake.PullRequest) { p.Policies[0].Status = "approved" })
+			if p, _ := srv.PR(n); p.Status != tc.want.status {
+				t.Errorf("\n%s\nonce the build passes Azure holds it %s, want %s", tc.reason, p.Status, tc.want.status)
+			}
+		})
 	}
 }

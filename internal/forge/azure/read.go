@@ -72,10 +72,15 @@ func (c *Client) whole(n int64, cut string) string {
 	return cut
 }
 
-// Get reads the pull request and its policy evaluations: two requests.
+// Get reads the pull request and its policy evaluations: two requests; a
+// third cancels an auto-complete whose head moved since it was set
+// (autocomplete.go).
 func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
 	p, err := c.pull(ctx, number)
 	if err != nil {
+		return forge.PullRequest{}, err
+	}
+	if _, err := c.unpin(ctx, p); err != nil {
 		return forge.PullRequest{}, err
 	}
 	pr := c.convert(p)

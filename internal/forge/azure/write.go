@@ -53,14 +53,21 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	if len(s.Assignees) > 0 {
 		return forge.PullRequest{}, errors.Wrap(assignees(), errCreate)
 	}
-	ids, err := c.identities(ctx, s.Reviewers)
-	if err != nil {
-		return forge.PullRequest{}, errors.Wrap(err, errCreate)
-	}
 	b := createBody{SourceRefName: headsPrefix + s.Head, TargetRefName: headsPrefix + s.Base,
 		Title: s.Title, Description: s.Body, IsDraft: s.Draft}
-	for _, id := range ids {
-		b.Reviewers = append(b.Reviewers, reviewerRef{ID: id, IsRequired: true})
+	for _, r := range []struct {
+		names    []string
+		required bool
+	}{{s.Reviewers, true}, {s.OptionalReviewers, false}} {
+		ids, err := c.identities(ctx, r.names)
+		if err != nil {
+			return forge.PullRequest{}, errors.Wrap(err, errCreate)
+		}
+		for _, id := range ids {
+			if !slices.ContainsFunc(b.Reviewers, func(h reviewerRef) bool { return strings.EqualFold(h.ID, id) }) {
+				b.Reviewers = append(b.Reviewers, reviewerRef{ID: id, IsRequired: r.required})
+			}
+		}
 	}
 	for _, l := range s.Labels {
 		b.Labels = append(b.Labels, label{Name: l})
@@ -75,8 +82,8 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 
 // Update puts title, description and draft back in one PATCH when any
 // differs, adds and removes labels one request each, and adds the
-// declared reviewers who are not reviewers yet (as required). It reads the
-// pull request first, and again after a change.
+// declared reviewers who are not reviewers yet (required or optional, as
+// declared). It reads the pull request first, and again after a change.
 func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
 	if len(s.Assignees) > 0 {
 		return forge.PullRequest{}, errors.Wrapf(assignees(), errUpdateFmt, number)
@@ -106,11 +113,15 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
-	added, err := c.addReviewers(ctx, number, cur.Reviewers, s.Reviewers)
+	added, err := c.addReviewers(ctx, number, cur.Reviewers, s.Reviewers, true)
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
-	if !changed && !labelled && !added {
+	addedOptional, err := c.addReviewers(ctx, number, cur.Reviewers, s.OptionalReviewers, false)
+	if err != nil {
+		return forge.PullRequest{}, err
+	}
+	if !changed && !labelled && !added && !addedOptional {
 		return cur, nil
 	}
 	return c.Get(ctx, number)
@@ -147,10 +158,11 @@ func (c *Client) deleteLabel(ctx context.Context, number int64, name string) err
 	return err
 }
 
-// addReviewers adds, as required reviewers, the declared ones not among
-// have (unique names, ids and names resolved before); true when it added
-// any.
-func (c *Client) addReviewers(ctx context.Context, number int64, have, want []string) (bool, error) {
+// addReviewers adds, as required or optional reviewers, the declared ones
+// not among have (unique names, ids and names resolved before); true when
+// it added any. One there already keeps what Azure holds: a person who
+// made a reviewer required or optional decided.
+func (c *Client) addReviewers(ctx context.Context, number int64, have, want []string, required bool) (bool, error) {
 	var missing []string
 	for _, r := range want {
 		if !slices.Contains(have, r) {
@@ -169,7 +181,7 @@ func (c *Client) addReviewers(ctx context.Context, number int64, have, want []st
 		if slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, id) }) {
 			continue // resolved to a reviewer already there
 		}
-		body := reviewerRef{ID: id, IsRequired: true, Vote: &vote}
+		body := reviewerRef{ID: id, IsRequired: required, Vote: &vote}
 		if _, err := c.do(ctx, call{method: http.MethodPut, path: c.pullPath(number, "reviewers/"+url.PathEscape(id)), body: body}, nil); err != nil {
 			return false, errors.Wrapf(err, errReviewerFmt, number)
 		}
@@ -223,7 +235,8 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // completion options; Azure completes once every blocking policy passes.
 // The head is read first: one other than m.HeadSHA is ErrHeadMoved, a
 // draft (which Azure does not complete) ErrNotMergeable; set already with
-// the same options, nothing is sent.
+// the same options, nothing is sent. Either way it is pinned to that head
+// (autocomplete.go).
 func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	p, err := c.pull(ctx, number)
 	if err != nil {
@@ -238,9 +251,14 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if p.IsDraft {
 		return errors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
 	}
+	head := ""
+	if p.LastMergeSourceCommit != nil {
+		head = p.LastMergeSourceCommit.CommitID
+	}
 	opts := options(m)
-	if p.AutoCompleteSetBy != nil && p.AutoCompleteSetBy.ID != "" && p.CompletionOptions != nil &&
+	if p.AutoCompleteSetBy != nil && p.AutoCompleteSetBy.ID != "" && p.AutoCompleteSetBy.ID != noIdentity && p.CompletionOptions != nil &&
 		p.CompletionOptions.MergeStrategy == opts.MergeStrategy && p.CompletionOptions.DeleteSourceBranch == opts.DeleteSourceBranch {
+		c.pin(number, head)
 		return nil
 	}
 	me, err := c.whoAmI(ctx)
@@ -251,6 +269,7 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: b}, nil); err != nil {
 		return errors.Wrapf(err, errAutoFmt, number)
 	}
+	c.pin(number, head)
 	return nil
 }
 

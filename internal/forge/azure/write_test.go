@@ -175,3 +175,37 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// TestOptionalReviewers: declared optional reviewers are added with
+// isRequired false beside the required ones, at the create and when a
+// person removed them.
+func TestOptionalReviewers(t *testing.T) {
+	declared := forge.Spec{Head: "feature", Base: "main", Title: "Promote",
+		Reviewers: []string{"jane@fabrikam.com"}, OptionalReviewers: []string{"raj@fabrikam.com"}}
+	want := map[string]bool{"jane@fabrikam.com": true, "raj@fabrikam.com": false}
+	required := func(rs []fake.Reviewer) map[string]bool {
+		out := map[string]bool{}
+		for _, r := range rs {
+			out[r.UniqueName] = r.Required
+		}
+		return out
+	}
+	srv, c, _ := newFake(t)
+	srv.AddBranch("feature")
+	pr, err := c.Create(context.Background(), declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _ := srv.PR(pr.Number)
+	if diff := cmp.Diff(want, required(held.Reviewers)); diff != "" {
+		t.Errorf("Create(): Azure holds reviewers (name: required): -want, +got:\n%s", diff)
+	}
+	srv.Edit(pr.Number, func(p *fake.PullRequest) { p.Reviewers = nil })
+	if _, err := c.Update(context.Background(), pr.Number, declared); err != nil {
+		t.Fatal(err)
+	}
+	held, _ = srv.PR(pr.Number)
+	if diff := cmp.Diff(want, required(held.Reviewers)); diff != "" {
+		t.Errorf("Update() after a person removed them: Azure holds reviewers (name: required): -want, +got:\n%s", diff)
+	}
+}

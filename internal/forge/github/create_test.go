@@ -19,6 +19,7 @@ package github_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -192,5 +193,41 @@ func TestToken(t *testing.T) {
 	}
 	if _, err := gh.New(forge.Config{APIURL: "https://api.github.com/", Owner: owner, Name: repo}); !errors.Is(err, forge.ErrNoCredentials) {
 		t.Errorf("New() without Token: want ErrNoCredentials, got %v", err)
+	}
+}
+
+// TestCreateCost: the content-creating requests Create declares (which the
+// pace spends before it) are the writes it makes, as GitHub's secondary
+// limit counts them.
+func TestCreateCost(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   forge.Spec
+		want   int
+	}{
+		"Plain":     {reason: "The create alone.", want: 1},
+		"Labels":    {reason: "The create and the PATCH of the issue's labels.", spec: forge.Spec{Labels: []string{"env"}}, want: 2},
+		"Assignees": {reason: "Assignees share the labels' PATCH.", spec: forge.Spec{Labels: []string{"env"}, Assignees: []string{"bob"}}, want: 2},
+		"Everything": {reason: "The create, the labels' PATCH, the review request.",
+			spec: forge.Spec{Labels: []string{"env"}, Reviewers: []string{"alice"}}, want: 3},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.s.ResetRequests()
+			e.create(t, "cost", tc.spec)
+			writes := 0
+			for _, r := range e.s.Requests() {
+				if r.Method != http.MethodGet {
+					writes++
+				}
+			}
+			if diff := cmp.Diff(tc.want, writes); diff != "" {
+				t.Errorf("%s\nwrites Create made: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want, e.c.CreateCost(tc.spec)); diff != "" {
+				t.Errorf("%s\nCreateCost: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }

@@ -75,6 +75,21 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	return pr, nil
 }
 
+// CreateCost is how many content-creating requests Create makes for s, as
+// GitHub's secondary limit counts them: the create, the PATCH of labels
+// and assignees when there are any, the review request when there are
+// reviewers.
+func (c *Client) CreateCost(s forge.Spec) int {
+	n := 1
+	if len(s.Labels) > 0 || len(s.Assignees) > 0 {
+		n++
+	}
+	if len(s.Reviewers) > 0 {
+		n++
+	}
+	return n
+}
+
 // Update puts title, body, draft, labels, assignees and reviewers back to s
 // and sends only what differs: PATCH /pulls/{n} (title, body; base is
 // never changed), a GraphQL mutation for draft (REST cannot convert to

@@ -55,12 +55,36 @@ const errRefusedFmt = "the server refused %s"
 // merge, so the provider must write elsewhere and ask for one.
 const hintProtected = "the branch is protected on the forge: write to a branch and open a PullRequest"
 
-// protectedWords are in every forge's refusal of a push to a protected
-// branch: Gitea's and Forgejo's "Not allowed to push to protected branch
-// main", GitHub's "GH006: Protected branch update failed for
-// refs/heads/main.", GitLab's "You are not allowed to push code to
-// protected branches on this project.".
-const protectedWords = "protected branch"
+// protectedWords are what each forge's refusal of a push to a protected
+// branch says, in lower case; the refusal carries one of them:
+//   - Gitea's and Forgejo's "Not allowed to push to protected branch main",
+//     GitHub's "GH006: Protected branch update failed for refs/heads/main.",
+//     GitLab's "You are not allowed to push code to protected branches on
+//     this project.";
+//   - Azure DevOps' ref status "TF402455: Pushes to this branch are not
+//     permitted; you must use a pull request to update this branch." (its
+//     number stays when the sentence is translated);
+//   - Bitbucket Cloud's "remote: Permission denied to update branch main.";
+//   - Bitbucket Data Center's "remote: Branch refs/heads/main can only be
+//     modified through pull requests.".
+var protectedWords = []string{
+	"protected branch",
+	"tf402455",
+	"permission denied to update branch",
+	"can only be modified through pull requests",
+}
+
+// isProtected is a refusal in one of the forges' words for branch
+// protection.
+func isProtected(err error) bool {
+	msg := strings.ToLower(err.Error())
+	for _, w := range protectedWords {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // GitErrorBy is GitError for an operation that sent creds (which Secret
 // and key they came from, config.Connection.Credentials; empty for none):
@@ -82,7 +106,7 @@ func GitError(err error) error {
 		return err
 	}
 	k := git.KindOf(err)
-	if k == git.KindRejected && strings.Contains(strings.ToLower(err.Error()), protectedWords) {
+	if k == git.KindRejected && isProtected(err) {
 		err = errors.Errorf("%w (%s)", err, hintProtected)
 	}
 	return managed.Stalled(reasonFor(k), err)

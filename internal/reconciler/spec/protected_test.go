@@ -32,9 +32,11 @@ import (
 // TestProtectedBranchStalls: a push the forge refuses for branch protection
 // stalls PushRejected with the forge's own words and the way out (write to
 // a branch, open a PullRequest), from real pushes: to the real Gitea, and
-// to a loopback server whose pre-receive hook says what GitHub and GitLab
-// document. A refusal for another reason gets no such hint.
+// to a loopback server whose pre-receive hook says what GitHub, GitLab and
+// Bitbucket say, and through a proxy that refuses the ref as Azure DevOps
+// does. A refusal for another reason gets no such hint.
 func TestProtectedBranchStalls(t *testing.T) {
+	const azureRefusal = "TF402455: Pushes to this branch are not permitted; you must use a pull request to update this branch."
 	const user, pass = "git", "s3cret"
 	hooked := func(hook string) func(t *testing.T) git.Remote {
 		return func(t *testing.T) git.Remote {
@@ -76,6 +78,32 @@ func TestProtectedBranchStalls(t *testing.T) {
 			remote: hooked("echo 'GitLab: You are not allowed to push code to protected branches on this project.' >&2\nexit 1"),
 			words:  []string{"You are not allowed to push code to protected branches on this project."},
 			hint:   true,
+		},
+		"AzureDevOps": {
+			reason: "Azure DevOps refuses a push its branch policy forbids in the ref's report status, TF402455.",
+			remote: func(t *testing.T) git.Remote {
+				remote := hooked("exit 0")(t)
+				u, _ := strings.CutSuffix(remote.URL, "/repo.git")
+				p := testenv.NewAzureProxy(t, u)
+				p.RefusePushes(azureRefusal)
+				remote.URL = p.RepoURL("repo.git")
+				return remote
+			},
+			words: []string{azureRefusal},
+			hint:  true,
+		},
+		"BitbucketCloud": {
+			reason: "Bitbucket Cloud's branch restriction, in the words its receive hook says.",
+			remote: hooked("echo 'Permission denied to update branch main.' >&2\nexit 1"),
+			words:  []string{"Permission denied to update branch main."},
+			hint:   true,
+		},
+		"BitbucketDataCenter": {
+			reason: "Bitbucket Data Center's branch permission that takes changes only through pull requests.",
+			remote: hooked("echo 'Branch refs/heads/main can only be modified through pull requests.' >&2\n" +
+				"echo 'Check your branch permissions configuration with the project administrator.' >&2\nexit 1"),
+			words: []string{"Branch refs/heads/main can only be modified through pull requests."},
+			hint:  true,
 		},
 		"OtherHook": {
 			reason: "A hook refusing for its own policy is PushRejected in its words, without the pull request hint.",

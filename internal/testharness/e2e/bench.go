@@ -88,6 +88,9 @@ type BenchFlags struct {
 	// (0: never relax).
 	Events      bool
 	RelaxedPoll time.Duration
+	// ForgeRates paces PullRequest creates per forge type instead of
+	// forge.RateOf (options.Options.ForgeRates); nil: forge.RateOf.
+	ForgeRates func(forge.Type) forge.Rate
 }
 
 // apiCounter counts the provider's API requests, watches aside, in all and
@@ -193,7 +196,7 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 			GlobalRateLimiter: ratelimiter.NewGlobal(f.Rate), Gate: new(gate.Gate[schema.GroupVersionKind]),
 		},
 		Cache: bp.Cache, AllowInsecureRemotes: true, PollJitter: f.Poll / 10,
-		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges,
+		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges, ForgeRates: f.ForgeRates,
 		Audit: f.Audit, AuditMetrics: f.AuditMetrics, AttributionWait: f.AttributionWait,
 	}
 	if f.Events {

@@ -96,7 +96,7 @@ func NewFixtureAt(t *testing.T, repoURL func(name string) string, branches map[s
 // provider (finalizers dropped), so a later test's provider does not
 // reconcile an earlier test's leftovers: envtest has no namespace controller
 // or garbage collector to do it.
-func Purge(t *testing.T, ns string) {
+func Purge(t testing.TB, ns string) {
 	ctx := context.Background()
 	for _, l := range []client.ObjectList{
 		&v1alpha1.BranchList{}, &v1alpha1.FileList{}, &v1alpha1.CommitRequestList{}, &v1alpha1.MirrorList{}, &v1alpha1.PullRequestList{},

@@ -129,7 +129,7 @@ func SetSecretData(t *testing.T, ns, name string, data map[string][]byte) {
 }
 
 // Create creates o on the control plane or fails the test.
-func Create(t *testing.T, o client.Object) {
+func Create(t testing.TB, o client.Object) {
 	t.Helper()
 	if err := CP.Client.Create(context.Background(), o); err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func NewPullRequest(ns, name, head string, mutate ...func(*v1alpha1.PullRequestP
 }
 
 // CreateAll creates objs in order on the control plane or fails the test.
-func CreateAll(t *testing.T, objs ...client.Object) {
+func CreateAll(t testing.TB, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
 		Create(t, o)
@@ -59,7 +59,7 @@ func CreateAll(t *testing.T, objs ...client.Object) {
 // CreateAtOnce creates objs from 16 goroutines, as a burst of kubectl
 // applies would, or fails the test: a hundred objects created one after
 // another wait for a hundred round trips to a busy API server.
-func CreateAtOnce(t *testing.T, objs ...client.Object) {
+func CreateAtOnce(t testing.TB, objs ...client.Object) {
 	t.Helper()
 	if err := atOnce(objs, func(o client.Object) error { return CP.Client.Create(context.Background(), o) }); err != nil {
 		t.Fatal(err)

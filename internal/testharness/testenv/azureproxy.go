@@ -67,6 +67,9 @@ type AzureProxy struct {
 	// baseline of a measurement.
 	passthrough bool
 	counts      AzureCounts
+	// refusal, when set, is the reason every push's ref is refused with
+	// (RefusePushes).
+	refusal string
 }
 
 // AzureCounts is what an AzureProxy saw.
@@ -141,6 +144,40 @@ func (p *AzureProxy) ResetCounts() {
 	p.counts = AzureCounts{}
 }
 
+// RefusePushes makes every push's ref refused with reason in the report
+// status ("ng refs/heads/main <reason>"), as Azure DevOps answers a push
+// its branch policies forbid; "" forwards pushes again.
+func (p *AzureProxy) RefusePushes(reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refusal = reason
+}
+
+// refuse answers a receive-pack request with its first ref refused for
+// reason: "unpack ok", then "ng <ref> <reason>", on side band 1 (the proxy
+// advertises side-band-64k and report-status only).
+func refuse(w http.ResponseWriter, r *http.Request, reason string) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	lines := pktLines(body)
+	if len(lines) == 0 || lines[0] == nil {
+		http.Error(w, "no ref update", http.StatusBadRequest)
+		return
+	}
+	cmd, _, _ := strings.Cut(strings.TrimSuffix(string(lines[0]), "\n"), "\x00")
+	fields := strings.Fields(cmd)
+	if len(fields) != 3 {
+		http.Error(w, "malformed ref update", http.StatusBadRequest)
+		return
+	}
+	report := pktLine("unpack ok\n") + pktLine("ng "+fields[2]+" "+reason+"\n") + "0000"
+	w.Header().Set("Content-Type", "application/x-git-receive-pack-result")
+	_, _ = io.WriteString(w, pktLine("\x01"+report)+"0000")
+}
+
 func (p *AzureProxy) isPassthrough() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -154,7 +191,12 @@ func (p *AzureProxy) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
 		p.mu.Lock()
 		p.counts.ReceivePacks++
+		refusal := p.refusal
 		p.mu.Unlock()
+		if refusal != "" {
+			refuse(w, r, refusal)
+			return
+		}
 		p.fwd.ServeHTTP(w, r)
 	default:
 		if r.URL.Query().Get("service") == "git-receive-pack" {

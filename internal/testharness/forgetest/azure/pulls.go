@@ -195,7 +195,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		p.MergeStrategy, p.DeleteSourceBranch = b.CompletionOptions.MergeStrategy, b.CompletionOptions.DeleteSourceBranch
 	}
 	if b.AutoCompleteSetBy != nil {
-		p.AutoCompleteSetBy = b.AutoCompleteSetBy.ID
+		// The empty GUID cancels auto-complete, as the web UI's "Cancel
+		// auto-complete" sends it.
+		p.AutoCompleteSetBy, p.AutoCompleteSetAt = b.AutoCompleteSetBy.ID, p.Head
+		if p.AutoCompleteSetBy == NoIdentity {
+			p.AutoCompleteSetBy, p.AutoCompleteSetAt = "", ""
+		}
 	}
 	switch b.Status {
 	case "abandoned":

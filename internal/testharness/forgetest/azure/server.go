@@ -37,7 +37,9 @@ limitations under the License.
 //	       409 GitPullRequestStaleException when it is not the head, 403
 //	       GitPullRequestUpdateRejectedByPolicyException while a blocking
 //	       policy or a required reviewer has not approved), autoCompleteSetBy
-//	       and completionOptions
+//	       (the empty GUID cancels it) and completionOptions; auto-complete
+//	       names no commit: it completes whatever head the source branch
+//	       has once nothing blocks, a head pushed after it was set too
 //	POST   …/pullrequests/{id}/labels                    (-preview)
 //	DELETE …/pullrequests/{id}/labels/{name}             (-preview)
 //	PUT    …/pullrequests/{id}/reviewers/{reviewerId}
@@ -84,6 +86,9 @@ const (
 	BearerToken = "eyJ0eXAiOiJKV1QifQ.eyJhdWQiOiI0OTliODRhYyJ9.c2ln"
 	// MeID is the identity both tokens authenticate.
 	MeID = "d6245f20-2af8-44f4-9451-8107cb2767db"
+	// NoIdentity is the empty GUID: autoCompleteSetBy.id set to it cancels
+	// auto-complete.
+	NoIdentity = "00000000-0000-0000-0000-000000000000"
 )
 
 // Policy type ids (the built-in ones every organization has).
@@ -129,7 +134,11 @@ type PullRequest struct {
 	// MergeStatus, when set, overrides succeeded.
 	MergeStatus string
 	// AutoCompleteSetBy is the identity that set auto-complete, "" none.
-	AutoCompleteSetBy  string
+	AutoCompleteSetBy string
+	// AutoCompleteSetAt is the head when auto-complete was last set: the
+	// fake's record for tests (Azure reports no such thing, and
+	// completes whatever head it then finds).
+	AutoCompleteSetAt  string
 	MergeStrategy      string
 	DeleteSourceBranch bool
 }

@@ -182,15 +182,23 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 // requests from it see the new head. It returns the head's SHA.
 func (s *Server) AddBranch(name string) string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	sha := s.commit()
+	s.mu.Unlock()
+	s.SetBranch(name, sha)
+	return sha
+}
+
+// SetBranch points a branch at sha, as a push of the provider's would;
+// open merge requests from it see the new head.
+func (s *Server) SetBranch(name, sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.branches[name] = sha
 	for _, m := range s.mrs {
 		if m.SourceBranch == name && m.State == "opened" && m.inProject() {
 			m.SHA = sha
 		}
 	}
-	return sha
 }
 
 // Branch returns a branch's head and whether it exists.

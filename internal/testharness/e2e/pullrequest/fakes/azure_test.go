@@ -118,3 +118,45 @@ func TestPullRequestOnAzureDevOps(t *testing.T) {
 		}
 	})
 }
+
+// TestAzureAutoCompleteFollowsItsHead: auto-complete set at the judged
+// head, then a push on Azure moves the head (one the provider never
+// judged). Azure's auto-complete names no commit and would complete the
+// new head once its build passes; the provider cancels it at its next read
+// and sets it again only at the head it then judged.
+func TestAzureAutoCompleteFollowsItsHead(t *testing.T) {
+	az := fakeazure.NewServer(t)
+	e2e.StartProvider(t, "", e2e.WithForges(map[forge.Type]forge.Opener{forge.AzureDevOps: azure.New}))
+	f := forgeFixture(t, fakeazure.Project+"/"+fakeazure.Repo+".git", forge.AzureDevOps, az.APIURL(), fakeazure.PAT, "request/moved")
+	for _, b := range []string{"main", "request/moved"} {
+		az.SetBranch(b, f.Repo.Head(t, b))
+	}
+	n := az.Open("request/moved", "main", "Add moved")
+	az.Edit(n, func(p *fakeazure.PullRequest) {
+		p.Policies = []fakeazure.Policy{{Type: fakeazure.PolicyBuild, Name: "Build", Status: "running", Blocking: true}}
+	})
+	pr := e2e.NewPullRequest(f.Namespace, "moved", "request/moved", func(p *v1alpha1.PullRequestParameters) {
+		p.Body, p.Labels = "", nil
+		p.Merge = v1alpha1.PullRequestMerge{Strategy: v1alpha1.MergeAuto, Method: v1alpha1.MergeMethodSquash}
+		p.Readiness = v1alpha1.ReadinessMerged
+	})
+	e2e.CreateAll(t, pr)
+	judged := f.Repo.Head(t, "request/moved")
+	e2e.WaitFor(t, 30*time.Second, pr, func() error {
+		if got, _ := az.PR(n); got.AutoCompleteSetBy != fakeazure.MeID || got.AutoCompleteSetAt != judged {
+			return fmt.Errorf("Azure DevOps holds %+v: no auto-complete at %s", got, judged)
+		}
+		return nil
+	})
+	moved := az.AddBranch("request/moved")
+	e2e.WaitFor(t, 30*time.Second, pr, func() error {
+		got, _ := az.PR(n)
+		if got.AutoCompleteSetBy != fakeazure.MeID || got.AutoCompleteSetAt != moved {
+			return fmt.Errorf("Azure DevOps holds auto-complete by %q set at %s, want it set again at the moved head %s", got.AutoCompleteSetBy, got.AutoCompleteSetAt, moved)
+		}
+		if a := pr.Status.AtProvider; a.HeadSHA != moved {
+			return fmt.Errorf("atProvider.headSHA is %s, want the moved head %s", a.HeadSHA, moved)
+		}
+		return nil
+	})
+}

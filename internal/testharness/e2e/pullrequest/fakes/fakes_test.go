@@ -49,7 +49,7 @@ import (
 
 // forgeFixture is a namespace whose ProviderConfig reaches a repository of
 // the local Git server at name (owner/repo.git) with the forge named.
-func forgeFixture(t *testing.T, name string, typ forge.Type, apiURL, token string, heads ...string) *e2e.Fixture {
+func forgeFixture(t testing.TB, name string, typ forge.Type, apiURL, token string, heads ...string) *e2e.Fixture {
 	t.Helper()
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-forge-"}}
