@@ -52,6 +52,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	gitconfig "github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/azure"
 	"github.com/crossplane-contrib/provider-git/internal/forge/bitbucket"
@@ -191,7 +192,8 @@ func run(ctx context.Context, args []string) error {
 	if err := metrics.Registry.Register(conditions); err != nil {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
-	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
+	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName),
+		git.WithCommitAPI(gitconfig.OpenCommitAPI)}
 	var member *share.Membership
 	if *shareRepos {
 		if member, err = joinShare(mgr, *shareNamespace, *replicaName, selector.String(), *shareLease, log); err != nil {

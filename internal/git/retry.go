@@ -43,6 +43,10 @@ type refUpdate struct {
 	oldHead, newHead plumbing.Hash
 	pack             []byte
 	root             bool
+	// api, when set, sends the update through the repository's CommitAPI
+	// (viaapi.go); landed then maps each planned commit to the forge's.
+	api    *apiPlan
+	landed map[plumbing.Hash]plumbing.Hash
 }
 
 // pushWithRetry lands one update of the writer's branch; changes, branch
@@ -66,7 +70,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, opts.PushTimeout)
-		err = r.push(pctx, w.branch, u)
+		err = r.send(pctx, w.branch, u)
 		cancel()
 		var moved *errMoved
 		if errors.As(err, &moved) {
