@@ -54,7 +54,7 @@ func apiSeed() map[string][]testenv.CommitSpec {
 	}}}}
 }
 
-func appKey(t *testing.T) []byte {
+func appKey(t testing.TB) []byte {
 	t.Helper()
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -65,7 +65,7 @@ func appKey(t *testing.T) []byte {
 
 // newAPIBed serves the fake's API at apiURL(fake's URL), so a test can put
 // a proxy in front of it.
-func newAPIBed(t *testing.T, apiURL func(string) string) *apiBed {
+func newAPIBed(t testing.TB, apiURL func(string) string) *apiBed {
 	t.Helper()
 	root := t.TempDir()
 	b := &apiBed{gh: ghfake.NewServer(t)}
@@ -89,7 +89,7 @@ func newAPIBed(t *testing.T, apiURL func(string) string) *apiBed {
 	return b
 }
 
-func apiCtx(t *testing.T) context.Context {
+func apiCtx(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)

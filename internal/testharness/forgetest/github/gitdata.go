@@ -20,6 +20,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -181,17 +184,15 @@ func (s *Server) createTree(w *buffered, r *http.Request, rp *repo) {
 		w.json(http.StatusUnprocessableEntity, errBody(msgBadBase, docCreateTree))
 		return
 	}
+	if err := writeContents(rp.gitDir, in.Tree); err != nil {
+		w.json(http.StatusInternalServerError, errBody(err.Error(), docCreateTree))
+		return
+	}
 	changes := map[string]*treeIn{}
 	for i := range in.Tree {
 		e := &in.Tree[i]
 		switch {
 		case e.Content != nil:
-			sha, err := writeObject(rp.gitDir, "blob", *e.Content)
-			if err != nil {
-				w.json(http.StatusInternalServerError, errBody(err.Error(), docCreateTree))
-				return
-			}
-			e.SHA = &sha
 		case e.SHA != nil && objectType(rp.gitDir, *e.SHA) != e.Type:
 			w.json(http.StatusUnprocessableEntity, errBody(msgInvalidTree, docCreateTree))
 			return
@@ -319,6 +320,43 @@ func objectType(dir, sha string) string {
 		return ""
 	}
 	return strings.TrimSpace(t)
+}
+
+// writeContents stores the blobs of the entries that carry content, with
+// one git process for them all, and sets their SHAs.
+func writeContents(dir string, entries []treeIn) error {
+	tmp, err := os.MkdirTemp("", "fake-github-tree-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) //nolint:errcheck // a temporary directory
+	var paths []string
+	var which []int
+	for i, e := range entries {
+		if e.Content == nil {
+			continue
+		}
+		p := filepath.Join(tmp, strconv.Itoa(i))
+		if err := os.WriteFile(p, []byte(*e.Content), 0o600); err != nil {
+			return err
+		}
+		paths, which = append(paths, p), append(which, i)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := localenv.GitInput(dir, strings.NewReader(strings.Join(paths, "\n")+"\n"), "hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return err
+	}
+	shas := strings.Fields(out)
+	if len(shas) != len(which) {
+		return fmt.Errorf("hash-object answered %d SHAs for %d blobs", len(shas), len(which))
+	}
+	for k, i := range which {
+		entries[i].SHA = &shas[k]
+	}
+	return nil
 }
 
 // writeObject stores an object of type typ and returns its SHA.
