@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -193,7 +194,7 @@ func run(ctx context.Context, args []string) error {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
 	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName),
-		git.WithCommitAPI(gitconfig.OpenCommitAPI)}
+		git.WithCommitAPI(gitconfig.NewCommitAPIOpener(forge.NewPacer(clock.RealClock{})))}
 	var member *share.Membership
 	if *shareRepos {
 		if member, err = joinShare(mgr, *shareNamespace, *replicaName, selector.String(), *shareLease, log); err != nil {

@@ -45,6 +45,9 @@ const (
 	errAPIBlobFmt    = "the API stored a blob as %s, not %s: its content differs from the batch's"
 	errAPITreeFmt    = "the API built tree %s, not %s: it differs from what a push writes for the same batch"
 	errAPINoAnswerFm = "the API answered %s without an object ID"
+	// errAPIElsewhereFmt names the commit the API made but a fetch of the
+	// repository's URL did not bring.
+	errAPIElsewhereFmt = "the API made commit %s, but the repository's URL does not serve it: do the URL and the forge's API URL name the same repository?"
 )
 
 // CommitAPI creates objects and moves a branch through a forge's REST API:
@@ -182,6 +185,15 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 	// next batch builds on them and readers find them.
 	if err := r.fetchNow(ctx, branch); err != nil {
 		return errors.Wrap(err, errAPIFetch)
+	}
+	r.mu.Lock()
+	fetched := r.hasLocked(u.newHead)
+	r.mu.Unlock()
+	if !fetched {
+		// The API wrote to another repository than the URL fetches from
+		// (an API URL of another GitHub), or someone forced the branch
+		// back meanwhile: either way the change is not where it is read.
+		return &Error{Kind: KindTransient, Err: errors.Errorf(errAPIElsewhereFmt, u.newHead)}
 	}
 	return nil
 }

@@ -19,6 +19,8 @@ package config
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
@@ -34,6 +36,7 @@ const (
 	errViaAPIForgeFmt = "spec.commit.via API needs a GitHub repository: the forge of %s is %q (spec.forge.type GitHub, or a github.com URL)"
 	errViaAPIApp      = "spec.commit.via API needs GitHub App credentials (appID, installationID, privateKey in the credentials Secret): GitHub signs only the commits an App creates through its API"
 	errViaAPIInsecure = "spec.commit.via API: the API URL %q is http://: refused unless the provider runs with --allow-insecure-remotes"
+	errViaAPIHostsFmt = "spec.commit.via API: the GitHub App's API is on %q and the forge's API on %q: they must be the same GitHub (githubAppBaseURL and spec.forge.apiURL)"
 )
 
 // viaAPI sets c.Remote.API when the configuration commits through the
@@ -56,34 +59,58 @@ func (r *Resolver) viaAPI(v view, c *Connection) error {
 	if fc.Type != forge.GitHub {
 		return managed.Stalled(spec.ReasonInvalidConfig, errors.Errorf(errViaAPIForgeFmt, v.url, fc.Type))
 	}
-	if _, ok := c.Remote.Auth.(*git.AppInstallationAuth); !ok {
+	app, ok := c.Remote.Auth.(*git.AppInstallationAuth)
+	if !ok {
 		return managed.Stalled(spec.ReasonInvalidConfig, errors.New(errViaAPIApp))
 	}
 	if transportOf(fc.APIURL) == transportInsecure && !r.allowInsecure {
 		return managed.Stalled(ReasonInsecureRemote, errors.Errorf(errViaAPIInsecure, fc.APIURL))
 	}
+	if a, f := hostOf(app.APIURL, git.DefaultGitHubAPIURL), hostOf(fc.APIURL, ""); a != f {
+		// The installation token GitHub minted at the App's API goes to
+		// the commit API: never to another host than the one that minted it.
+		return managed.Stalled(spec.ReasonInvalidConfig, errors.Errorf(errViaAPIHostsFmt, a, f))
+	}
 	c.Remote.API = &git.APITarget{URL: fc.APIURL}
 	return nil
 }
 
-// OpenCommitAPI is the git.CommitAPIOpener of GitHub: the repository's
-// client on forgehttp's hardened client (github.NewClient), so the token
-// never follows a redirect off the API's origin, with refusals mapped to
-// the engine's kinds.
-func OpenCommitAPI(r git.Remote, token func(context.Context) (string, error), hc *http.Client) (git.CommitAPI, error) {
-	if r.API == nil {
-		return nil, errors.New(errViaAPIApp)
+// NewCommitAPIOpener returns the git.CommitAPIOpener of GitHub: the
+// repository's client on forgehttp's hardened client (github.NewClient),
+// so the token never follows a redirect off the API's origin, with
+// refusals mapped to the engine's kinds. Its content-creating requests are
+// paced on p per App installation, as GitHub counts its secondary limit,
+// whatever the number of repositories the installation writes.
+func NewCommitAPIOpener(p *forge.Pacer) git.CommitAPIOpener {
+	return func(r git.Remote, token func(context.Context) (string, error), hc *http.Client) (git.CommitAPI, error) {
+		app, ok := r.Auth.(*git.AppInstallationAuth)
+		if r.API == nil || !ok {
+			return nil, errors.New(errViaAPIApp)
+		}
+		fc, err := forge.Resolve(r.URL, forge.GitHub, r.API.URL)
+		if err != nil {
+			return nil, err
+		}
+		fc.Token, fc.HTTPClient = token, hc
+		key := fc.APIURL + " app " + app.AppID + "/" + app.InstallationID
+		cl, err := github.NewClient(fc, github.WithPacer(p, key))
+		if err != nil {
+			return nil, err
+		}
+		return gitHubCommits{c: cl}, nil
 	}
-	fc, err := forge.Resolve(r.URL, forge.GitHub, r.API.URL)
+}
+
+// hostOf is u's host in lower case, or def's when u is empty.
+func hostOf(u, def string) string {
+	if u == "" {
+		u = def
+	}
+	p, err := url.Parse(u)
 	if err != nil {
-		return nil, err
+		return u
 	}
-	fc.Token, fc.HTTPClient = token, hc
-	cl, err := github.NewClient(fc)
-	if err != nil {
-		return nil, err
-	}
-	return gitHubCommits{c: cl}, nil
+	return strings.ToLower(p.Host)
 }
 
 // gitHubCommits is git.CommitAPI on a GitHub client.

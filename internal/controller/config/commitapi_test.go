@@ -33,7 +33,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/clock"
 
+	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
 	ghfake "github.com/crossplane-contrib/provider-git/internal/testharness/forgetest/github"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
@@ -74,7 +76,7 @@ func newAPIBed(t testing.TB, apiURL func(string) string) *apiBed {
 	b.gh.ServeGitData("acme", "repo", b.repo.Dir)
 	srv := testenv.NewHTTPServer(t, root, "x-access-token", ghfake.Token)
 	api := apiURL(b.gh.URL())
-	cache, err := git.NewCache(t.TempDir(), git.WithCommitWindow(0), git.WithCommitAPI(OpenCommitAPI))
+	cache, err := git.NewCache(t.TempDir(), git.WithCommitWindow(0), git.WithCommitAPI(NewCommitAPIOpener(forge.NewPacer(clock.RealClock{}))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,5 +297,26 @@ func TestCommitThroughAPIRedirect(t *testing.T) {
 	}
 	if after := b.repo.Head(t, "main"); after != before {
 		t.Errorf("the branch moved from %s to %s", before, after)
+	}
+}
+
+// TestCommitThroughAPIElsewhere: an API that writes to another repository
+// than the URL serves (an API URL of another GitHub holding a copy) is
+// not taken for success: the change is not where it is read.
+func TestCommitThroughAPIElsewhere(t *testing.T) {
+	testenv.Integration(t)
+	b := newAPIBed(t, func(u string) string { return u })
+	copyDir := t.TempDir() + "/copy.git"
+	if _, err := testenv.Git(t.TempDir(), nil, "clone", "-q", "--bare", b.repo.Dir, copyDir); err != nil {
+		t.Fatal(err)
+	}
+	b.gh.ServeGitData("acme", "repo", copyDir)
+	before := b.repo.Head(t, "main")
+	res := b.api.Submit(apiCtx(t), "main", batch())
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "does not serve it") {
+		t.Errorf("Submit: %v, want the commit reported missing from the repository's URL", res.Err)
+	}
+	if after := b.repo.Head(t, "main"); after != before {
+		t.Errorf("the repository moved from %s to %s", before, after)
 	}
 }

@@ -268,6 +268,13 @@ func TestResolverForManaged(t *testing.T) {
 			mg:   branchIn("a", pcRef),
 			want: want{reason: ReasonInsecureRemote},
 		},
+		"ViaAPIOtherGitHub": {
+			reason: "The installation token is minted at the App's API (github.com's here): it never goes to another host's commit API.",
+			objects: []client.Object{viaAPI(pc("a", "https://ghe.example.org/acme/gitops.git", "creds"),
+				&v1alpha1.ForgeConfig{Type: "GitHub"}), secret("a", "creds", appKeys())},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: spec.ReasonInvalidConfig},
+		},
 		"UnknownKind": {
 			reason: "Only the two configuration kinds exist.",
 			mg:     branchIn("a", &xpv2.ProviderConfigReference{Kind: "Other", Name: "x"}),

@@ -320,7 +320,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		t.Fatal(err)
 	}
 	gopts := []git.Option{git.WithCommitWindow(Window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock),
-		git.WithCommitAPI(gitconfig.OpenCommitAPI)}
+		git.WithCommitAPI(gitconfig.NewCommitAPIOpener(forge.NewPacer(clock.RealClock{})))}
 	if po.idle > 0 {
 		gopts = append(gopts, git.WithIdleTimeout(po.idle))
 	}

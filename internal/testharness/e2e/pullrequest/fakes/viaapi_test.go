@@ -101,7 +101,9 @@ func TestVerifiedCommitsThroughGitHubAPI(t *testing.T) {
 		if uids := repo.Log(t, "feature")[0].Trailers[git.TrailerUID]; len(uids) != 1 || uids[0] != string(fl.GetUID()) {
 			t.Errorf("trailers name UIDs %v, want the File's %s", uids, fl.GetUID())
 		}
-		if n := gh.Count(func(r fakegithub.Request) bool { return r.Method == http.MethodPatch && strings.HasSuffix(r.Path, "/git/refs/heads/feature") }); n != 1 {
+		if n := gh.Count(func(r fakegithub.Request) bool {
+			return r.Method == http.MethodPatch && strings.HasSuffix(r.Path, "/git/refs/heads/feature")
+		}); n != 1 {
 			t.Errorf("%d ref updates through the API, want 1", n)
 		}
 	})
