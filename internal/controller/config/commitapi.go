@@ -144,8 +144,8 @@ func (g gitHubCommits) UpdateRef(ctx context.Context, branch, sha string) (bool,
 
 // kindOf gives a forge refusal the engine's kind: credentials refused or
 // short of a permission need a human (KindAuth), a request GitHub refused
-// as invalid (a protected branch's rule) is KindRejected, the rest
-// (rate limits, the network, 5xx) transient.
+// as invalid or in conflict with a rule (a protected branch, a ruleset) is
+// KindRejected, the rest (rate limits, the network, 5xx) transient.
 func kindOf(err error) error {
 	switch {
 	case err == nil:
@@ -153,6 +153,12 @@ func kindOf(err error) error {
 	case errors.Is(err, forge.ErrUnauthorized), errors.Is(err, forge.ErrForbidden), errors.Is(err, forge.ErrNotFound):
 		return &git.Error{Kind: git.KindAuth, Err: err}
 	case errors.Is(err, forge.ErrInvalidInput):
+		return &git.Error{Kind: git.KindRejected, Err: err}
+	}
+	var ae *forge.APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusConflict {
+		// 409: a repository rule refused the update ("Repository rule
+		// violations found"), or the repository is empty.
 		return &git.Error{Kind: git.KindRejected, Err: err}
 	}
 	return err

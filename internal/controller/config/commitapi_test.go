@@ -320,3 +320,27 @@ func TestCommitThroughAPIElsewhere(t *testing.T) {
 		t.Errorf("the repository moved from %s to %s", before, after)
 	}
 }
+
+// TestKindOf: GitHub's refusals of the commit path get the engine's kinds,
+// so a human is asked only when one must act.
+func TestKindOf(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   git.Kind
+	}{
+		"Unauthorized": {reason: "Credentials refused need a human.", err: &forge.APIError{Kind: forge.ErrUnauthorized, Status: 401}, want: git.KindAuth},
+		"Forbidden":    {reason: "An App without Contents: write needs a human.", err: &forge.APIError{Kind: forge.ErrForbidden, Status: 403}, want: git.KindAuth},
+		"Invalid":      {reason: "A 422 (a protected branch) is a refusal.", err: &forge.APIError{Kind: forge.ErrInvalidInput, Status: 422}, want: git.KindRejected},
+		"RuleConflict": {reason: "A 409 (a ruleset's violations) is a refusal.", err: &forge.APIError{Status: 409, Message: "Repository rule violations found"}, want: git.KindRejected},
+		"RateLimited":  {reason: "A secondary limit passes.", err: &forge.RateLimitError{At: time.Now()}, want: git.KindTransient},
+		"ServerError":  {reason: "A 502 passes.", err: &forge.APIError{Status: 502}, want: git.KindTransient},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, git.KindOf(kindOf(tc.err))); diff != "" {
+				t.Errorf("%s\nkind: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
