@@ -23,6 +23,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Commits through a forge's API (GitHub's Git data API) instead of a push:
@@ -45,6 +46,7 @@ const (
 	errAPIBlobFmt    = "the API stored a blob as %s, not %s: its content differs from the batch's"
 	errAPITreeFmt    = "the API built tree %s, not %s: it differs from what a push writes for the same batch"
 	errAPINoAnswerFm = "the API answered %s without an object ID"
+	errAPITipFmt     = "the API's commit %s holds tree %s, not the batch's %s"
 	// errAPIElsewhereFmt names the commit the API made but a fetch of the
 	// repository's URL did not bring.
 	errAPIElsewhereFmt = "the API made commit %s, but the repository's URL does not serve it: do the URL and the forge's API URL name the same repository?"
@@ -186,9 +188,19 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 	if err := r.fetchNow(ctx, branch); err != nil {
 		return errors.Wrap(err, errAPIFetch)
 	}
+	tip := u.api.commits[len(u.api.commits)-1].tree
 	r.mu.Lock()
 	fetched := r.hasLocked(u.newHead)
+	var tree plumbing.Hash
+	if c, err := object.GetCommit(r.st, u.newHead); err == nil {
+		tree = c.TreeHash
+	}
 	r.mu.Unlock()
+	if fetched && tree != tip {
+		// The API answered a commit of another tree than it was asked for:
+		// the branch does not hold the batch.
+		return &Error{Kind: KindTransient, Err: errors.Errorf(errAPITipFmt, u.newHead, tree, tip)}
+	}
 	if !fetched {
 		// The API wrote to another repository than the URL fetches from
 		// (an API URL of another GitHub), or someone forced the branch

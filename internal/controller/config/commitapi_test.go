@@ -17,12 +17,15 @@ limitations under the License.
 package config
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -342,5 +345,43 @@ func TestKindOf(t *testing.T) {
 				t.Errorf("%s\nkind: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestCommitThroughAPIWrongTree: an API that commits another tree than the
+// one it built for the batch (here a proxy swaps in the parent's) is not
+// taken for success: the branch does not hold the batch.
+func TestCommitThroughAPIWrongTree(t *testing.T) {
+	testenv.Integration(t)
+	var seedTree string
+	b := newAPIBed(t, func(api string) string {
+		u, err := url.Parse(api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git/commits") {
+				var in map[string]any
+				if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+					t.Error(err)
+				}
+				in["tree"] = seedTree
+				body, _ := json.Marshal(in)
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			}
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(front.Close)
+		return front.URL + u.Path
+	})
+	out, err := testenv.Git(b.repo.Dir, nil, "rev-parse", "main^{tree}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedTree = strings.TrimSpace(out)
+	res := b.api.Submit(apiCtx(t), "main", batch())
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "not the batch's") {
+		t.Errorf("Submit: %v, want the API's commit reported as holding another tree", res.Err)
 	}
 }
