@@ -171,6 +171,9 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 		}
 		landed[c.local], parent = h, sha
 	}
+	if err := r.stillAt(ctx, branch, u.oldHead); err != nil {
+		return err
+	}
 	if err := r.fenced(); err != nil {
 		return err
 	}
@@ -206,6 +209,28 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 		// (an API URL of another GitHub), or someone forced the branch
 		// back meanwhile: either way the change is not where it is read.
 		return &Error{Kind: KindTransient, Err: errors.Errorf(errAPIElsewhereFmt, u.newHead)}
+	}
+	return nil
+}
+
+// stillAt returns errMoved unless the remote branch is at head. GitHub's
+// ref update checks only that the new commit descends from the branch, not
+// that the branch is where the batch was planned (a push's old value): a
+// branch someone set back meanwhile would take the commits they dropped
+// back. So the remote is asked first, as a push asks it, and the window
+// left is one request.
+func (r *Repository) stillAt(ctx context.Context, branch string, head plumbing.Hash) error {
+	ar, err := r.advertise(ctx)
+	if err != nil {
+		return err
+	}
+	refs, err := ar.AllReferences()
+	if err != nil {
+		return errors.Wrap(err, errAdvertised)
+	}
+	if ref, ok := refs[branchRef(branch)]; !ok || ref.Hash() != head {
+		r.cache.opts.Metrics.rejected(r.conn.host)
+		return &errMoved{}
 	}
 	return nil
 }

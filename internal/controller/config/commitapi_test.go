@@ -385,3 +385,54 @@ func TestCommitThroughAPIWrongTree(t *testing.T) {
 		t.Errorf("Submit: %v, want the API's commit reported as holding another tree", res.Err)
 	}
 }
+
+// TestCommitThroughAPIBranchSetBack: someone sets the branch back (drops a
+// commit) while the batch is committed through the API. GitHub's ref
+// update would take the batch, a fast-forward of the older head, and with
+// it the dropped commit back; the engine sees the branch is no longer
+// where it planned, plans again on the older head, and the dropped commit
+// stays dropped, as a push's compare-and-swap would keep it.
+func TestCommitThroughAPIBranchSetBack(t *testing.T) {
+	testenv.Integration(t)
+	var seed string
+	var setBack atomic.Bool
+	var b *apiBed
+	b = newAPIBed(t, func(api string) string {
+		u, err := url.Parse(api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git/commits") && setBack.CompareAndSwap(false, true) {
+				if _, err := testenv.Git(b.repo.Dir, nil, "update-ref", "refs/heads/main", seed); err != nil {
+					t.Error(err)
+				}
+			}
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(front.Close)
+		return front.URL + u.Path
+	})
+	seed = b.repo.Head(t, "main")
+	dropped, err := b.repo.BareRepo.Commit("main", testenv.CommitSpec{Message: "to be dropped", Files: map[string]string{"dropped.txt": "x\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.api.Refresh(apiCtx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	res := b.api.Submit(apiCtx(t), "main", batch())
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if !setBack.Load() {
+		t.Fatal("the branch was never set back")
+	}
+	if b.repo.IsAncestor(t, dropped, res.Commit) {
+		t.Errorf("the batch %s brought back the dropped commit %s", res.Commit, dropped)
+	}
+	if !b.repo.IsAncestor(t, seed, res.Commit) || b.repo.Head(t, "main") != res.Commit {
+		t.Errorf("the batch %s is not on the set-back branch (head %s)", res.Commit, b.repo.Head(t, "main"))
+	}
+}
