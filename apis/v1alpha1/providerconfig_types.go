@@ -23,6 +23,7 @@ import (
 
 // ProviderConfigSpec says which repository to manage and how to reach it.
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || !has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is not allowed in a ProviderConfig: its signing key Secret is in its own namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.via) || self.commit.via != 'API' || (self.url.matches('^https?://') && ((has(self.forge) && has(self.forge.type) && self.forge.type == 'GitHub') || self.url.matches('^https://github[.]com/')))",message="commit.via API needs a GitHub repository over HTTPS (spec.forge.type GitHub, or a github.com URL) and GitHub App credentials"
 // +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (!has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || !has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must not name a namespace in a ProviderConfig: its Secrets are in its own namespace"
 type ProviderConfigSpec struct {
 	// URL of the repository: https://host/path, ssh://[user@]host[:port]/path, or
@@ -130,7 +131,30 @@ type CommitConfig struct {
 	// it. The public key is published in status.signing.publicKey.
 	// +optional
 	Signing *CommitSigning `json:"signing,omitempty"`
+
+	// Via is how commits reach the repository: Git (a push, the default)
+	// or API, where GitHub creates each commit through its Git data API
+	// and signs it, so it shows as Verified with no user account's key.
+	// API needs a GitHub repository (spec.forge.type GitHub, or a
+	// github.com URL) over HTTPS with GitHub App credentials; a batch
+	// larger than the API serves well (over 100 files, 4 MiB or 60
+	// requests) is pushed instead.
+	// +optional
+	// +kubebuilder:validation:Enum=Git;API
+	Via CommitVia `json:"via,omitempty"`
 }
+
+// CommitVia is how commits reach the repository.
+type CommitVia string
+
+// Ways commits reach the repository.
+const (
+	// CommitViaGit pushes commits the provider made (and signed, with
+	// spec.commit.signing).
+	CommitViaGit CommitVia = "Git"
+	// CommitViaAPI has GitHub create and sign them through its API.
+	CommitViaAPI CommitVia = "API"
+)
 
 // CommitSigning names the SSH key that signs the provider's commits.
 type CommitSigning struct {
@@ -382,6 +406,7 @@ type ProviderConfigList struct {
 // ClusterProviderConfigSpec is a ProviderConfigSpec whose Secret may live in
 // any namespace: only a cluster administrator can write one.
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.signing) || has(self.commit.signing.secretRef.__namespace__)",message="commit.signing.secretRef.namespace is required in a ClusterProviderConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || !has(self.commit.via) || self.commit.via != 'API' || (self.url.matches('^https?://') && ((has(self.forge) && has(self.forge.type) && self.forge.type == 'GitHub') || self.url.matches('^https://github[.]com/')))",message="commit.via API needs a GitHub repository over HTTPS (spec.forge.type GitHub, or a github.com URL) and GitHub App credentials"
 // +kubebuilder:validation:XValidation:rule="!has(self.encryption) || (has(self.encryption.age.identitySecretRef.__namespace__) && (!has(self.encryption.age.recipientsSecretRef) || has(self.encryption.age.recipientsSecretRef.__namespace__)))",message="encryption.age secret references must name a namespace in a ClusterProviderConfig"
 type ClusterProviderConfigSpec struct {
 	// URL of the repository; see ProviderConfig.

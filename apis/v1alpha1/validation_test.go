@@ -236,6 +236,39 @@ func TestProviderConfigValidation(t *testing.T) {
 			},
 			want: want{message: "commit.signing.secretRef.namespace is not allowed in a ProviderConfig"},
 		},
+		"ViaAPIOnGitHub": {
+			reason: "Commits through GitHub's API on a github.com repository over HTTPS.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.URL, s.Commit.Via = "https://github.com/acme/gitops.git", v1alpha1.CommitViaAPI
+			},
+		},
+		"ViaAPIOnGitHubEnterprise": {
+			reason: "A GitHub Enterprise host is GitHub when spec.forge.type says so.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.Commit.Via, s.Forge = v1alpha1.CommitViaAPI, &v1alpha1.ForgeConfig{Type: "GitHub"}
+			},
+		},
+		"ViaAPIElsewhere": {
+			reason: "Only GitHub creates and signs commits through its API for an App.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) { s.Commit.Via = v1alpha1.CommitViaAPI },
+			want:   want{message: "commit.via API needs a GitHub repository over HTTPS"},
+		},
+		"ViaAPIOverSSH": {
+			reason: "A GitHub App authenticates over HTTPS only.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) {
+				s.URL, s.Commit.Via = "git@github.com:acme/gitops.git", v1alpha1.CommitViaAPI
+			},
+			want: want{message: "commit.via API needs a GitHub repository over HTTPS"},
+		},
+		"ViaGitAnywhere": {
+			reason: "Git, the default, is valid on any forge.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) { s.Commit.Via = v1alpha1.CommitViaGit },
+		},
+		"ViaUnknown": {
+			reason: "Git or API, nothing else.",
+			mutate: func(s *v1alpha1.ProviderConfigSpec) { s.Commit.Via = "Carrier" },
+			want:   want{message: "spec.commit.via: Unsupported value"},
+		},
 		"SigningBadKey": {
 			reason: "A Secret key must be a valid data key name.",
 			mutate: func(s *v1alpha1.ProviderConfigSpec) {
@@ -286,6 +319,39 @@ func TestClusterProviderConfigSigningNamespace(t *testing.T) {
 					Credentials: v1alpha1.ClusterProviderCredentials{Source: xpv2.CredentialsSourceNone},
 					Commit: v1alpha1.CommitConfig{Signing: &v1alpha1.CommitSigning{
 						SecretRef: v1alpha1.SigningKeySecretRef{Name: "sig", Namespace: tc.namespace}}},
+				},
+			}
+			err := kube.Create(context.Background(), c)
+			switch {
+			case tc.message == "" && err != nil:
+				t.Errorf("%s\nCreate: want accepted, got: %v", tc.reason, err)
+			case tc.message != "" && (err == nil || !strings.Contains(err.Error(), tc.message)):
+				t.Errorf("%s\nCreate: want an error containing %q, got: %v", tc.reason, tc.message, err)
+			}
+		})
+	}
+}
+
+// TestClusterProviderConfigViaAPI: a ClusterProviderConfig has the same
+// rule for spec.commit.via API as a ProviderConfig.
+func TestClusterProviderConfigViaAPI(t *testing.T) {
+	testenv.Integration(t)
+	cases := map[string]struct {
+		reason  string
+		url     string
+		message string
+	}{
+		"GitHub":    {reason: "A github.com repository over HTTPS.", url: "https://github.com/acme/gitops.git"},
+		"Elsewhere": {reason: "No forge but GitHub signs an App's commits.", url: "https://git.example.org/platform/gitops.git", message: "commit.via API needs a GitHub repository over HTTPS"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := &v1alpha1.ClusterProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "via-api-" + strings.ToLower(name)},
+				Spec: v1alpha1.ClusterProviderConfigSpec{
+					URL:         tc.url,
+					Credentials: v1alpha1.ClusterProviderCredentials{Source: xpv2.CredentialsSourceNone},
+					Commit:      v1alpha1.CommitConfig{Via: v1alpha1.CommitViaAPI},
 				},
 			}
 			err := kube.Create(context.Background(), c)

@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +53,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	gitconfig "github.com/crossplane-contrib/provider-git/internal/controller/config"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/azure"
 	"github.com/crossplane-contrib/provider-git/internal/forge/bitbucket"
@@ -193,7 +195,8 @@ func run(ctx context.Context, args []string) error {
 	if err := metrics.Registry.Register(conditions); err != nil {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
-	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName)}
+	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithUserAgent("provider-git/" + *replicaName),
+		git.WithCommitAPI(gitconfig.NewCommitAPIOpener(forge.NewPacer(clock.RealClock{})))}
 	var member *share.Membership
 	if *shareRepos {
 		if member, err = joinShare(mgr, shareOptions{namespace: *shareNamespace, name: *replicaName, selector: selector.String(),

@@ -37,6 +37,9 @@ type plan struct {
 	objects []plumbing.Hash
 	pack    []byte
 	results []Result
+	// api is the plan as the repository's CommitAPI creates it; nil when
+	// the batch is pushed (no API, or it does not suit: apiplan.go).
+	api *apiPlan
 }
 
 // applyChanges lands a run of changes: one plan on the branch head, one
@@ -45,8 +48,9 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 	r := w.repo
 	var base plumbing.Hash
 	var p *plan // of the latest attempt; nil until a plan was built
+	var sent *refUpdate
 	err := w.pushWithRetry(ctx, func(attempt int) (*refUpdate, error) {
-		p = nil // a failure before the plan is every change's
+		p, sent = nil, nil // a failure before the plan is every change's
 		head, err := r.head(w.branch)
 		if attempt > 1 || KindOf(err) == KindBranchNotFound {
 			// The branch moved (or was never fetched): build on what the
@@ -72,7 +76,8 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		if p.head == head {
 			return nil, nil // every change is satisfied or invalid
 		}
-		return &refUpdate{oldHead: head, newHead: p.head, pack: p.pack, root: head.IsZero()}, nil
+		sent = &refUpdate{oldHead: head, newHead: p.head, pack: p.pack, root: head.IsZero(), api: p.api}
+		return sent, nil
 	})
 	if err != nil {
 		w.failChanges(ctx, ops, p, err)
@@ -81,8 +86,20 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 	if p.head != base {
 		r.cache.opts.Metrics.batch(r.conn.host, len(ops))
 	}
+	landed := func(c string) string { return c }
+	if sent != nil && sent.landed != nil {
+		// Through the API: each change's commit is the forge's.
+		landed = func(c string) string {
+			if h, ok := sent.landed[plumbing.NewHash(c)]; ok {
+				return h.String()
+			}
+			return c
+		}
+		p.head = sent.newHead
+	}
 	for i, o := range ops {
 		res := p.results[i]
+		res.Commit = landed(res.Commit)
 		if res.UpToDate && res.Commit == "" {
 			res.Commit = commitOf(p.head)
 		}
@@ -159,6 +176,9 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 			return nil, errors.Wrap(err, errEncodePack)
 		}
 		p.pack = buf.Bytes()
+		if err := w.planAPI(st, head, p); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -98,6 +98,9 @@ type Options struct {
 	Fence Fence
 	// UserAgent, when set, is every HTTP(S) request's User-Agent.
 	UserAgent string
+	// CommitAPI opens the forge API of a Remote that commits through one
+	// (viaapi.go); nil refuses such a Remote.
+	CommitAPI CommitAPIOpener
 
 	// sleep waits between push attempts; tests replace it to observe the
 	// backoff without waiting for it.

@@ -35,6 +35,8 @@ type Metrics struct {
 	fetchSeconds   *prometheus.HistogramVec
 	pushSeconds    *prometheus.HistogramVec
 	pushesWithheld *prometheus.CounterVec
+	apiCommits     *prometheus.CounterVec
+	apiFallbacks   *prometheus.CounterVec
 }
 
 // NewMetrics returns unregistered metrics; the caller registers them on its
@@ -73,11 +75,17 @@ func NewMetrics() *Metrics {
 		pushesWithheld: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_pushes_withheld_total", Help: "Pushes the fence withheld: this replica no longer held the repository (or its Lease was not current) when the push was ready to go.",
 		}, host),
+		apiCommits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_api_commits_total", Help: "Batches sent through the forge's API instead of a push (spec.commit.via API), by result.",
+		}, hostResult),
+		apiFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_api_fallbacks_total", Help: "Batches of a configuration with spec.commit.via API pushed instead, by reason (files, bytes, requests, empty-repository, object-differs).",
+		}, []string{"host", "reason"}),
 	}
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks}
 }
 
 // Register registers every metric on r.
@@ -140,5 +148,17 @@ func (m *Metrics) withheld(host string) {
 func (m *Metrics) batch(host string, n int) {
 	if m != nil {
 		m.batchSize.WithLabelValues(host).Observe(float64(n))
+	}
+}
+
+func (m *Metrics) apiCommitted(host string, _ time.Time, err error) {
+	if m != nil {
+		m.apiCommits.WithLabelValues(host, result(err)).Inc()
+	}
+}
+
+func (m *Metrics) apiFellBack(host, reason string) {
+	if m != nil {
+		m.apiFallbacks.WithLabelValues(host, reason).Inc()
 	}
 }

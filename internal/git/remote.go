@@ -61,6 +61,9 @@ type Remote struct {
 	// CABundle holds PEM certificates trusted for an HTTPS server besides
 	// the system's roots: a forge behind a private CA.
 	CABundle []byte
+	// API, when set, makes the branch writers commit through the forge's
+	// API (viaapi.go) instead of pushing; it needs a GitHub App's Auth.
+	API *APITarget
 }
 
 // Auth is a credential for a Remote: *BasicAuth, *BearerAuth,
@@ -114,6 +117,11 @@ func (r Remote) identity(key []byte) string {
 	}
 	if len(r.CABundle) > 0 {
 		add("ca", string(r.CABundle))
+	}
+	if r.API != nil {
+		// A clone whose writers commit through the API is not one that
+		// pushes: configurations that differ only there share no writer.
+		add("api", r.API.URL)
 	}
 	return hex.EncodeToString(m.Sum(nil))[:32]
 }

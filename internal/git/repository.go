@@ -80,6 +80,9 @@ type Repository struct {
 	key string
 	// signer signs every commit this clone makes; nil: unsigned.
 	signer Signer
+	// api, when set, creates the writers' commits through the forge's API
+	// instead of pushing them (viaapi.go).
+	api CommitAPI
 
 	// mu guards st, trees, pushedAt, announced, unreferenced and empty (see
 	// Locking above).
@@ -193,6 +196,9 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	// The URL was parsed by connect already; a key it cannot make is
 	// the empty one, which a Fence holds like any other.
 	repo.key, _ = RepositoryKey(r.URL)
+	if repo.api, err = openAPI(c, r, conn); err != nil {
+		return nil, err
+	}
 	repo.window.Store(-1)
 	repo.fullFetch.Store(requiresMultiACK(conn.host))
 	return repo, nil

@@ -43,6 +43,10 @@ type refUpdate struct {
 	oldHead, newHead plumbing.Hash
 	pack             []byte
 	root             bool
+	// api, when set, sends the update through the repository's CommitAPI
+	// (viaapi.go); landed then maps each planned commit to the forge's.
+	api    *apiPlan
+	landed map[plumbing.Hash]plumbing.Hash
 }
 
 // pushWithRetry lands one update of the writer's branch; changes, branch
@@ -66,7 +70,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 			return err
 		}
 		pctx, cancel := context.WithTimeout(ctx, opts.PushTimeout)
-		err = r.push(pctx, w.branch, u)
+		err = r.send(pctx, w.branch, u)
 		cancel()
 		var moved *errMoved
 		if errors.As(err, &moved) {
@@ -78,7 +82,13 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 		// The push landed; an error here only means our copy is behind,
 		// which the next fetch repairs. The branch moved on the remote
 		// either way: whoever follows its head is told.
-		err = r.pushed(w.branch, u.oldHead, u.newHead, u.pack)
+		if u.landed != nil {
+			// Through the API: the fetch that brought the commit set the
+			// local ref, perhaps past it; only our own move is announced.
+			r.announceOwn(w.branch, u.oldHead, u.newHead)
+		} else {
+			err = r.pushed(w.branch, u.oldHead, u.newHead, u.pack)
+		}
 		r.cache.headsMoved([]HeadMove{r.headMove(w.branch, u.oldHead, u.newHead)})
 		return err
 	}
@@ -106,6 +116,24 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// announceOwn records that the branch moved from old to h by our own
+// write, so Poll reports no drift for it (watch.go).
+func (r *Repository) announceOwn(branch string, old, h plumbing.Hash) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.announceOwnLocked(branch, old, h)
+}
+
+// announceOwnLocked is announceOwn with r.mu held. Our own write needs no
+// drift report: its resources are woken by their writer. A write on top of
+// someone else's commit leaves the announced head behind, so Poll still
+// reports theirs.
+func (r *Repository) announceOwnLocked(branch string, old, h plumbing.Hash) {
+	if a, ok := r.announced[branch]; ok && a == old {
+		r.announced[branch] = h
+	}
+}
+
 // pushed stores the pack we pushed (the batch's objects reach the disk only
 // once they landed, as one file) and moves the local ref. It records the
 // time so a fetch that read the advertisement before our push cannot move
@@ -113,12 +141,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if a, ok := r.announced[branch]; ok && a == old {
-		// Our own push needs no drift report: its resources are woken by
-		// their writer. A push on top of someone else's commit leaves the
-		// announced head behind, so Poll still reports theirs.
-		r.announced[branch] = h
-	}
+	r.announceOwnLocked(branch, old, h)
 	if len(pack) > emptyPackSize {
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
 			return errors.Wrap(err, errStorePushed)

@@ -62,6 +62,12 @@ func Git(dir string, extraEnv []string, args ...string) (string, error) {
 	return gitIn(dir, nil, extraEnv, args...)
 }
 
+// GitInput is Git with stdin as git's standard input (hash-object --stdin,
+// mktree).
+func GitInput(dir string, stdin io.Reader, args ...string) (string, error) {
+	return gitIn(dir, stdin, nil, args...)
+}
+
 // gitIn is Git with stdin as git's standard input.
 func gitIn(dir string, stdin io.Reader, extraEnv []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)

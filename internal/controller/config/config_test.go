@@ -76,6 +76,17 @@ func withWebhookKey(p *v1alpha1.ProviderConfig, key string) *v1alpha1.ProviderCo
 	return p
 }
 
+// appKeys are a GitHub App's Secret keys.
+func appKeys() map[string]string {
+	return map[string]string{"githubAppID": "1", "githubAppInstallationID": "2", "githubAppPrivateKey": "PEM"}
+}
+
+// viaAPI makes p commit through its forge's API, on forge f when given.
+func viaAPI(p *v1alpha1.ProviderConfig, f *v1alpha1.ForgeConfig) *v1alpha1.ProviderConfig {
+	p.Spec.Commit.Via, p.Spec.Forge = v1alpha1.CommitViaAPI, f
+	return p
+}
+
 // branchIn is a managed resource in ns naming the configuration ref.
 func branchIn(ns string, ref *xpv2.ProviderConfigReference) *v1alpha1.Branch {
 	b := &v1alpha1.Branch{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}}
@@ -226,6 +237,41 @@ func TestResolverForManaged(t *testing.T) {
 				p.Spec.Commit.Window = &metav1.Duration{Duration: 45 * time.Second}
 				return p
 			}()},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: spec.ReasonInvalidConfig},
+		},
+		"ViaAPI": {
+			reason:  "A github.com repository with a GitHub App's credentials commits through GitHub's API.",
+			objects: []client.Object{viaAPI(pc("a", "https://github.com/acme/gitops.git", "creds"), nil), secret("a", "creds", appKeys())},
+			mg:      branchIn("a", pcRef),
+			want: want{conn: &Connection{Remote: git.Remote{URL: "https://github.com/acme/gitops.git",
+				Auth: &git.AppInstallationAuth{AppID: "1", InstallationID: "2", PrivateKey: []byte("PEM")},
+				API:  &git.APITarget{URL: "https://api.github.com/"}},
+				Author: DefaultAuthor, Window: DefaultWindow, Credentials: `credentials Secret a/creds key "githubAppPrivateKey"`}},
+		},
+		"ViaAPIWithAToken": {
+			reason:  "GitHub signs only an App's commits: a token's would be unsigned.",
+			objects: []client.Object{viaAPI(pc("a", "https://github.com/acme/gitops.git", "creds"), nil), secret("a", "creds", map[string]string{"password": "p"})},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: spec.ReasonInvalidConfig},
+		},
+		"ViaAPINotGitHub": {
+			reason:  "Only GitHub's API is spoken for commits.",
+			objects: []client.Object{viaAPI(pc("a", "https://gitlab.com/acme/gitops.git", "creds"), nil), secret("a", "creds", appKeys())},
+			mg:      branchIn("a", pcRef),
+			want:    want{reason: spec.ReasonInvalidConfig},
+		},
+		"ViaAPIOverHTTP": {
+			reason: "The API URL is where the installation token goes: http:// only with the test-only flag.",
+			objects: []client.Object{viaAPI(pc("a", "https://ghe.example.org/acme/gitops.git", "creds"),
+				&v1alpha1.ForgeConfig{Type: "GitHub", APIURL: "http://ghe.example.org/api/v3/"}), secret("a", "creds", appKeys())},
+			mg:   branchIn("a", pcRef),
+			want: want{reason: ReasonInsecureRemote},
+		},
+		"ViaAPIOtherGitHub": {
+			reason: "The installation token is minted at the App's API (github.com's here): it never goes to another host's commit API.",
+			objects: []client.Object{viaAPI(pc("a", "https://ghe.example.org/acme/gitops.git", "creds"),
+				&v1alpha1.ForgeConfig{Type: "GitHub"}), secret("a", "creds", appKeys())},
 			mg:   branchIn("a", pcRef),
 			want: want{reason: spec.ReasonInvalidConfig},
 		},

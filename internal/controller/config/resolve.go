@@ -193,6 +193,9 @@ func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAcc
 		if ssh {
 			return nil, managed.Stalled(spec.ReasonInvalidConfig, errors.New(errNoneOverSSH))
 		}
+		if err := r.viaAPI(v, c); err != nil {
+			return nil, err
+		}
 		return c, nil
 	}
 	ref := v.secret
@@ -201,6 +204,9 @@ func (r *Resolver) resolveAll(ctx context.Context, pc configObject, fa *ForgeAcc
 		return nil, err
 	}
 	if c.Credentials, err = credentialsFrom(s, ref.keys, ssh, r.allowInsecure, &c.Remote); err != nil {
+		return nil, err
+	}
+	if err := r.viaAPI(v, c); err != nil {
 		return nil, err
 	}
 	if k := ref.keys.WebhookSecretKey; k != "" {

@@ -128,6 +128,12 @@ type Client struct {
 	until    time.Time
 	limitMsg string
 	cache    map[string]entry
+
+	// pacer spaces content-creating requests of the Git data API
+	// (gitdata.go) under paceKey, waiting on timer.
+	pacer   *forge.Pacer
+	paceKey string
+	timer   clock.Clock
 }
 
 var (
@@ -188,9 +194,12 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	g.UserAgent = userAgent
 	g.DisableRateLimitCheck = true
 	cl := &Client{gh: g, graphqlURL: gql, owner: url.PathEscape(c.Owner), name: url.PathEscape(c.Name), org: c.Owner,
-		clock: clock.RealClock{}, cache: map[string]entry{}}
+		clock: clock.RealClock{}, cache: map[string]entry{}, timer: clock.RealClock{}, paceKey: api + c.Owner + "/" + c.Name}
 	for _, fn := range o {
 		fn(cl)
+	}
+	if cl.pacer == nil {
+		cl.pacer = forge.NewPacer(cl.timer)
 	}
 	return cl, nil
 }

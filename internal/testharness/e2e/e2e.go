@@ -48,6 +48,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
+	gitconfig "github.com/crossplane-contrib/provider-git/internal/controller/config"
 	mirrorcontroller "github.com/crossplane-contrib/provider-git/internal/controller/mirror"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -318,7 +319,8 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	gopts := []git.Option{git.WithCommitWindow(Window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock)}
+	gopts := []git.Option{git.WithCommitWindow(Window), git.WithMetrics(po.gitMetrics), git.WithClock(po.gitClock),
+		git.WithCommitAPI(gitconfig.NewCommitAPIOpener(forge.NewPacer(clock.RealClock{})))}
 	if po.idle > 0 {
 		gopts = append(gopts, git.WithIdleTimeout(po.idle))
 	}

@@ -41,6 +41,7 @@ func (s *Server) rest(w *buffered, r *http.Request, seg []string) {
 	switch {
 	case res == "hooks":
 		s.hooksAPI(w, r, rp, rest)
+	case res == "git" && s.gitData(w, r, rp, rest):
 	case res == "pulls" && len(rest) == 0 && r.Method == http.MethodGet:
 		s.listPulls(w, r, rp)
 	case res == "pulls" && len(rest) == 0 && r.Method == http.MethodPost:

@@ -121,6 +121,11 @@ type Server struct {
 	statuses map[string][]status   // owner/repo@sha
 	checks   map[string][]checkRun // owner/repo@sha
 	log      []Request
+	// verified holds, per commit the Git data API created, whether GitHub
+	// would show it Verified (gitdata.go).
+	verified map[string]bool
+	// beforeRef runs once at the next ref update (BeforeRefUpdate).
+	beforeRef func()
 	// hooksMade counts hook IDs given; hookAccess, when not 0, is the
 	// status every hooks request answers (SetHookAccess).
 	hooksMade  int64
@@ -247,6 +252,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handle(w *buffered, r *http.Request, rec *Request) {
+	if s.installationToken(w, r) {
+		return
+	}
 	if !s.authorized(r) {
 		w.json(http.StatusUnauthorized, errBody(msgBadCredentials, docRoot))
 		return

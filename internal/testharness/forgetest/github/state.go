@@ -37,6 +37,9 @@ type repo struct {
 	branches       map[string]string
 	allowAutoMerge bool
 	hooks          []*Hook
+	// gitDir, when set, is the bare repository behind the Git data API
+	// (gitdata.go).
+	gitDir string
 }
 
 type review struct {
