@@ -161,7 +161,7 @@ func TestRequestIgnore(t *testing.T) {
 			mutate: func(m *v1alpha1.Mirror) {
 				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
 			},
-			want: want{invalid: "needs spec.forProvider.attribution: Audit"},
+			want: want{invalid: "needs spec.forProvider.attribution Audit, Admission or Auto"},
 		},
 		"UsersWithAttribution": {
 			reason: "with attribution: Audit, users are accepted (the join applies them)",
@@ -182,7 +182,7 @@ func TestRequestIgnore(t *testing.T) {
 		"UnknownAttribution": {
 			reason: "the CRD's enum again",
 			mutate: func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = "Guess" },
-			want:   want{invalid: "must be None or Audit"},
+			want:   want{invalid: "must be None, Audit, Admission or Auto"},
 		},
 		"AuthorWithoutAttribution": {
 			reason: "the CRD's rule again: author templates need attribution: Audit",
