@@ -37,6 +37,7 @@ type admissionFlags struct {
 	addr, cert, key, ca, token, names *string
 	reload, maxAge                    *time.Duration
 	maxFacts                          *int
+	maxBytes                          *int64
 }
 
 // admissionFlagsOf registers the admission webhook's flags on app.
@@ -50,6 +51,7 @@ func admissionFlagsOf(app *kingpin.Application) admissionFlags {
 		names:    app.Flag("admission-webhook-allowed-names", "Comma-separated client certificate common names the admission webhook keeps facts from; empty: any certificate the client CA signed.").Default("").String(),
 		reload:   app.Flag("admission-webhook-reload-interval", "How often, at most, the admission webhook looks at its certificate, key, client CA and token files again. At least 1s.").Default("10s").Duration(),
 		maxFacts: app.Flag("admission-store-max-facts", "Bound of the admission facts kept in memory for attribution; the oldest are dropped past it (provider_git_admission_facts_dropped_total).").Default("10000").Int(),
+		maxBytes: app.Flag("admission-store-max-bytes", "Bound of the admission facts' estimated size in memory, whatever the reviews held; the oldest are dropped past it.").Default("16777216").Int64(),
 		maxAge:   app.Flag("admission-store-max-age", "How long an admission fact is kept at most.").Default("5m").Duration(),
 	}
 }
@@ -76,7 +78,7 @@ func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f
 	if err != nil {
 		return nil, err
 	}
-	store := admission.NewStore(admission.WithMaxFacts(*f.maxFacts), admission.WithMaxAge(*f.maxAge), admission.WithMetrics(m))
+	store := admission.NewStore(admission.WithMaxFacts(*f.maxFacts), admission.WithMaxBytes(*f.maxBytes), admission.WithMaxAge(*f.maxAge), admission.WithMetrics(m))
 	srv, err := admission.NewServer(*f.addr, store, creds, admission.WithServerMetrics(m), admission.WithLogger(l),
 		admission.WithAllowedNames(strings.Split(*f.names, ",")...))
 	if err != nil {

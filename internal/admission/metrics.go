@@ -21,6 +21,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // Why a fact left the Store early, and what became of a request.
 const (
 	reasonCount = "count"
+	reasonBytes = "bytes"
 	reasonAge   = "age"
 
 	resultStored          = "stored"
@@ -47,7 +48,7 @@ func NewMetrics() *Metrics {
 			Name: "provider_git_admission_facts", Help: "Admission facts kept for attribution.",
 		}),
 		drops: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "provider_git_admission_facts_dropped_total", Help: "Admission facts dropped, by reason: count (the store's bound, --admission-store-max-facts, dropped the oldest) or age (--admission-store-max-age).",
+			Name: "provider_git_admission_facts_dropped_total", Help: "Admission facts dropped, by reason: count (the store's bound, --admission-store-max-facts, dropped the oldest), bytes (its byte bound) or age (--admission-store-max-age).",
 		}, []string{"reason"}),
 	}
 }

@@ -25,8 +25,6 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
-
-	"github.com/crossplane-contrib/provider-git/internal/audit"
 )
 
 // Defaults of a Store.
@@ -35,6 +33,10 @@ const (
 	// 400 bytes (its strings and a fingerprint), so about 4 MiB; far
 	// above the writes of a join's wait on a busy cluster.
 	DefaultMaxFacts = 10000
+	// DefaultMaxBytes bounds the facts' estimated size, whatever the
+	// reviews held (a client that reaches the webhook may send groups of
+	// any length).
+	DefaultMaxBytes = 16 << 20
 	// DefaultMaxAge is how long a fact is kept at most: the join needs a
 	// fact from the write until the Mirror's next plan (the watch's
 	// delivery, seconds); a Mirror held back longer (a failing push)
@@ -42,15 +44,16 @@ const (
 	DefaultMaxAge = 5 * time.Minute
 )
 
-// Store keeps the facts the webhook admitted, oldest first, within a count
-// and an age bound: a new fact past the count drops the oldest, counted in
-// provider_git_admission_facts_dropped_total.
+// Store keeps the facts the webhook admitted, oldest first, within a
+// count, a byte and an age bound: a new fact past the count or the bytes
+// drops the oldest, counted in provider_git_admission_facts_dropped_total.
 //
 // mu guards every field below it; nobody holds it across the network or
 // while calling out.
 type Store struct {
 	clock    clock.PassiveClock
 	maxFacts int
+	maxBytes int64
 	maxAge   time.Duration
 	metrics  *Metrics
 	// key keys the fingerprints: random per process, so a fingerprint
@@ -61,9 +64,7 @@ type Store struct {
 	queue []*Fact // every fact, oldest first; queue[head:] are live
 	head  int
 	byUID map[string][]*Fact
-	// heard is when the webhook last admitted a write of each
-	// group/resource.
-	heard map[audit.GroupResource]time.Time
+	bytes int64
 }
 
 // StoreOption configures a Store.
@@ -75,6 +76,9 @@ func WithClock(c clock.PassiveClock) StoreOption { return func(s *Store) { s.clo
 // WithMaxFacts bounds how many facts are kept; at least one is.
 func WithMaxFacts(n int) StoreOption { return func(s *Store) { s.maxFacts = max(n, 1) } }
 
+// WithMaxBytes bounds the facts' estimated size; at least one is kept.
+func WithMaxBytes(n int64) StoreOption { return func(s *Store) { s.maxBytes = n } }
+
 // WithMaxAge drops facts older than d.
 func WithMaxAge(d time.Duration) StoreOption { return func(s *Store) { s.maxAge = d } }
 
@@ -85,7 +89,7 @@ func WithMetrics(m *Metrics) StoreOption { return func(s *Store) { s.metrics = m
 func NewStore(o ...StoreOption) *Store {
 	s := &Store{
 		clock: clock.RealClock{}, maxFacts: DefaultMaxFacts, maxAge: DefaultMaxAge,
-		key: make([]byte, 32), byUID: map[string][]*Fact{}, heard: map[audit.GroupResource]time.Time{},
+		maxBytes: DefaultMaxBytes, key: make([]byte, 32), byUID: map[string][]*Fact{},
 	}
 	// crypto/rand.Read never fails (Go 1.24+): it panics rather.
 	_, _ = rand.Read(s.key)
@@ -109,12 +113,15 @@ func (s *Store) Add(f Fact) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expireLocked(f.Arrived)
-	s.heard[f.Resource] = f.Arrived
 	e := &f
 	s.queue = append(s.queue, e)
 	s.byUID[f.UID] = append(s.byUID[f.UID], e)
+	s.bytes += sizeOf(e)
 	for len(s.queue)-s.head > s.maxFacts {
 		s.dropLocked(reasonCount)
+	}
+	for s.bytes > s.maxBytes && len(s.queue)-s.head > 1 {
+		s.dropLocked(reasonBytes)
 	}
 	s.metrics.size(len(s.queue) - s.head)
 }
@@ -133,15 +140,6 @@ func (s *Store) Of(uid string, after time.Time) []Fact {
 		}
 	}
 	return out
-}
-
-// Heard reports when the webhook last admitted a write of gr, and whether
-// it ever did since the process started.
-func (s *Store) Heard(gr audit.GroupResource) (time.Time, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.heard[gr]
-	return t, ok
 }
 
 // Len is how many facts are kept.
@@ -175,5 +173,21 @@ func (s *Store) dropLocked(reason string) {
 		fs[0] = nil
 		s.byUID[f.UID] = fs[1:]
 	}
+	s.bytes -= sizeOf(f)
 	s.metrics.dropped(reason)
+}
+
+// factOverhead is what a fact costs beyond its strings: the Fact itself,
+// its place in the queue and in its UID's list, and its map entry
+// (amortized), rounded up from its field sizes on amd64.
+const factOverhead = 320
+
+// sizeOf estimates what f holds on the heap.
+func sizeOf(f *Fact) int64 {
+	n := len(f.Operation) + len(f.User.Username) + len(f.User.UID) + len(f.FieldManager) + len(f.Resource.Group) +
+		len(f.Resource.Resource) + len(f.Version) + len(f.Namespace) + len(f.Name) + len(f.UID) + len(f.Against) + len(f.Fingerprint)
+	for _, g := range f.User.Groups {
+		n += len(g) + 16
+	}
+	return int64(n + factOverhead)
 }

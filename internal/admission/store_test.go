@@ -18,6 +18,7 @@ package admission
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,10 +30,13 @@ func TestStoreBounds(t *testing.T) {
 	type step struct {
 		uid     string
 		advance time.Duration
+		// group is the size of the one group the fact's user has.
+		group int
 	}
 	cases := map[string]struct {
 		reason   string
 		maxFacts int
+		maxBytes int64
 		steps    []step
 		// want are the UIDs whose facts are kept, oldest first.
 		want []string
@@ -42,6 +46,12 @@ func TestStoreBounds(t *testing.T) {
 			maxFacts: 2,
 			steps:    []step{{uid: "a"}, {uid: "b"}, {uid: "c"}},
 			want:     []string{"b", "c"},
+		},
+		"Bytes": {
+			reason:   "Past the byte bound the oldest facts are dropped: a client that sends a user with groups of a megabyte holds no more than the bound.",
+			maxFacts: 10, maxBytes: 4 << 10,
+			steps: []step{{uid: "a"}, {uid: "b"}, {uid: "c", group: 3584}},
+			want:  []string{"c"},
 		},
 		"Age": {
 			reason:   "A fact older than the age bound is dropped.",
@@ -54,10 +64,18 @@ func TestStoreBounds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(time.Unix(100, 0))
 			m := NewMetrics()
-			s := NewStore(WithClock(clk), WithMaxFacts(tc.maxFacts), WithMetrics(m))
+			o := []StoreOption{WithClock(clk), WithMaxFacts(tc.maxFacts), WithMetrics(m)}
+			if tc.maxBytes > 0 {
+				o = append(o, WithMaxBytes(tc.maxBytes))
+			}
+			s := NewStore(o...)
 			for _, st := range tc.steps {
 				clk.SetTime(clk.Now().Add(st.advance))
-				s.Add(Fact{UID: st.uid})
+				f := Fact{UID: st.uid}
+				if st.group > 0 {
+					f.User.Groups = []string{strings.Repeat("g", st.group)}
+				}
+				s.Add(f)
 			}
 			var got []string
 			for _, uid := range []string{"a", "b", "c"} {

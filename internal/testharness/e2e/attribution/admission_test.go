@@ -450,7 +450,7 @@ func rawGet(t *testing.T, path string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close() //nolint:errcheck // A read-only body.
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d, %v", path, resp.StatusCode, err)
