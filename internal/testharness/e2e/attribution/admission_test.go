@@ -457,3 +457,62 @@ func rawGet(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestAutoBesideAudit: audit events and admission reviews of one cluster
+// at once. A Mirror with attribution Auto and one with Audit, in folders of
+// their own, mirror the same ConfigMaps; alice and bob each edit one. Both
+// Mirrors name the same author for each change, the Auto one from
+// admission and the Audit one from audit events, and each records each
+// change in exactly one commit: none authored twice.
+func TestAutoBesideAudit(t *testing.T) {
+	f := e2e.NewFixture(t)
+	ns := f.Namespace
+	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
+	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
+	auto := admissionMirror(ns)
+	auto.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAuto
+	audited := admissionMirror(ns)
+	audited.Name, audited.Spec.ForProvider.Path, audited.Spec.ForProvider.Attribution = "audited", "audited", v1alpha1.MirrorAttributionAudit
+	for _, m := range []*v1alpha1.Mirror{auto, audited} {
+		e2e.Create(t, m)
+		e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	}
+	want := map[string]string{}
+	for _, n := range []string{"a", "b"} {
+		cm := e2e.ConfigMap(ns, n, map[string]string{"mirror": "yes"}, map[string]string{"k": "0"})
+		e2e.Create(t, cm)
+		want[e2e.ObjPath(ns, "core", "configmap", n)] = e2e.Rendered(t, cm)
+	}
+	f.WaitMirrored(t, want)
+	e2e.WritesLanded(t)
+	before := f.Repo.Head(t, "main")
+
+	authors := map[string]string{"a": "alice", "b": "bob"}
+	for n, u := range authors {
+		edit(t, userClient(t, u), ns, n, "k", u)
+		want[e2e.ObjPath(ns, "core", "configmap", n)] = e2e.Rendered(t, e2e.ConfigMap(ns, n, nil, nil))
+	}
+	f.WaitMirrored(t, want)
+	inAudited := func(n string) string {
+		return "audited/" + strings.TrimPrefix(e2e.ObjPath(ns, "core", "configmap", n), e2e.MirrorFolder+"/")
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		for n, u := range authors {
+			if got := fileCommits(t, f, before, inAudited(n)); len(got) == 0 || !strings.Contains(got[len(got)-1].Content, "k: "+u) {
+				return fmt.Errorf("the Audit Mirror has not recorded %s's edit of %s yet", u, n)
+			}
+		}
+		return nil
+	})
+	e2e.WritesLanded(t)
+	for n, u := range authors {
+		file := e2e.ObjPath(ns, "core", "configmap", n)
+		content := want[file]
+		if diff := cmp.Diff([]attributedCommit{{Author: u, By: attribution.ByAdmission, Content: content}}, fileCommits(t, f, before, file)); diff != "" {
+			t.Errorf("the Auto Mirror's commits of %s: -want, +got:\n%s", n, diff)
+		}
+		if diff := cmp.Diff([]attributedCommit{{Author: u, By: attribution.ByAudit, Content: content}}, fileCommits(t, f, before, inAudited(n))); diff != "" {
+			t.Errorf("the Audit Mirror's commits of %s: -want, +got:\n%s", n, diff)
+		}
+	}
+}
