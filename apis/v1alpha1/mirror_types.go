@@ -178,7 +178,7 @@ type MirrorIgnore struct {
 // MirrorParameters are the desired state of a Mirror.
 // +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="ignore.users needs attribution Audit, Admission or Auto (who made a change is known only from audit events or admission)"
 // +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="author needs attribution Audit, Admission or Auto"
-// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
+// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
 	// must be empty.

@@ -91,9 +91,9 @@ func TestJoinAdmitted(t *testing.T) {
 		// nil when deleted.
 		before *mirror.Object
 		obj    *mirror.Object
-		// again joins the same snapshot a second time, advance later,
-		// and wants what the second join decided.
-		again   bool
+		// again joins the same snapshot again that many times, each
+		// advance later, and wants what the last join decided.
+		again   int
 		advance time.Duration
 	}
 	type want struct {
@@ -186,7 +186,16 @@ func TestJoinAdmitted(t *testing.T) {
 		},
 		"IgnoredManagerFinal": {
 			reason: "A wait after its content was first seen, the ignored field manager's write is held for good, and nothing authors it.",
-			args: args{managers: []string{"kustomize-controller"}, obj: &x, again: true, advance: 3 * time.Second, admitted: admittedFacts{func() admission.Fact {
+			args: args{managers: []string{"kustomize-controller"}, obj: &x, again: 1, advance: 3 * time.Second, admitted: admittedFacts{func() admission.Fact {
+				f := wrote("system:serviceaccount:flux-system:kustomize-controller", admission.OpUpdate, "5", "X", 1)
+				f.FieldManager = "kustomize-controller"
+				return f
+			}()}},
+			want: want{kept: true, state: AdmissionReceived},
+		},
+		"IgnoredManagerHeld": {
+			reason: "Once ruled ignored, the content stays held at every later plan while the object has it: no fact is left to join, and nothing is authored unresolved.",
+			args: args{managers: []string{"kustomize-controller"}, obj: &x, again: 2, advance: 3 * time.Second, admitted: admittedFacts{func() admission.Fact {
 				f := wrote("system:serviceaccount:flux-system:kustomize-controller", admission.OpUpdate, "5", "X", 1)
 				f.FieldManager = "kustomize-controller"
 				return f
@@ -227,7 +236,7 @@ func TestJoinAdmitted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.args.again {
+			for range tc.args.again {
 				clk.SetTime(clk.Now().Add(tc.args.advance))
 				if d, err = a.Join(m, snap, changed); err != nil {
 					t.Fatal(err)

@@ -279,6 +279,12 @@ func (a *Attributions) decide(m Mirror, snap mirror.Snapshot, changed map[string
 	l.settle(snap, changed)
 	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}, collected: map[string]factID{}, pending: map[string]pendingDeletion{}}
 	for rel, sha := range changed {
+		if sha != "" && l.ignored[rel] == sha {
+			// Ignored users or managers alone made this content: held
+			// while the object still has it, whatever the source.
+			out.keep[rel] = true
+			continue
+		}
 		if m.Source.admission() && a.admitted != nil {
 			if a.decideAdmitted(&out, l, m, rel, sha, objectAt(snap, rel), now, who) {
 				continue
@@ -335,10 +341,6 @@ func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 // the Mirror nn to its facts, into out. Call with mu held.
 func (a *Attributions) decideOne(out *attributed, l *ledger, m Mirror, rel, sha string, now time.Time, who *authors) {
 	nn := m.Name
-	if sha != "" && l.ignored[rel] == sha {
-		out.keep[rel] = true
-		return
-	}
 	noticed, ok := l.noticed[rel]
 	if !ok {
 		noticed = now

@@ -51,7 +51,7 @@ const (
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
 	errCommit         = "spec.forProvider.commit must be Batched or PerChange"
 	errLayout         = "spec.forProvider.layout must be Folder or InPlace"
-	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
+	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
