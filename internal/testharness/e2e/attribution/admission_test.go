@@ -516,3 +516,47 @@ func TestAutoBesideAudit(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmissionIgnoredUsers: a Mirror with attribution Admission that
+// ignores Flux's ServiceAccount, as admission names it (no audit event is
+// joined), commits nothing of what Flux alone creates or changes; a
+// person's edit of Flux's object is one commit, authored by them.
+func TestAdmissionIgnoredUsers(t *testing.T) {
+	flux := "system:serviceaccount:flux-system:kustomize-controller"
+	f := e2e.NewFixture(t)
+	ns := f.Namespace
+	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
+	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
+	m := admissionMirror(ns)
+	m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{flux}}
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	before := f.Repo.Head(t, "main")
+
+	fluxClient, alice := impersonating(t, flux), userClient(t, "alice")
+	app := e2e.ConfigMap(ns, "app", map[string]string{"mirror": "yes"}, map[string]string{"image": "web:1"})
+	if err := fluxClient.Create(context.Background(), app); err != nil {
+		t.Fatal(err)
+	}
+	canary := e2e.ConfigMap(ns, "canary", map[string]string{"mirror": "yes"}, map[string]string{"n": "0"})
+	if err := alice.Create(context.Background(), canary); err != nil {
+		t.Fatal(err)
+	}
+	canaryFile, appFile := e2e.ObjPath(ns, "core", "configmap", "canary"), e2e.ObjPath(ns, "core", "configmap", "app")
+	want := map[string]string{canaryFile: e2e.Rendered(t, canary)}
+	f.WaitMirrored(t, want)
+	e2e.WritesLanded(t)
+	head := f.Repo.Head(t, "main")
+	f.Stays(t, m, false, "main", head, "what the ignored user alone created")
+	if got := fileCommits(t, f, before, appFile); len(got) != 0 {
+		t.Errorf("Flux's own object was committed: %+v", got)
+	}
+
+	edit(t, alice, ns, "app", "image", "web:2")
+	want[appFile] = e2e.Rendered(t, app)
+	f.WaitMirrored(t, want)
+	e2e.WritesLanded(t)
+	if diff := cmp.Diff([]attributedCommit{{Author: "alice", By: attribution.ByAdmission, Content: want[appFile]}}, fileCommits(t, f, head, appFile)); diff != "" {
+		t.Errorf("commits after a person's edit of Flux's object: -want, +got:\n%s", diff)
+	}
+}
