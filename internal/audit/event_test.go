@@ -131,7 +131,11 @@ func TestIngest(t *testing.T) {
 		},
 		"FieldManager": {
 			reason: "A patch that names its field manager in the URL (server-side apply, kubectl patch --field-manager) carries it, for ignore.fieldManagers.",
-			args:   args{events: []ev{func() ev { e := update(); e.verb, e.uri = "patch", e.uri+"?fieldManager=kustomize-controller&force=true"; return e }()}},
+			args: args{events: []ev{func() ev {
+				e := update()
+				e.verb, e.uri = "patch", e.uri+"?fieldManager=kustomize-controller&force=true"
+				return e
+			}()}},
 			want: want{facts: []Fact{func() Fact {
 				f := alice
 				f.Verb, f.FieldManager = "patch", "kustomize-controller"
