@@ -77,6 +77,8 @@ const (
 	// AdmissionNotReceived: the last change joined had none: the webhook
 	// did not see its write.
 	AdmissionNotReceived
+	// AdmissionOff: the process serves no admission webhook.
+	AdmissionOff
 )
 
 // admissionSeen is what the last change joined found.

@@ -285,8 +285,11 @@ func (a *Attributions) decide(m Mirror, snap mirror.Snapshot, changed map[string
 			out.keep[rel] = true
 			continue
 		}
-		if m.Source.admission() && a.admitted != nil {
-			if a.decideAdmitted(&out, l, m, rel, sha, objectAt(snap, rel), now, who) {
+		if m.Source.admission() {
+			if a.admitted == nil {
+				// No webhook in this process: nothing was seen.
+				l.admission = admissionSeen{state: AdmissionOff}
+			} else if a.decideAdmitted(&out, l, m, rel, sha, objectAt(snap, rel), now, who) {
 				continue
 			}
 			if !m.Source.audit() {

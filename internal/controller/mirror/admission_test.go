@@ -28,7 +28,6 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/admission"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/git"
-	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 )
 
 // TestAttributionCondition: a Mirror with attribution Admission says in its
@@ -46,7 +45,9 @@ func TestAttributionCondition(t *testing.T) {
 		reason      string
 		attribution v1alpha1.MirrorAttribution
 		admitted    bool
-		want        want
+		// off: the process serves no webhook.
+		off  bool
+		want want
 	}{
 		"Received": {
 			reason:      "The webhook kept the write that made the live content: its user authors it, and the condition says the webhook sees the Mirror's changes.",
@@ -59,31 +60,32 @@ func TestAttributionCondition(t *testing.T) {
 			attribution: v1alpha1.MirrorAttributionAdmission,
 			want:        want{Status: corev1.ConditionFalse, Reason: ReasonAdmissionNotReceived, Author: unresolved(), Message: true},
 		},
+		"Off": {
+			reason:      "A provider that serves no webhook: the change is authored unresolved at once (never by the audit join), and the condition says the webhook is off.",
+			attribution: v1alpha1.MirrorAttributionAdmission,
+			off:         true,
+			want:        want{Status: corev1.ConditionFalse, Reason: ReasonAdmissionNotReceived, Author: unresolved(), Message: true},
+		},
 		"Audit": {
-			reason:      "A Mirror with attribution Audit has no Attribution condition.",
+			reason:      "A Mirror with attribution Audit joins the audit fact, not the admission one, and has no Attribution condition.",
 			attribution: v1alpha1.MirrorAttributionAudit,
 			admitted:    true,
-			want:        want{Author: unresolved()},
+			want:        want{Author: user("mallory")},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := newJoinBed(t, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = tc.attribution })
 			store := admission.NewStore(admission.WithClock(b.clk))
-			b.attr.SetAdmission(store)
+			if !tc.off {
+				b.attr.SetAdmission(store)
+			}
+			// An audit fact the Admission Mirror must not join.
+			b.store.Add(keyOfCM("a"), by("mallory"))
 			o := cm("a", "2")
 			o.UID = "uid-a"
 			if tc.admitted {
 				store.Add(admission.Fact{Operation: admission.OpCreate, User: audit.User{Username: "alice"}, UID: o.UID, Fingerprint: store.Fingerprint(o.Content)})
-			}
-			if tc.attribution == v1alpha1.MirrorAttributionAudit {
-				// Past the audit wait, with no audit fact.
-				if _, err := b.observe(o); err != nil {
-					if _, waits := managed.IsWaiting(err); !waits {
-						t.Fatal(err)
-					}
-				}
-				b.clk.Step(4 * b.attr.Wait())
 			}
 			c, err := b.observe(o)
 			if err != nil || c == nil {
@@ -98,7 +100,7 @@ func TestAttributionCondition(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
-			if tc.want.Message && !strings.Contains(cond.Message, "ns/a") {
+			if tc.want.Message && !tc.off && !strings.Contains(cond.Message, "ns/a") {
 				t.Errorf("%s\nthe condition's message %q does not name the object", tc.reason, cond.Message)
 			}
 		})

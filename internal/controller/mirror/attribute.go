@@ -55,6 +55,7 @@ const (
 const (
 	msgAdmissionReceived       = "The admission webhook saw the write of the last change committed"
 	msgAdmissionNotReceivedFmt = "The admission webhook saw no write of %s, whose change the Mirror committed: %s. Check that the ValidatingWebhookConfiguration names this kind, version and namespace, and that the API server reaches the provider's --admission-webhook-bind-address"
+	msgAdmissionOffFmt         = "The provider serves no admission webhook (its --admission-webhook-bind-address is empty): %s"
 	msgUnresolvedAdmission     = "a change it does not see is authored \"" + attribution.UnresolvedName + "\""
 	msgAuditFallback           = "a change it does not see is joined to audit events by object and time, or authored \"" + attribution.UnresolvedName + "\" when none comes"
 )
@@ -150,15 +151,17 @@ func (e *external) admissionCondition(mg *v1alpha1.Mirror, at *attribution.Decis
 	}
 	c := xpv2.Condition{Type: TypeAttribution, LastTransitionTime: metav1.NewTime(e.attr.Now()), ObservedGeneration: mg.GetGeneration()}
 	state, object := at.Admission()
+	then := msgUnresolvedAdmission
+	if p.Attribution == v1alpha1.MirrorAttributionAuto {
+		then = msgAuditFallback
+	}
 	switch state {
 	case attribution.AdmissionReceived:
 		c.Status, c.Reason, c.Message = corev1.ConditionTrue, ReasonAdmissionReceived, msgAdmissionReceived
 	case attribution.AdmissionNotReceived:
-		then := msgUnresolvedAdmission
-		if p.Attribution == v1alpha1.MirrorAttributionAuto {
-			then = msgAuditFallback
-		}
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, ReasonAdmissionNotReceived, fmt.Sprintf(msgAdmissionNotReceivedFmt, object, then)
+	case attribution.AdmissionOff:
+		c.Status, c.Reason, c.Message = corev1.ConditionFalse, ReasonAdmissionNotReceived, fmt.Sprintf(msgAdmissionOffFmt, then)
 	default:
 		return
 	}
