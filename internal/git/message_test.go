@@ -64,6 +64,9 @@ func TestCommitMessageTrailerBlock(t *testing.T) {
 			if diff := cmp.Diff([]string{"u1"}, trailerValues(got, TrailerUID)); diff != "" {
 				t.Errorf("%s\nUID trailers: -want, +got:\n%s", tc.reason, diff)
 			}
+			if diff := cmp.Diff([]string{"Mirror/ns/m"}, trailerValues(got, TrailerResource)); diff != "" {
+				t.Errorf("%s\nresource trailers: -want, +got:\n%s", tc.reason, diff)
+			}
 		})
 	}
 }
