@@ -171,6 +171,14 @@ func TestRequestIgnore(t *testing.T) {
 			},
 			want: want{skipGenerated: true},
 		},
+		"UsersWithAdmission": {
+			reason: "with attribution: Admission, users are accepted too (admission names them)",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAdmission
+				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
+			},
+			want: want{skipGenerated: true},
+		},
 		"LongUser": {
 			reason: "the CRD's rule again: a user of at most 256 characters",
 			mutate: func(m *v1alpha1.Mirror) {
