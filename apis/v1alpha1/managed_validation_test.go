@@ -223,6 +223,17 @@ func TestMirrorValidation(t *testing.T) {
 		"InPlaceAttributed": {reason: "Audit facts name objects, an in-place edit a document.", mutate: func(p *v1alpha1.MirrorParameters) {
 			p.Layout, p.Attribution = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAudit
 		}, want: "layout InPlace is written in Batched commits without attribution"},
+		"Admission": {reason: "Authors from the admission webhook.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Attribution = v1alpha1.MirrorAttributionAdmission
+			p.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
+		}},
+		"Auto": {reason: "Authors from admission, else audit, with author templates.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Attribution, p.Author = v1alpha1.MirrorAttributionAuto, &v1alpha1.MirrorAuthor{Name: "{{ .Username }}"}
+		}},
+		"BadAttribution": {reason: "Only the four sources.", mutate: func(p *v1alpha1.MirrorParameters) { p.Attribution = "Guess" }, want: "Unsupported value"},
+		"InPlaceAdmission": {reason: "An in-place edit is joined to no fact yet, admission's included.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Layout, p.Attribution = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAdmission
+		}, want: "layout InPlace is written in Batched commits without attribution"},
 	}
 	ns := namespace(t)
 	i := 0

@@ -54,7 +54,7 @@ const (
 )
 
 // MirrorAttribution says who a Mirror names as the author of its commits.
-// +kubebuilder:validation:Enum=None;Audit
+// +kubebuilder:validation:Enum=None;Audit;Admission;Auto
 type MirrorAttribution string
 
 // Attribution modes.
@@ -66,6 +66,15 @@ const (
 	// as the API server's audit events name them: one commit per author
 	// per window, committed by the configuration's identity.
 	MirrorAttributionAudit MirrorAttribution = "Audit"
+	// MirrorAttributionAdmission authors each change as the user whose
+	// write made it, as the provider's validating admission webhook saw
+	// it: joined exactly, by the object's UID, the version the write was
+	// made against and the content it stored. A change the webhook did
+	// not see is authored unresolved at once.
+	MirrorAttributionAdmission MirrorAttribution = "Admission"
+	// MirrorAttributionAuto joins admission facts as Admission does, and
+	// a change the webhook did not see to audit events as Audit does.
+	MirrorAttributionAuto MirrorAttribution = "Auto"
 )
 
 // MirrorAuthor are the templates of an attributed commit's author.
@@ -154,9 +163,10 @@ type MirrorIgnore struct {
 
 	// Users are the users (as the API server authenticates them, e.g.
 	// system:serviceaccount:flux-system:kustomize-controller) whose changes
-	// are not committed: a change whose audit events all name one of them
-	// keeps the object's file as it was. It needs attribution: Audit, which
-	// tells who made a change.
+	// are not committed: a change whose audit events all name one of them,
+	// or whose write the admission webhook saw made by one of them, keeps
+	// the object's file as it was. It needs attribution Audit, Admission
+	// or Auto, which tell who made a change.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=32
@@ -166,9 +176,9 @@ type MirrorIgnore struct {
 }
 
 // MirrorParameters are the desired state of a Mirror.
-// +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution == 'Audit')",message="ignore.users needs attribution: Audit (who made a change is known only from audit events)"
-// +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution == 'Audit')",message="author needs attribution: Audit"
-// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
+// +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="ignore.users needs attribution Audit, Admission or Auto (who made a change is known only from audit events or admission)"
+// +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="author needs attribution Audit, Admission or Auto"
+// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
 	// must be empty.
@@ -262,19 +272,24 @@ type MirrorParameters struct {
 	// +kubebuilder:default=Batched
 	Commit MirrorCommit `json:"commit,omitempty"`
 	// Attribution says who is the author of the Mirror's commits: None (the
-	// configuration's identity) or Audit (the user who made each change, as
-	// the API server's audit events sent to the provider name them; see the
-	// Mirror guide). With Audit, the changes of one commit window are one
+	// configuration's identity); Audit (the user who made each change, as
+	// the API server's audit events sent to the provider name them, joined
+	// by object and time); Admission (the user whose write made it, as the
+	// provider's admission webhook saw it, joined exactly by UID, the
+	// version the write was made against and the content it stored); or
+	// Auto (Admission, and Audit for a change the webhook did not see).
+	// See the Mirror guide. The changes of one commit window are one
 	// commit per author, still one push; the committer and the signature
-	// stay the configuration's; a change no audit event names within the
-	// provider's --audit-attribution-wait is authored
+	// stay the configuration's; each commit's Attributed-By trailer says
+	// admission, audit or unresolved; a change nothing names (with Audit,
+	// within the provider's --audit-attribution-wait) is authored
 	// "unknown (attribution unresolved)".
 	// +optional
 	// +kubebuilder:default=None
 	Attribution MirrorAttribution `json:"attribution,omitempty"`
 
 	// Author are the templates of an attributed commit's author (with
-	// attribution: Audit).
+	// attribution Audit, Admission or Auto).
 	// +optional
 	Author *MirrorAuthor `json:"author,omitempty"`
 

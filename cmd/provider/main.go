@@ -114,6 +114,7 @@ func run(ctx context.Context, args []string) error {
 		shareNamespace = app.Flag("share-namespace", "Namespace of the replicas' Leases (--share-repositories).").Envar("POD_NAMESPACE").Default("crossplane-system").String()
 		replicaName    = app.Flag("replica-name", "This replica's name, unique among the replicas: its Lease's, and in the User-Agent of its Git requests. Default: the pod's name (POD_NAME), else the host name.").Envar("POD_NAME").Default(hostname()).String()
 	)
+	admissionFlags := admissionFlagsOf(app)
 	if _, err := app.Parse(args); err != nil {
 		return err
 	}
@@ -218,20 +219,16 @@ func run(ctx context.Context, args []string) error {
 	}
 	store := audit.NewStore(audit.WithMaxBytes(*auditMaxBytes), audit.WithMaxAge(*auditMaxAge), audit.WithMetrics(auditMetrics))
 	if *auditAddr != "" {
-		creds, err := auditCredentials(ctx, mgr.GetAPIReader(), *auditSecret, audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken},
-			audit.WithReloadInterval(*auditReload), audit.WithReloadLogger(log.WithValues("component", "audit-webhook")), audit.WithReloadMetrics(auditMetrics))
+		err := serveAudit(ctx, mgr, log, store, auditMetrics, *auditAddr, *auditSecret,
+			audit.Files{Cert: *auditCert, Key: *auditKey, CA: *auditCA, Token: *auditToken}, *auditReload, *auditNames)
 		if err != nil {
 			return err
-		}
-		srv, err := audit.NewServer(*auditAddr, store, creds, audit.WithServerMetrics(auditMetrics), audit.WithLogger(log.WithValues("component", "audit-webhook")),
-			audit.WithAllowedNames(strings.Split(*auditNames, ",")...))
-		if err != nil {
-			return err
-		}
-		if err := mgr.Add(srv); err != nil {
-			return errors.Wrap(err, "cannot add the audit endpoint to the manager")
 		}
 		log.Info("Serving the audit webhook endpoint", "address", *auditAddr, "attribution-wait", auditWait.String())
+	}
+	admitted, err := startAdmission(ctx, mgr, log, admissionFlags)
+	if err != nil {
+		return err
 	}
 
 	o := options.Options{
@@ -248,6 +245,7 @@ func run(ctx context.Context, args []string) error {
 		ConditionMetrics:     conditions,
 		Forges:               forges(),
 		Audit:                store,
+		Admission:            admitted,
 		AuditMetrics:         auditMetrics,
 		AttributionWait:      *auditWait,
 		EventsAddress:        *eventsAddr,
@@ -268,6 +266,21 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	return errors.Wrap(errors.Wrap(mgr.Start(ctx), "manager stopped"), "cannot run the controller manager")
+}
+
+// serveAudit adds the audit endpoint on addr, feeding store, to mgr.
+func serveAudit(ctx context.Context, mgr ctrl.Manager, log logging.Logger, store *audit.Store, m *audit.Metrics, addr, secret string, f audit.Files, reload time.Duration, names string) error {
+	l := log.WithValues("component", "audit-webhook")
+	creds, err := auditCredentials(ctx, mgr.GetAPIReader(), secret, f,
+		audit.WithReloadInterval(reload), audit.WithReloadLogger(l), audit.WithReloadMetrics(m))
+	if err != nil {
+		return err
+	}
+	srv, err := audit.NewServer(addr, store, creds, audit.WithServerMetrics(m), audit.WithLogger(l), audit.WithAllowedNames(strings.Split(names, ",")...))
+	if err != nil {
+		return err
+	}
+	return errors.Wrap(mgr.Add(srv), "cannot add the audit endpoint to the manager")
 }
 
 // auditCredentials reads the audit endpoint's credentials from the Secret

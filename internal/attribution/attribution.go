@@ -63,6 +63,10 @@ type Attributions struct {
 	wait    time.Duration
 	metrics *audit.Metrics
 
+	// admitted are the admission webhook's facts; nil: none in this
+	// process (SetAdmission).
+	admitted admitted
+
 	mu      sync.Mutex
 	ledgers map[string]*ledger
 	// waiting are the objects whose facts a deferred change waits for, and
@@ -91,6 +95,12 @@ type ledger struct {
 	// many of its changes were resolved and unresolved.
 	spending             map[string]time.Time
 	resolved, unresolved int
+	// uids are the UID of the object at each path, as last seen in a
+	// snapshot: an admission fact of a deletion names its object by it.
+	uids map[string]string
+	// admission is what the last change joined found of the admission
+	// webhook.
+	admission admissionSeen
 }
 
 // seenAs is a content of a change and when a plan first found it.
@@ -101,7 +111,7 @@ type seenAs struct {
 
 func newLedger() *ledger {
 	return &ledger{keys: map[string]audit.Key{}, noticed: map[string]time.Time{}, seen: map[string]seenAs{},
-		after: map[string]time.Time{}, ignored: map[string]string{}}
+		after: map[string]time.Time{}, ignored: map[string]string{}, uids: map[string]string{}}
 }
 
 // seenSince records that the change at rel has the content sha and returns
@@ -232,6 +242,9 @@ type attribution struct {
 	when time.Time
 	// spent is where the path's facts are spent to once the write lands.
 	spent time.Time
+	// by is what named the author: ByAdmission, ByAudit or ByUnresolved
+	// (the commit's Attributed-By trailer).
+	by string
 }
 
 // attributed is what the join decided for one plan of one Mirror.
@@ -247,13 +260,14 @@ type attributed struct {
 	// object: see holdCollections.
 	collected map[string]factID
 	pending   map[string]pendingDeletion
+	// admission is what the join found of the admission webhook.
+	admission admissionSeen
 }
 
 // decide joins the changes of m's first plan of snap (changed: the blob
 // SHA of each file it writes, "" for each it deletes, by path relative to
 // the folder) to facts.
 func (a *Attributions) decide(m Mirror, snap mirror.Snapshot, changed map[string]string, who *authors) attributed {
-	ignore := m.Ignore
 	now := a.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -265,9 +279,30 @@ func (a *Attributions) decide(m Mirror, snap mirror.Snapshot, changed map[string
 	l.settle(snap, changed)
 	out := attributed{byPath: map[string]attribution{}, keep: map[string]bool{}, collected: map[string]factID{}, pending: map[string]pendingDeletion{}}
 	for rel, sha := range changed {
-		a.decideOne(&out, l, m.Name, rel, sha, now, ignore, who)
+		if sha != "" && l.ignored[rel] == sha {
+			// Ignored users or managers alone made this content: held
+			// while the object still has it, whatever the source.
+			out.keep[rel] = true
+			continue
+		}
+		if m.Source.admission() {
+			if a.admitted == nil {
+				// No webhook in this process: nothing was seen.
+				l.admission = admissionSeen{state: AdmissionOff}
+			} else if a.decideAdmitted(&out, l, m, rel, sha, objectAt(snap, rel), now, who) {
+				continue
+			}
+			if !m.Source.audit() {
+				// No admission fact joins it, and none can come: the
+				// webhook's fact precedes the write it admits.
+				out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: now, spent: now, by: ByUnresolved}
+				continue
+			}
+		}
+		a.decideOne(&out, l, m, rel, sha, now, who)
 	}
 	a.holdCollections(&out, now)
+	out.admission = l.admission
 	return out
 }
 
@@ -279,6 +314,9 @@ func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 	live := make(map[string]bool, len(snap.Objects))
 	for _, o := range snap.Objects {
 		live[o.Path] = true
+		if o.UID != "" {
+			l.uids[o.Path] = o.UID
+		}
 		if _, ok := l.keys[o.Path]; !ok {
 			l.keys[o.Path] = audit.Key{GroupResource: audit.GroupResource{Group: o.GVK.Group, Resource: o.Resource}, Namespace: o.Namespace, Name: o.Name}
 		}
@@ -287,6 +325,7 @@ func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 		if _, ok := changed[rel]; !ok && !live[rel] {
 			delete(l.keys, rel)
 			delete(l.after, rel)
+			delete(l.uids, rel)
 		}
 	}
 	for rel := range l.noticed {
@@ -303,11 +342,8 @@ func (l *ledger) settle(snap mirror.Snapshot, changed map[string]string) {
 
 // decideOne joins the change at rel (blob SHA sha; "" for a deletion) of
 // the Mirror nn to its facts, into out. Call with mu held.
-func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.NamespacedName, rel, sha string, now time.Time, ignore []string, who *authors) {
-	if sha != "" && l.ignored[rel] == sha {
-		out.keep[rel] = true
-		return
-	}
+func (a *Attributions) decideOne(out *attributed, l *ledger, m Mirror, rel, sha string, now time.Time, who *authors) {
+	nn := m.Name
 	noticed, ok := l.noticed[rel]
 	if !ok {
 		noticed = now
@@ -339,7 +375,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 		}
 	}
 	until := noticed.Add(a.wait)
-	ignored := len(fs) > 0 && sha != "" && allIgnored(fs, ignore)
+	ignored := len(fs) > 0 && sha != "" && allIgnored(fs, m)
 	if ignored {
 		// "Ignored" on the facts so far is provisional until a wait after
 		// the content was first seen as it is: a person's change of the
@@ -360,7 +396,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 		out.keep[rel] = true
 		a.metrics.Attributed("ignored", 1)
 	case len(fs) > 0 && !waits:
-		out.byPath[rel] = joined(fs, ignore, who)
+		out.byPath[rel] = joined(fs, m, who)
 	case waits:
 		out.keep[rel] = true
 		out.deferred++
@@ -377,7 +413,7 @@ func (a *Attributions) decideOne(out *attributed, l *ledger, nn types.Namespaced
 	default:
 		// No facts, and none can come (the wait is over, or the object
 		// was never seen: deleted while the provider was down).
-		out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: noticed.Add(a.wait), spent: now}
+		out.byPath[rel] = attribution{verdict: unattributed, author: unresolved(), when: noticed.Add(a.wait), spent: now, by: ByUnresolved}
 	}
 }
 

@@ -50,7 +50,7 @@ func Parts(folder string, c git.Change, at *Decision, msg func(n int) (string, e
 // (the marker's, when it stays) goes with the first: it is what the plan
 // read.
 func parts(folder string, d diff, at attributed, msg func(n int) (string, error)) ([]git.Part, error) {
-	g := grouping{byAuthor: map[git.Signature]*group{}}
+	g := grouping{byAuthor: map[authorBy]*group{}}
 	for full, f := range d.puts {
 		g.add(folder, full, &f, d, at)
 	}
@@ -73,15 +73,23 @@ func parts(folder string, d diff, at attributed, msg func(n int) (string, error)
 // group is one author's commit.
 type group struct {
 	author    git.Signature
+	by        string
 	coauthors []git.Signature
 	when      time.Time
 	part      git.Part
 }
 
+// authorBy is an author and what named them: one commit each, so that its
+// Attributed-By trailer is true of every change in it.
+type authorBy struct {
+	author git.Signature
+	by     string
+}
+
 // grouping sorts a diff's files into their authors' commits; rest holds
 // the files no attribution names (the marker).
 type grouping struct {
-	byAuthor map[git.Signature]*group
+	byAuthor map[authorBy]*group
 	rest     git.Part
 }
 
@@ -89,10 +97,11 @@ func (g *grouping) add(folder, full string, put *git.File, d diff, at attributed
 	rel, _ := mirror.Rel(folder, full)
 	tgt := &g.rest
 	if v, ok := at.byPath[rel]; ok {
-		gr := g.byAuthor[v.author]
+		k := authorBy{author: v.author, by: v.by}
+		gr := g.byAuthor[k]
 		if gr == nil {
-			gr = &group{author: v.author, when: v.when}
-			g.byAuthor[v.author] = gr
+			gr = &group{author: v.author, by: v.by, when: v.when}
+			g.byAuthor[k] = gr
 		}
 		if v.when.Before(gr.when) {
 			gr.when = v.when
@@ -125,7 +134,7 @@ func (g *grouping) commits(msg func(n int) (string, error)) ([]git.Part, error) 
 		ordered = append(ordered, gr)
 	}
 	slices.SortFunc(ordered, func(x, y *group) int {
-		return cmp.Or(x.when.Compare(y.when), strings.Compare(x.author.Name, y.author.Name), strings.Compare(x.author.Email, y.author.Email))
+		return cmp.Or(x.when.Compare(y.when), strings.Compare(x.author.Name, y.author.Name), strings.Compare(x.author.Email, y.author.Email), strings.Compare(x.by, y.by))
 	})
 	out := make([]git.Part, 0, len(ordered)+1)
 	for _, gr := range ordered {
@@ -134,7 +143,7 @@ func (g *grouping) commits(msg func(n int) (string, error)) ([]git.Part, error) 
 		if err != nil {
 			return nil, err
 		}
-		gr.part.Message = withCoauthors(m, gr.coauthors)
+		gr.part.Message = withTrailers(m, gr.by, gr.coauthors)
 		gr.part.Author = gr.author
 		out = append(out, gr.part)
 	}
@@ -163,31 +172,30 @@ func expectIn(p *git.Part, full, sha string) {
 	p.Expect[full] = sha
 }
 
-// withCoauthors adds a Co-authored-by trailer per co-author.
-func withCoauthors(msg string, co []git.Signature) string {
-	if len(co) == 0 {
+// withTrailers adds the Attributed-By trailer (by; none when empty) and a
+// Co-authored-by trailer per co-author, in one trailer block.
+func withTrailers(msg, by string, co []git.Signature) string {
+	var lines []string
+	if by != "" {
+		lines = append(lines, TrailerAttributedBy+": "+by)
+	}
+	for _, c := range co {
+		lines = append(lines, "Co-authored-by: "+c.Name+" <"+c.Email+">")
+	}
+	if len(lines) == 0 {
 		return msg
 	}
-	var b strings.Builder
-	b.WriteString(msg)
-	b.WriteString("\n\n")
-	for i, c := range co {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("Co-authored-by: " + c.Name + " <" + c.Email + ">")
-	}
-	return b.String()
+	return strings.TrimRight(msg, "\n") + "\n\n" + strings.Join(lines, "\n")
 }
 
 // joined attributes a change to its facts: the last writer who is not
 // ignored is the author; the others are co-authors.
-func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
-	at := attribution{verdict: resolved, when: fs[0].Arrived, spent: fs[len(fs)-1].Arrived.Add(time.Nanosecond)}
+func joined(fs []audit.Fact, m Mirror, who *authors) attribution {
+	at := attribution{verdict: resolved, when: fs[0].Arrived, spent: fs[len(fs)-1].Arrived.Add(time.Nanosecond), by: ByAudit}
 	// A deletion by ignored users alone is committed, and names them.
 	last := len(fs) - 1
 	for i := len(fs) - 1; i >= 0; i-- {
-		if !slices.Contains(ignore, fs[i].User.Username) {
+		if !ignoredAudit(fs[i], m) {
 			last = i
 			break
 		}
@@ -195,7 +203,7 @@ func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
 	at.author = who.of(fs[last])
 	seen := map[git.Signature]bool{at.author: true}
 	for i, f := range fs {
-		if i == last || slices.Contains(ignore, f.User.Username) {
+		if i == last || ignoredAudit(f, m) {
 			continue
 		}
 		s := who.of(f)
@@ -207,17 +215,25 @@ func joined(fs []audit.Fact, ignore []string, who *authors) attribution {
 	return at
 }
 
-// allIgnored reports whether every fact names an ignored user.
-func allIgnored(fs []audit.Fact, ignore []string) bool {
-	if len(ignore) == 0 {
-		return false
-	}
+// allIgnored reports whether every fact names an ignored user or field
+// manager of m.
+func allIgnored(fs []audit.Fact, m Mirror) bool {
 	for _, f := range fs {
-		if !slices.Contains(ignore, f.User.Username) {
+		if !ignoredAudit(f, m) {
 			return false
 		}
 	}
-	return true
+	return len(fs) > 0
+}
+
+// ignoredAudit reports whether f names a user or field manager m ignores.
+func ignoredAudit(f audit.Fact, m Mirror) bool {
+	return ignores(m, f.User.Username, f.FieldManager)
+}
+
+// ignores reports whether m ignores the user or the field manager.
+func ignores(m Mirror, user, manager string) bool {
+	return slices.Contains(m.Ignore, user) || (manager != "" && slices.Contains(m.IgnoreManagers, manager))
 }
 
 // AuthorParts names, on each of ps (one object's commit each, of a Mirror
@@ -233,7 +249,7 @@ func AuthorParts(folder string, ps []git.Part, at *Decision) {
 				continue
 			}
 			ps[i].Author = v.author
-			ps[i].Message = withCoauthors(ps[i].Message, v.coauthors)
+			ps[i].Message = withTrailers(ps[i].Message, v.by, v.coauthors)
 			break
 		}
 	}

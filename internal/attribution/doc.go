@@ -15,9 +15,11 @@ limitations under the License.
 */
 
 // Package attribution names who made each change a Mirror with attribution
-// Audit commits: it joins the changes a Mirror's plan finds to the facts of
-// the audit store (internal/audit) and splits the write into commits by
-// author.
+// commits: it joins the changes a Mirror's plan finds to the facts of the
+// audit store (internal/audit) by object and time, or to the admission
+// webhook's facts (internal/admission) exactly (admitted.go), and splits
+// the write into commits by author and source (the Attributed-By
+// trailer).
 //
 // Attributions is the join, shared by every reconcile of every Mirror of
 // the process: a ledger per Mirror of when each change was noticed and
@@ -37,7 +39,8 @@ limitations under the License.
 // # Imports
 //
 // The package is the Mirror controller's domain logic, and imports only
-// what that logic is about: the audit store's facts (internal/audit), the
+// what that logic is about: the audit store's and the admission webhook's
+// facts (internal/audit, internal/admission), the
 // commits it cuts (internal/git) and the Mirror's snapshot and layout
 // (internal/mirror), with plain values for the rest: the Mirror as Join
 // reads it is a Mirror, not the API type. It imports no API types (apis),

@@ -24,8 +24,29 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
-// A Mirror is one Mirror with attribution Audit, as the join reads it.
+// Source is where a Mirror's join finds who made a change.
+type Source int
+
+// The sources of attribution.
+const (
+	// SourceAudit joins audit facts by object and time (spec attribution
+	// Audit).
+	SourceAudit Source = iota
+	// SourceAdmission joins admission facts exactly (spec attribution
+	// Admission); a change no fact joins is authored unresolved at once.
+	SourceAdmission
+	// SourceAuto joins admission facts exactly and, for a change none
+	// joins, audit facts by time (spec attribution Auto).
+	SourceAuto
+)
+
+func (s Source) admission() bool { return s == SourceAdmission || s == SourceAuto }
+func (s Source) audit() bool     { return s == SourceAudit || s == SourceAuto }
+
+// A Mirror is one Mirror with attribution, as the join reads it.
 type Mirror struct {
+	// Source is where its join finds who made a change.
+	Source Source
 	// Key names its ledger and its interest in the audit store: the key of
 	// its changes in the branch writer.
 	Key string
@@ -34,6 +55,11 @@ type Mirror struct {
 	// Ignore are the users whose changes alone keep a file as Git has it
 	// (spec.forProvider.ignore.users).
 	Ignore []string
+	// IgnoreManagers are the field managers whose changes alone keep a
+	// file as Git has it (spec.forProvider.ignore.fieldManagers), as an
+	// admission fact (its request's fieldManager) or an audit fact (its
+	// requestURI's) names them.
+	IgnoreManagers []string
 	// AuthorName and AuthorEmail are its author templates
 	// (spec.forProvider.author); empty: the defaults.
 	AuthorName, AuthorEmail string
@@ -55,9 +81,29 @@ func (a *Attributions) Join(m Mirror, snap mirror.Snapshot, changed map[string]s
 	if err != nil {
 		return nil, err
 	}
-	a.want(m.Key, snap.Resources)
+	res := snap.Resources
+	if !m.Source.audit() {
+		// No audit facts kept for it.
+		res = nil
+	}
+	a.want(m.Key, res)
 	return &Decision{attributed: a.decide(m, snap, changed, who)}, nil
 }
+
+// Admission reports what the join last found of the admission webhook for
+// the Mirror: whether the last change it joined had any admission fact,
+// and, when it had none, which object's change it was. Admitted is
+// AdmissionUnknown before any change, and for a Mirror whose source is
+// Audit.
+func (d *Decision) Admission() (AdmissionState, string) {
+	if d == nil {
+		return AdmissionUnknown, ""
+	}
+	return d.admission.state, d.admission.object
+}
+
+// Now is the join's clock's time.
+func (a *Attributions) Now() time.Time { return a.clock.Now() }
 
 // Wait is how long a change waits for the facts that name who made it.
 func (a *Attributions) Wait() time.Duration { return a.wait }

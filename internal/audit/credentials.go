@@ -76,10 +76,15 @@ func FromFiles(f Files) (Credentials, error) {
 		return Credentials{}, err
 	}
 	if !c.clientAuth() {
-		return Credentials{}, errors.New(errNoClientAuth)
+		return c, errNoClientAuthErr
 	}
 	return c, nil
 }
+
+// errNoClientAuthErr is FromFiles's error for files with neither a client
+// CA nor a token: an error for the audit endpoint, not for an endpoint
+// whose client authentication is optional (WithOptionalClientAuth).
+var errNoClientAuthErr = errors.New(errNoClientAuth)
 
 // fromSecret parses the credentials of s, the Secret nn.
 func fromSecret(s *corev1.Secret, nn types.NamespacedName) (Credentials, error) {

@@ -50,6 +50,7 @@ package audit
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -136,6 +137,10 @@ type Fact struct {
 	// when nobody did.
 	Impersonator string
 	UserAgent    string
+	// FieldManager is the fieldManager query parameter of the request's
+	// URI; empty when it sent none (a create or update may send it in
+	// its body's options, which the Metadata level does not carry).
+	FieldManager string
 	Verb         string
 	// AuditID is the request's audit ID.
 	AuditID string
@@ -185,6 +190,7 @@ func (e *event) fact(arrived time.Time) (Key, Fact, bool) {
 	f := Fact{
 		User: User(u), UserAgent: e.UserAgent, Verb: e.Verb, AuditID: e.AuditID,
 		ResourceVersion: e.ObjectRef.ResourceVersion, Stage: e.StageTimestamp, Arrived: arrived,
+		FieldManager: fieldManagerOf(e.RequestURI),
 	}
 	if len(e.ImpersonatedUser) > 0 && string(e.ImpersonatedUser) != "null" {
 		if err := json.Unmarshal(e.ImpersonatedUser, &imp); err != nil {
@@ -200,4 +206,18 @@ func (e *event) fact(arrived time.Time) (Key, Fact, bool) {
 	}
 	r := e.ObjectRef
 	return Key{GroupResource: GroupResource{Group: r.APIGroup, Resource: r.Resource}, Namespace: r.Namespace, Name: r.Name}, f, true
+}
+
+// fieldManagerOf is the fieldManager query parameter of the request URI
+// uri, or empty.
+func fieldManagerOf(uri string) string {
+	_, q, ok := strings.Cut(uri, "?")
+	if !ok {
+		return ""
+	}
+	v, err := url.ParseQuery(q)
+	if err != nil {
+		return ""
+	}
+	return v.Get("fieldManager")
 }

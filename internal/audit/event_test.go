@@ -129,6 +129,19 @@ func TestIngest(t *testing.T) {
 				UserAgent: "kubectl/v1.37.2", Verb: "update", AuditID: "a1", ResourceVersion: "41", Stage: update().stageTime, Arrived: arrived,
 			}}},
 		},
+		"FieldManager": {
+			reason: "A patch that names its field manager in the URL (server-side apply, kubectl patch --field-manager) carries it, for ignore.fieldManagers.",
+			args: args{events: []ev{func() ev {
+				e := update()
+				e.verb, e.uri = "patch", e.uri+"?fieldManager=kustomize-controller&force=true"
+				return e
+			}()}},
+			want: want{facts: []Fact{func() Fact {
+				f := alice
+				f.Verb, f.FieldManager = "patch", "kustomize-controller"
+				return f
+			}()}},
+		},
 		"OtherStages": {
 			reason: "Only ResponseComplete is a fact: the same request's RequestReceived is not another.",
 			args:   args{events: []ev{func() ev { e := update(); e.stage, e.code = "RequestReceived", 0; return e }(), func() ev { e := update(); e.stage = "ResponseStarted"; return e }()}},

@@ -127,6 +127,12 @@ type Reloading struct {
 
 	// version is read and written by one look at a time (looking).
 	version string
+	// optional: credentials without a client CA or token are in force
+	// as they are (the admission webhook's: most API servers present
+	// none to a webhook), not refused at start nor a revocation.
+	optional bool
+	// what names the endpoint in the log.
+	what string
 }
 
 // ReloadOption configures a Reloading source.
@@ -153,12 +159,21 @@ func WithReloadMetrics(m *Metrics) ReloadOption {
 	return func(r *Reloading) { r.metrics = m }
 }
 
+// WithOptionalClientAuth lets the credentials hold neither a client CA
+// nor a token: for an endpoint that serves any client (the admission
+// webhook, which an API server calls without a client certificate unless
+// its admission configuration gives it one), the serving certificate alone.
+// what names the endpoint in the log.
+func WithOptionalClientAuth(what string) ReloadOption {
+	return func(r *Reloading) { r.optional, r.what = true, what }
+}
+
 // ReloadFiles is the credentials of f, read again when a file's content
 // changes (its sha256: a rewrite that keeps the size and modification
 // time is seen too). ctx bounds the first read only.
 func ReloadFiles(ctx context.Context, f Files, o ...ReloadOption) (*Reloading, error) {
 	// The first read is FromFiles's, whose errors name the file at fault.
-	if _, err := FromFiles(f); err != nil {
+	if _, err := FromFiles(f); err != nil && (!errors.Is(err, errNoClientAuthErr) || !optional(o)) {
 		return nil, err
 	}
 	return newReloading(ctx, &fileLoader{f: f}, o)
@@ -170,8 +185,17 @@ func ReloadSecret(ctx context.Context, c client.Reader, nn types.NamespacedName,
 	return newReloading(ctx, &secretLoader{c: c, nn: nn}, o)
 }
 
+// optional reports whether o holds WithOptionalClientAuth.
+func optional(o []ReloadOption) bool {
+	r := &Reloading{}
+	for _, fn := range o {
+		fn(r)
+	}
+	return r.optional
+}
+
 func newReloading(ctx context.Context, src loader, o []ReloadOption) (*Reloading, error) {
-	r := &Reloading{src: src, clock: clock.RealClock{}, interval: DefaultReloadInterval, log: logging.NewNopLogger()}
+	r := &Reloading{src: src, clock: clock.RealClock{}, interval: DefaultReloadInterval, log: logging.NewNopLogger(), what: "audit endpoint"}
 	for _, fn := range o {
 		fn(r)
 	}
@@ -189,7 +213,7 @@ func newReloading(ctx context.Context, src loader, o []ReloadOption) (*Reloading
 	if len(c.Certificate.Certificate) == 0 {
 		return nil, errors.New(errNoCert)
 	}
-	if !c.clientAuth() {
+	if !c.clientAuth() && !r.optional {
 		return nil, errors.New(errNoClientAuth)
 	}
 	r.version = v
@@ -235,11 +259,11 @@ func (r *Reloading) look() {
 		}
 		r.version = versionGone
 		r.put(cur, Credentials{})
-		r.log.Info("The audit endpoint's credentials are gone; refusing every client until they are back", "error", err)
+		r.log.Info("The "+r.what+"'s credentials are gone; refusing every client until they are back", "error", err)
 		return
 	case err != nil:
 		r.metrics.reload(reloadError)
-		r.log.Info("Cannot look at the audit endpoint's credentials; keeping those in force", "error", err)
+		r.log.Info("Cannot look at the "+r.what+"'s credentials; keeping those in force", "error", err)
 		return
 	case v == r.version:
 		return
@@ -248,16 +272,16 @@ func (r *Reloading) look() {
 	if err != nil {
 		// Not taken: the version stays, so the next look tries again.
 		r.metrics.reload(reloadInvalid)
-		r.log.Info("The audit endpoint's credentials changed but do not load; keeping those in force", "error", err)
+		r.log.Info("The "+r.what+"'s credentials changed but do not load; keeping those in force", "error", err)
 		return
 	}
 	r.version = v
 	r.put(cur, c)
-	if c.clientAuth() {
-		r.log.Info("Reloaded the audit endpoint's credentials")
+	if c.clientAuth() || r.optional {
+		r.log.Info("Reloaded the " + r.what + "'s credentials")
 		return
 	}
-	r.log.Info("The audit endpoint's credentials have neither a client CA nor a token; refusing every client until they do")
+	r.log.Info("The " + r.what + "'s credentials have neither a client CA nor a token; refusing every client until they do")
 }
 
 // put puts c in force, with cur's serving certificate when c has none,

@@ -19,15 +19,12 @@ package audit
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,19 +37,9 @@ import (
 // server's (400 events by default) at the Metadata level.
 const DefaultMaxBody = 32 << 20
 
-// Timeouts of the endpoint's connections.
-const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = time.Minute
-	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 5 * time.Second
-)
-
 const (
 	errNoClientAuth = "the audit endpoint needs a client CA or a bearer token to authenticate the API server with"
 	errNoCert       = "the audit endpoint needs a serving certificate"
-	errListen       = "cannot listen for audit events"
-	errServe        = "cannot serve audit events"
 	errNotAList     = "the body is not an EventList with items"
 )
 
@@ -131,56 +118,22 @@ func NewServer(addr string, store *Store, src CredentialSource, o ...ServerOptio
 	return s, nil
 }
 
-// TLSConfig is the endpoint's: it asks for a client certificate and checks
-// it itself (authenticated), so that a wrong one is a 401 like a missing
-// one rather than a failed handshake the API server logs less clearly. The
-// serving certificate is the source's at each handshake.
-func (s *Server) TLSConfig() *tls.Config {
-	return &tls.Config{
-		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-			c := s.creds.Current().Certificate
-			return &c, nil
-		},
-		ClientAuth: tls.RequestClientCert,
-		MinVersion: tls.VersionTLS12,
-	}
-}
+// TLSConfig is the endpoint's (ServingTLS): it asks for a client
+// certificate and checks it itself (authenticated), so that a wrong one is a
+// 401 like a missing one rather than a failed handshake the API server logs
+// less clearly.
+func (s *Server) TLSConfig() *tls.Config { return ServingTLS(s.creds) }
 
 // Start serves on the Server's address until ctx ends: a controller-runtime
 // Runnable.
-func (s *Server) Start(ctx context.Context) error {
-	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", s.addr)
-	if err != nil {
-		return errors.Wrap(err, errListen)
-	}
-	return s.Serve(ctx, l)
-}
+func (s *Server) Start(ctx context.Context) error { return ListenAndServeTLS(ctx, s.addr, s, s.creds) }
 
 // NeedLeaderElection is false: every replica takes the events sent to it.
 func (s *Server) NeedLeaderElection() bool { return false }
 
 // Serve serves TLS on l until ctx ends.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	hs := &http.Server{
-		Handler: s, TLSConfig: s.TLSConfig(),
-		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		<-ctx.Done()
-		// ctx is done: the shutdown needs a deadline of its own.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	err := hs.ServeTLS(l, "", "")
-	<-done
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return errors.Wrap(err, errServe)
+	return ServeTLS(ctx, l, s, s.creds)
 }
 
 // ServeHTTP authenticates, then takes a POSTed EventList.
@@ -342,41 +295,9 @@ func (s *Server) keep(events []event) {
 	s.metrics.event(resultInvalid, invalid)
 }
 
-// allowedName reports whether c names a client WithAllowedNames lets in.
-func (s *Server) allowedName(c *x509.Certificate) bool {
-	if len(s.allowed) == 0 {
-		return true
-	}
-	return slices.Contains(s.allowed, c.Subject.CommonName)
-}
-
 // authenticated reports whether r comes with a client certificate that
-// ClientCAs signed (for client authentication), or with the bearer token.
+// ClientCAs signed (for client authentication) and WithAllowedNames lets
+// in, or with the bearer token.
 func (s *Server) authenticated(r *http.Request) bool {
-	creds := s.creds.Current()
-	if creds.ClientCAs != nil && r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-		inter := x509.NewCertPool()
-		for _, c := range r.TLS.PeerCertificates[1:] {
-			inter.AddCert(c)
-		}
-		leaf := r.TLS.PeerCertificates[0]
-		_, err := leaf.Verify(x509.VerifyOptions{
-			Roots: creds.ClientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		})
-		if err == nil && s.allowedName(leaf) {
-			return true
-		}
-	}
-	if len(creds.Token) == 0 {
-		return false
-	}
-	h := r.Header.Get("Authorization")
-	const bearer = "Bearer "
-	if len(h) <= len(bearer) || !strings.EqualFold(h[:len(bearer)], bearer) {
-		return false
-	}
-	// Digests of equal length: the comparison takes the same time
-	// whatever the token's length or content.
-	got, want := sha256.Sum256([]byte(h[len(bearer):])), sha256.Sum256(creds.Token)
-	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	return s.creds.Current().Authenticate(r, s.allowed)
 }

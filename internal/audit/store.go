@@ -305,7 +305,7 @@ func (s *Store) reportLocked() {
 // sizeOf estimates what k and f hold on the heap.
 func sizeOf(k Key, f Fact) int64 {
 	n := len(k.Group) + len(k.Resource) + len(k.Namespace) + len(k.Name) +
-		len(f.User.Username) + len(f.User.UID) + len(f.Impersonator) + len(f.UserAgent) +
+		len(f.User.Username) + len(f.User.UID) + len(f.Impersonator) + len(f.UserAgent) + len(f.FieldManager) +
 		len(f.Verb) + len(f.AuditID) + len(f.ResourceVersion)
 	for _, g := range f.User.Groups {
 		n += len(g) + 16

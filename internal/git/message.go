@@ -82,7 +82,31 @@ func commitMessage(changes []*Part) string {
 	if tr.Len() == 0 {
 		return b.String() + "\n"
 	}
+	if len(changes) == 1 && endsInTrailers(b.String()) {
+		// One trailer block (Attributed-By, Co-authored-by and ours):
+		// git interpret-trailers and forges read the last paragraph only.
+		return b.String() + "\n" + tr.String()
+	}
 	return b.String() + "\n\n" + tr.String()
+}
+
+// endsInTrailers reports whether msg has more than one paragraph and its
+// last is all "Key: value" lines, a key being letters, digits and '-', none
+// of them ours: a message that writes our trailers itself keeps them in a
+// paragraph of their own, which trailerValues never reads.
+func endsInTrailers(msg string) bool {
+	i := strings.LastIndex(msg, "\n\n")
+	if i < 0 {
+		return false
+	}
+	for _, l := range strings.Split(msg[i+2:], "\n") {
+		k, _, ok := strings.Cut(l, ": ")
+		if !ok || k == "" || strings.TrimLeft(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") != "" ||
+			strings.HasPrefix(strings.ToLower(k), "provider-git-") {
+			return false
+		}
+	}
+	return true
 }
 
 // trailerValues returns the values of key in the trailer block (the last

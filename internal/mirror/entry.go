@@ -39,8 +39,12 @@ type entry struct {
 	gvk             schema.GroupVersionKind
 	namespace, name string
 	rv              string
-	labels          labels.Set
-	controlled      bool
+	uid             string
+	// prev is the version before the one that last changed content, as
+	// the watch delivered them (Object.Prev); "" when not known.
+	prev       string
+	labels     labels.Set
+	controlled bool
 	// generated marks an object the cluster makes by itself (see generated).
 	generated bool
 	// stamps are the object's managedFields, as holds compares them.
@@ -63,6 +67,7 @@ func newEntry(u *unstructured.Unstructured) *entry {
 		namespace:  u.GetNamespace(),
 		name:       u.GetName(),
 		rv:         u.GetResourceVersion(),
+		uid:        string(u.GetUID()),
 		labels:     u.GetLabels(),
 		controlled: metav1.GetControllerOfNoCopy(u) != nil,
 		generated:  generated(u),
@@ -88,6 +93,19 @@ func newEntry(u *unstructured.Unstructured) *entry {
 		e.problem = problemRender
 	}
 	return e
+}
+
+// follow records in e, the version the watch delivered after old (nil: the
+// first it delivered), which version its content was made against: old's
+// when the content changed, else what old knew.
+func (e *entry) follow(old *entry) {
+	switch {
+	case old == nil || old.uid != e.uid:
+	case bytes.Equal(old.content, e.content) && old.problem == e.problem:
+		e.prev = old.prev
+	default:
+		e.prev = old.rv
+	}
 }
 
 // same reports whether e and o give the same file and the same selection.

@@ -277,7 +277,7 @@ func TestSnapshotNotes(t *testing.T) {
 	}
 	want := Snapshot{
 		Synced:    true,
-		Objects:   []Object{{Path: "_cluster/rbac.authorization.k8s.io/clusterrole/ok.yaml", Content: f.items["ok"].content, GVK: gvr.GroupVersion().WithKind("ClusterRole"), Resource: "clusterroles", Name: "ok", ResourceVersion: "7"}},
+		Objects:   []Object{{Path: "_cluster/rbac.authorization.k8s.io/clusterrole/ok.yaml", Content: f.items["ok"].content, GVK: gvr.GroupVersion().WithKind("ClusterRole"), Resource: "clusterroles", Name: "ok", ResourceVersion: "7", UID: "0b5e"}},
 		Resources: []ResourceCount{{GVR: gvr, Count: 1}},
 		Skipped: []string{
 			noteSecretsNotRead,

@@ -205,7 +205,7 @@ func collect(snap *Snapshot, w *watch, v view, h *holds, seen map[string]bool, p
 		}
 		snap.Objects = append(snap.Objects, Object{
 			Path: e.path, Content: e.content, Secret: e.secret, GVK: e.gvk, Resource: w.key.gvr.Resource,
-			Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv,
+			Namespace: e.namespace, Name: e.name, ResourceVersion: e.rv, UID: e.uid, Prev: e.prev,
 		})
 		n++
 	}

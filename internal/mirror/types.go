@@ -102,6 +102,13 @@ type Object struct {
 	// change on its own orders its commits by it (etcd's revision, which
 	// grows with every write to the API server).
 	ResourceVersion string
+	// UID is the object's, which an admission fact names it by.
+	UID string
+	// Prev is the resourceVersion of the version before the one that
+	// last changed Content, as the watch delivered them: the version the
+	// write that made Content was made against. Empty when the watch does
+	// not know it (the object was listed, not watched, into that content).
+	Prev string
 }
 
 // NamespacedName is how a message names o: namespace/name, or the name

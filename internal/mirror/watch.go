@@ -200,6 +200,10 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 	// Rendering happens outside the lock: only this informer's handler
 	// writes f.items, so old is still current when we store e.
 	e := newEntry(u)
+	// A relist after an expired watch may skip versions: its old is then
+	// no predecessor, and a join against it finds no write (unresolved),
+	// where the watch's own events give the exact one.
+	e.follow(old)
 	w.mu.Lock()
 	if w.feed != f {
 		w.mu.Unlock()

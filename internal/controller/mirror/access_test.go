@@ -161,12 +161,20 @@ func TestRequestIgnore(t *testing.T) {
 			mutate: func(m *v1alpha1.Mirror) {
 				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
 			},
-			want: want{invalid: "needs spec.forProvider.attribution: Audit"},
+			want: want{invalid: "needs spec.forProvider.attribution Audit, Admission or Auto"},
 		},
 		"UsersWithAttribution": {
 			reason: "with attribution: Audit, users are accepted (the join applies them)",
 			mutate: func(m *v1alpha1.Mirror) {
 				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAudit
+				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
+			},
+			want: want{skipGenerated: true},
+		},
+		"UsersWithAdmission": {
+			reason: "with attribution: Admission, users are accepted too (admission names them)",
+			mutate: func(m *v1alpha1.Mirror) {
+				m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAdmission
 				m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
 			},
 			want: want{skipGenerated: true},
@@ -182,7 +190,7 @@ func TestRequestIgnore(t *testing.T) {
 		"UnknownAttribution": {
 			reason: "the CRD's enum again",
 			mutate: func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = "Guess" },
-			want:   want{invalid: "must be None or Audit"},
+			want:   want{invalid: "must be None, Audit, Admission or Auto"},
 		},
 		"AuthorWithoutAttribution": {
 			reason: "the CRD's rule again: author templates need attribution: Audit",

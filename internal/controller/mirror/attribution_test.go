@@ -128,6 +128,8 @@ type commit struct {
 	Message string
 }
 
+// commitsOf are c's commits, their messages' trailers but Attributed-By
+// (bysOf).
 func commitsOf(c *git.Change) []commit {
 	if c == nil {
 		return nil
@@ -136,11 +138,33 @@ func commitsOf(c *git.Change) []commit {
 	for _, p := range c.Parts {
 		files := slices.Sorted(maps.Keys(p.Puts))
 		files = append(files, p.Deletes...)
-		var trailers string
+		var trailers []string
 		if i := strings.Index(p.Message, "\n\n"); i >= 0 {
-			trailers = p.Message[i+2:]
+			for l := range strings.SplitSeq(p.Message[i+2:], "\n") {
+				if !strings.HasPrefix(l, attribution.TrailerAttributedBy+": ") {
+					trailers = append(trailers, l)
+				}
+			}
 		}
-		out = append(out, commit{Author: p.Author, Files: files, Message: trailers})
+		out = append(out, commit{Author: p.Author, Files: files, Message: strings.Join(trailers, "\n")})
+	}
+	return out
+}
+
+// bysOf are the Attributed-By trailers of c's commits ("" for none).
+func bysOf(c *git.Change) []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range c.Parts {
+		by := ""
+		for l := range strings.SplitSeq(p.Message, "\n") {
+			if v, ok := strings.CutPrefix(l, attribution.TrailerAttributedBy+": "); ok {
+				by = v
+			}
+		}
+		out = append(out, by)
 	}
 	return out
 }
@@ -258,6 +282,9 @@ func TestAttributionCoauthors(t *testing.T) {
 	want := []commit{{Author: user("bob"), Files: []string{"live/" + MarkerFile, "live/ns/core/configmap/a.yaml"}, Message: "Co-authored-by: alice <alice@users.noreply.example.org>"}}
 	if diff := cmp.Diff(want, commitsOf(c)); diff != "" {
 		t.Errorf("commits: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{attribution.ByAudit}, bysOf(c)); diff != "" {
+		t.Errorf("Attributed-By: -want, +got:\n%s", diff)
 	}
 }
 

@@ -102,9 +102,11 @@ limitations under the License.
 //
 // # Attribution
 //
-// With attribution Audit, who made each change is internal/attribution's:
-// each plan's changes are joined to audit facts there (attribute.go hands
-// it the plan and reads the spec for it), the changes that wait for their
-// facts are planned again as Git has them, and the write is cut into one
-// commit per author.
+// With attribution Audit, Admission or Auto, who made each change is
+// internal/attribution's: each plan's changes are joined to audit facts or
+// admission facts there (attribute.go hands it the plan and reads the spec
+// for it), the changes that wait for their facts are planned again as Git
+// has them, and the write is cut into one commit per author and source.
+// With Admission or Auto, the Attribution condition (outside Ready) says
+// whether the admission webhook saw the last change's write.
 package mirror

@@ -80,6 +80,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	}
 	attr := attribution.NewAttributions(store, clk, cmp.Or(o.AttributionWait, attribution.DefaultWait), o.AuditMetrics)
 	attr.SetWaker(o.Watcher.Source(v1alpha1.MirrorKind).Wake)
+	attr.SetAdmission(o.Admission)
 	if err := mgr.Add(&releaser{cache: mgr.GetCache(), src: o.Mirrors, memo: memo, refused: refused, attr: attr}); err != nil {
 		return errors.Wrap(err, errAddReleaser)
 	}

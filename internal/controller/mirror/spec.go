@@ -51,15 +51,15 @@ const (
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
 	errCommit         = "spec.forProvider.commit must be Batched or PerChange"
 	errLayout         = "spec.forProvider.layout must be Folder or InPlace"
-	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit need layout Folder"
+	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
-	errIgnoreUsers    = "spec.forProvider.ignore.users needs spec.forProvider.attribution: Audit (who made a change is known only from audit events): set it, or name the controller's field manager in ignore.fieldManagers"
+	errIgnoreUsers    = "spec.forProvider.ignore.users needs spec.forProvider.attribution Audit, Admission or Auto (who made a change is known only from audit events or admission): set it, or name the controller's field manager in ignore.fieldManagers"
 	errUsersCount     = "spec.forProvider.ignore.users must list at most 32 users"
 	errUserFmt        = "spec.forProvider.ignore.users[%d] must be between 1 and 256 characters"
-	errAttribution    = "spec.forProvider.attribution must be None or Audit"
-	errAuthorNeeds    = "spec.forProvider.author needs spec.forProvider.attribution: Audit"
+	errAttribution    = "spec.forProvider.attribution must be None, Audit, Admission or Auto"
+	errAuthorNeeds    = "spec.forProvider.author needs spec.forProvider.attribution Audit, Admission or Auto"
 )
 
 // Request is what mg asks the shared watches for. It checks the spec with
@@ -157,11 +157,11 @@ func validModes(p v1alpha1.MirrorParameters) error {
 // CRD's rules.
 func checkAttribution(p v1alpha1.MirrorParameters) error {
 	switch p.Attribution {
-	case "", v1alpha1.MirrorAttributionNone, v1alpha1.MirrorAttributionAudit:
+	case "", v1alpha1.MirrorAttributionNone, v1alpha1.MirrorAttributionAudit, v1alpha1.MirrorAttributionAdmission, v1alpha1.MirrorAttributionAuto:
 	default:
 		return spec.Invalid(errors.New(errAttribution))
 	}
-	audit := p.Attribution == v1alpha1.MirrorAttributionAudit
+	audit := attributed(p)
 	if p.Author != nil && !audit {
 		return spec.Invalid(errors.New(errAuthorNeeds))
 	}
@@ -188,6 +188,16 @@ func checkAttribution(p v1alpha1.MirrorParameters) error {
 		}
 	}
 	return nil
+}
+
+// attributed reports whether p names who authors each change (attribution
+// Audit, Admission or Auto).
+func attributed(p v1alpha1.MirrorParameters) bool {
+	switch p.Attribution {
+	case v1alpha1.MirrorAttributionAudit, v1alpha1.MirrorAttributionAdmission, v1alpha1.MirrorAttributionAuto:
+		return true
+	}
+	return false
 }
 
 // inPlace reports whether mg writes objects where their YAML lives.

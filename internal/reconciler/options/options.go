@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
+	"github.com/crossplane-contrib/provider-git/internal/admission"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -111,6 +112,10 @@ type Options struct {
 	Audit *audit.Store
 	// AuditMetrics counts the attributions (nil: none).
 	AuditMetrics *audit.Metrics
+	// Admission holds the admission webhook's facts Mirrors with
+	// attribution Admission or Auto join (nil: none; those Mirrors author
+	// what no audit fact names unresolved).
+	Admission *admission.Store
 	// AttributionWait is how long a change waits for the audit event that
 	// names who made it; 0 takes the Mirror controller's default.
 	AttributionWait time.Duration

@@ -46,6 +46,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-git/apis"
+	"github.com/crossplane-contrib/provider-git/internal/admission"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	gitconfig "github.com/crossplane-contrib/provider-git/internal/controller/config"
@@ -195,6 +196,7 @@ type providerOptions struct {
 	rates      func(forge.Type) forge.Rate
 	audit      *audit.Store
 	auditWait  time.Duration
+	admission  *admission.Store
 }
 
 // A ProviderOption varies how StartProvider runs the controllers.
@@ -270,6 +272,12 @@ func WithForgeRate(r forge.Rate) ProviderOption {
 // up to wait for them.
 func WithAudit(store *audit.Store, wait time.Duration) ProviderOption {
 	return func(o *providerOptions) { o.audit, o.auditWait = store, wait }
+}
+
+// WithAdmission joins Mirrors' changes to the admission facts of store
+// (attribution Admission or Auto).
+func WithAdmission(store *admission.Store) ProviderOption {
+	return func(o *providerOptions) { o.admission = store }
 }
 
 // WithIdleTimeout closes clones unused for d (the engine's default is far
@@ -366,6 +374,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		ForgeRates:           po.rates,
 		Audit:                po.audit,
 		AttributionWait:      po.auditWait,
+		Admission:            po.admission,
 	}
 	eventsURL := ""
 	if po.events {

@@ -17,8 +17,10 @@ limitations under the License.
 // Package attribution_test holds the end-to-end tests and benchmarks of a
 // Mirror's attribution: a real kube-apiserver whose audit webhook backend
 // posts to the provider's audit endpoint (internal/audit) on loopback, with
-// a client certificate, and real Git servers. The package has a control
-// plane of its own, started with the audit flags.
+// a client certificate, and which calls the provider's validating admission
+// webhook (internal/admission) over TLS through a
+// ValidatingWebhookConfiguration, and real Git servers. The package has a
+// control plane of its own, started with the audit flags.
 package attribution_test
 
 import (
@@ -39,6 +41,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-git/internal/admission"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/testharness/e2e"
 )
@@ -51,6 +54,14 @@ var (
 	endpoint string
 	// serverCA trusts the endpoint's serving certificate.
 	serverCA *x509.CertPool
+
+	// admitted holds the facts the admission webhook keeps; webhook is
+	// the webhook's URL, behind gate; webhookCA (PEM) signs its serving
+	// certificate.
+	admitted  *admission.Store
+	webhook   string
+	gate      *holdGate
+	webhookCA []byte
 )
 
 // policy is an audit policy that suffices for attribution: the writes of
@@ -125,6 +136,26 @@ func run(m *testing.M) (int, error) {
 		<-done
 	}()
 	endpoint = "https://" + l.Addr().String() + "/audit"
+
+	// The admission webhook, served as on a managed cluster: TLS, and no
+	// client certificate from the API server.
+	admitted = admission.NewStore()
+	asrv, err := admission.NewServer("127.0.0.1:0", admitted, audit.Static{Certificate: serving})
+	if err != nil {
+		return 1, err
+	}
+	al, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1, err
+	}
+	gate = &holdGate{next: asrv}
+	adone := make(chan error, 1)
+	go func() { adone <- audit.ServeTLS(ctx, al, gate, audit.Static{Certificate: serving}) }()
+	defer func() {
+		cancel()
+		<-adone
+	}()
+	webhook, webhookCA = "https://"+al.Addr().String()+"/admit", sca.pem
 
 	b64 := base64.StdEncoding.EncodeToString
 	kubeconfig := fmt.Sprintf(`apiVersion: v1

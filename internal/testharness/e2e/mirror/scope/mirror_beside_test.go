@@ -210,7 +210,7 @@ func TestMirrorIgnoreUsersRefused(t *testing.T) {
 	// Refused at admission (the CRD's rule; the controller checks the same
 	// rule again, TestRequestIgnore).
 	err := e2e.CP.Client.Create(context.Background(), m)
-	if err == nil || !strings.Contains(err.Error(), "ignore.users needs attribution: Audit") {
+	if err == nil || !strings.Contains(err.Error(), "ignore.users needs attribution Audit, Admission or Auto") {
 		t.Fatalf("creating a Mirror with ignore.users and no attribution: %v, want the CRD's refusal", err)
 	}
 	e2e.WritesLanded(t)
