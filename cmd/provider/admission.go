@@ -18,6 +18,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -44,8 +46,8 @@ type admissionFlags struct {
 func admissionFlagsOf(app *kingpin.Application) admissionFlags {
 	return admissionFlags{
 		addr:     app.Flag("admission-webhook-bind-address", "The address the validating admission webhook binds to, for Mirrors with attribution: Admission or Auto (empty: off). It always allows; a ValidatingWebhookConfiguration with failurePolicy Ignore points the API server at it.").Default("").String(),
-		cert:     app.Flag("admission-webhook-cert-file", "The admission webhook's serving certificate (PEM), read again when it changes.").Default("").String(),
-		key:      app.Flag("admission-webhook-key-file", "The admission webhook's serving key (PEM).").Default("").String(),
+		cert:     app.Flag("admission-webhook-cert-file", "The admission webhook's serving certificate (PEM), read again when it changes. Default in a Crossplane install (with --admission-webhook-key-file unset too): $TLS_SERVER_CERTS_DIR/tls.crt, the certificate Crossplane issues for the provider's Service.").Default("").String(),
+		key:      app.Flag("admission-webhook-key-file", "The admission webhook's serving key (PEM). Default in a Crossplane install: $TLS_SERVER_CERTS_DIR/tls.key.").Default("").String(),
 		ca:       app.Flag("admission-webhook-client-ca-file", "CA (PEM) that signs the API server's client certificate for webhooks (its --admission-control-config-file). With it, or --admission-webhook-token-file, a review from any other client is allowed and kept nowhere.").Default("").String(),
 		token:    app.Flag("admission-webhook-token-file", "File holding the bearer token the API server sends to webhooks, as --admission-webhook-client-ca-file.").Default("").String(),
 		names:    app.Flag("admission-webhook-allowed-names", "Comma-separated client certificate common names the admission webhook keeps facts from; empty: any certificate the client CA signed.").Default("").String(),
@@ -64,6 +66,11 @@ func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f
 	}
 	if *f.reload < audit.MinReloadInterval {
 		return nil, errors.Errorf("--admission-webhook-reload-interval must be at least %s, not %s", audit.MinReloadInterval, *f.reload)
+	}
+	if dir := os.Getenv(envCertsDir); dir != "" && *f.cert == "" && *f.key == "" {
+		// In a Crossplane install: the certificate Crossplane issues for
+		// the provider's Service, renewed in place.
+		*f.cert, *f.key = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	}
 	if *f.cert == "" || *f.key == "" {
 		return nil, errors.New("--admission-webhook-bind-address needs --admission-webhook-cert-file and --admission-webhook-key-file")

@@ -114,8 +114,12 @@ func run(ctx context.Context, args []string) error {
 		shareNamespace = app.Flag("share-namespace", "Namespace of the replicas' Leases (--share-repositories).").Envar("POD_NAMESPACE").Default("crossplane-system").String()
 		replicaName    = app.Flag("replica-name", "This replica's name, unique among the replicas: its Lease's, and in the User-Agent of its Git requests. Default: the pod's name (POD_NAME), else the host name.").Envar("POD_NAME").Default(hostname()).String()
 	)
-	admissionFlags := admissionFlagsOf(app)
+	admissionFlags, hookFlags := admissionFlagsOf(app), webhookConfigFlagsOf(app)
 	if _, err := app.Parse(args); err != nil {
+		return err
+	}
+	hook, err := attributionWebhook(hookFlags, *admissionFlags.addr, os.Getenv)
+	if err != nil {
 		return err
 	}
 	selector, jitter, err := checkFlags(*pollInterval, *pollJitter, *watchSelector, *shareRepos, *leaderElection)
@@ -248,6 +252,7 @@ func run(ctx context.Context, args []string) error {
 		Admission:            admitted,
 		AuditMetrics:         auditMetrics,
 		AttributionWait:      *auditWait,
+		AttributionWebhook:   hook,
 		EventsAddress:        *eventsAddr,
 		EventsRelaxedPoll:    *eventsRelaxed,
 		EventsURL:            *eventsURL,

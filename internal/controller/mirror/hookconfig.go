@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -43,19 +44,21 @@ const hookTimeout = 2
 // cluster-scoped ones its grant allows.
 type hookScope struct {
 	namespaces []string
-	namespaced []schema.GroupResource
-	cluster    []schema.GroupResource
+	namespaced []schema.GroupVersionResource
+	cluster    []schema.GroupVersionResource
 }
 
 // desiredWebhooks are the webhooks that show the endpoint exactly the
 // writes the scopes ask for: each resource in the union of the namespaces
-// that ask for it, and nothing else. Resources asked for in the same
+// that ask for it, and nothing else, in the version the Mirrors read it
+// (with matchPolicy Equivalent, a write in another version is sent in
+// that one, which is what the join compares with the Mirror's rendering). Resources asked for in the same
 // namespaces share a webhook; every field the API server would default is
 // set, so that a configuration as stored compares equal to its desired
 // one and steady state writes nothing.
 func desiredWebhooks(scopes []hookScope, cc admissionregistrationv1.WebhookClientConfig) []admissionregistrationv1.ValidatingWebhook {
-	where := map[schema.GroupResource]map[string]bool{}
-	cluster := map[schema.GroupResource]bool{}
+	where := map[schema.GroupVersionResource]map[string]bool{}
+	cluster := map[schema.GroupVersionResource]bool{}
 	for _, s := range scopes {
 		for _, gr := range s.namespaced {
 			if where[gr] == nil {
@@ -70,7 +73,7 @@ func desiredWebhooks(scopes []hookScope, cc admissionregistrationv1.WebhookClien
 		}
 	}
 	// Resources by the namespaces they are asked for in.
-	byNamespaces := map[string][]schema.GroupResource{}
+	byNamespaces := map[string][]schema.GroupVersionResource{}
 	for gr, nss := range where {
 		key := strings.Join(slices.Sorted(maps.Keys(nss)), ",")
 		byNamespaces[key] = append(byNamespaces[key], gr)
@@ -112,20 +115,23 @@ func webhook(name string, cc admissionregistrationv1.WebhookClientConfig, rules 
 	}
 }
 
-// rules are one rule per API group, for the writes that change or remove
-// an object.
-func rules(grs []schema.GroupResource, scope admissionregistrationv1.ScopeType) []admissionregistrationv1.RuleWithOperations {
-	byGroup := map[string][]string{}
-	for _, gr := range grs {
-		byGroup[gr.Group] = append(byGroup[gr.Group], gr.Resource)
+// rules are one rule per API group and version, for the writes that
+// change or remove an object.
+func rules(gvrs []schema.GroupVersionResource, scope admissionregistrationv1.ScopeType) []admissionregistrationv1.RuleWithOperations {
+	byGroup := map[schema.GroupVersion][]string{}
+	for _, r := range gvrs {
+		gv := r.GroupVersion()
+		byGroup[gv] = append(byGroup[gv], r.Resource)
 	}
 	out := make([]admissionregistrationv1.RuleWithOperations, 0, len(byGroup))
-	for _, g := range slices.Sorted(maps.Keys(byGroup)) {
+	for _, g := range slices.SortedFunc(maps.Keys(byGroup), func(a, b schema.GroupVersion) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version))
+	}) {
 		out = append(out, admissionregistrationv1.RuleWithOperations{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
 			Rule: admissionregistrationv1.Rule{
-				APIGroups:   []string{g},
-				APIVersions: []string{"*"},
+				APIGroups:   []string{g.Group},
+				APIVersions: []string{g.Version},
 				Resources:   slices.Sorted(slices.Values(byGroup[g])),
 				Scope:       ptr.To(scope),
 			},

@@ -17,6 +17,7 @@ limitations under the License.
 package mirror
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,19 +32,25 @@ func TestDesiredWebhooks(t *testing.T) {
 		Service:  &admissionregistrationv1.ServiceReference{Namespace: "crossplane-system", Name: "provider-git", Path: ptr.To("/attribution"), Port: ptr.To[int32](9443)},
 		CABundle: []byte("ca"),
 	}
-	cm := schema.GroupResource{Resource: "configmaps"}
-	deploy := schema.GroupResource{Group: "apps", Resource: "deployments"}
-	sts := schema.GroupResource{Group: "apps", Resource: "statefulsets"}
-	ns := schema.GroupResource{Resource: "namespaces"}
-	crd := schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	cm := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	deploy := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	sts := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
+	widgetsV1 := schema.GroupVersionResource{Group: "example.org", Version: "v1", Resource: "widgets"}
+	gadgetsV2 := schema.GroupVersionResource{Group: "example.org", Version: "v2", Resource: "gadgets"}
+	ns := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	crd := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 	in := func(nss ...string) *metav1.LabelSelector {
 		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: nss}}}
 	}
-	rule := func(scope admissionregistrationv1.ScopeType, group string, resources ...string) admissionregistrationv1.RuleWithOperations {
+	rule := func(scope admissionregistrationv1.ScopeType, gv string, resources ...string) admissionregistrationv1.RuleWithOperations {
+		g, v, _ := strings.Cut(gv, "/")
+		if v == "" {
+			g, v = "", g
+		}
 		return admissionregistrationv1.RuleWithOperations{
 			Operations: []admissionregistrationv1.OperationType{"CREATE", "UPDATE", "DELETE"},
-			Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources, Scope: ptr.To(scope)},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{g}, APIVersions: []string{v}, Resources: resources, Scope: ptr.To(scope)},
 		}
 	}
 	hook := func(name string, sel *metav1.LabelSelector, rules ...admissionregistrationv1.RuleWithOperations) admissionregistrationv1.ValidatingWebhook {
@@ -73,33 +80,39 @@ func TestDesiredWebhooks(t *testing.T) {
 		},
 		"OneMirror": {
 			reason: "One Mirror's kinds in its namespace, one rule per API group, every defaulted field set.",
-			scopes: []hookScope{{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{sts, cm, deploy}}},
-			want:   []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "", "configmaps"), rule("Namespaced", "apps", "deployments", "statefulsets"))},
+			scopes: []hookScope{{namespaces: []string{"team-a"}, namespaced: []schema.GroupVersionResource{sts, cm, deploy}}},
+			want:   []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "v1", "configmaps"), rule("Namespaced", "apps/v1", "deployments", "statefulsets"))},
 		},
 		"ExactPerResource": {
 			reason: "Each resource is seen in exactly the namespaces that ask for it: ConfigMaps in team-a and team-b, Deployments in team-a only.",
 			scopes: []hookScope{
-				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm, deploy}},
-				{namespaces: []string{"team-b"}, namespaced: []schema.GroupResource{cm}},
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupVersionResource{cm, deploy}},
+				{namespaces: []string{"team-b"}, namespaced: []schema.GroupVersionResource{cm}},
 			},
 			want: []admissionregistrationv1.ValidatingWebhook{
-				hook(teamA, in("team-a"), rule("Namespaced", "apps", "deployments")),
-				hook(teamAB, in("team-a", "team-b"), rule("Namespaced", "", "configmaps")),
+				hook(teamA, in("team-a"), rule("Namespaced", "apps/v1", "deployments")),
+				hook(teamAB, in("team-a", "team-b"), rule("Namespaced", "v1", "configmaps")),
 			},
+		},
+		"PerVersion": {
+			reason: "Each resource in the version the Mirror reads: one rule per group and version.",
+			scopes: []hookScope{{namespaces: []string{"team-a"}, namespaced: []schema.GroupVersionResource{gadgetsV2, widgetsV1}}},
+			want: []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"),
+				rule("Namespaced", "example.org/v1", "widgets"), rule("Namespaced", "example.org/v2", "gadgets"))},
 		},
 		"SameAskTwice": {
 			reason: "Two Mirrors asking for the same thing make one webhook, not two.",
 			scopes: []hookScope{
-				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm}},
-				{namespaces: []string{"team-a"}, namespaced: []schema.GroupResource{cm}},
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupVersionResource{cm}},
+				{namespaces: []string{"team-a"}, namespaced: []schema.GroupVersionResource{cm}},
 			},
-			want: []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "", "configmaps"))},
+			want: []admissionregistrationv1.ValidatingWebhook{hook(teamA, in("team-a"), rule("Namespaced", "v1", "configmaps"))},
 		},
 		"ClusterScoped": {
 			reason: "Cluster-scoped kinds have a webhook of their own, with no namespace selector (it would not apply).",
-			scopes: []hookScope{{namespaces: []string{"team-a"}, cluster: []schema.GroupResource{ns, crd}}},
+			scopes: []hookScope{{namespaces: []string{"team-a"}, cluster: []schema.GroupVersionResource{ns, crd}}},
 			want: []admissionregistrationv1.ValidatingWebhook{hook("cluster.attribution.git.m.crossplane.io", nil,
-				rule("Cluster", "", "namespaces"), rule("Cluster", "apiextensions.k8s.io", "customresourcedefinitions"))},
+				rule("Cluster", "v1", "namespaces"), rule("Cluster", "apiextensions.k8s.io/v1", "customresourcedefinitions"))},
 		},
 	}
 	for name, tc := range cases {

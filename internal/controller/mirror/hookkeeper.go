@@ -182,9 +182,9 @@ func (k *hookKeeper) scope(ctx context.Context, m *v1alpha1.Mirror) (hookScope, 
 		}
 		switch {
 		case !cluster:
-			s.namespaced = append(s.namespaced, gvr.GroupResource())
+			s.namespaced = append(s.namespaced, gvr)
 		case r.ClusterScoped:
-			s.cluster = append(s.cluster, gvr.GroupResource())
+			s.cluster = append(s.cluster, gvr)
 		}
 	}
 	return s, nil
@@ -193,5 +193,5 @@ func (k *hookKeeper) scope(ctx context.Context, m *v1alpha1.Mirror) (hookScope, 
 // wantsAdmission reports whether a Mirror's attribution takes admission
 // facts.
 func wantsAdmission(p v1alpha1.MirrorParameters) bool {
-	return p.Attribution == "Admission" || p.Attribution == "Auto"
+	return p.Attribution == v1alpha1.MirrorAttributionAdmission || p.Attribution == v1alpha1.MirrorAttributionAuto
 }

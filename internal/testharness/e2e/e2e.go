@@ -197,6 +197,7 @@ type providerOptions struct {
 	audit      *audit.Store
 	auditWait  time.Duration
 	admission  *admission.Store
+	hook       *options.AttributionWebhook
 }
 
 // A ProviderOption varies how StartProvider runs the controllers.
@@ -272,6 +273,12 @@ func WithForgeRate(r forge.Rate) ProviderOption {
 // up to wait for them.
 func WithAudit(store *audit.Store, wait time.Duration) ProviderOption {
 	return func(o *providerOptions) { o.audit, o.auditWait = store, wait }
+}
+
+// WithAttributionWebhook keeps the ValidatingWebhookConfiguration h names in
+// step with the Mirrors that want admission facts.
+func WithAttributionWebhook(h options.AttributionWebhook) ProviderOption {
+	return func(o *providerOptions) { o.hook = &h }
 }
 
 // WithAdmission joins Mirrors' changes to the admission facts of store
@@ -375,6 +382,7 @@ func StartProvider(t *testing.T, cacheDir string, opts ...ProviderOption) *Provi
 		Audit:                po.audit,
 		AttributionWait:      po.auditWait,
 		Admission:            po.admission,
+		AttributionWebhook:   po.hook,
 	}
 	eventsURL := ""
 	if po.events {
