@@ -128,7 +128,7 @@ func TestAttributionWebhookKept(t *testing.T) {
 		if kerrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("the configuration is still there with no Mirror wanting it (%v)", err)
+		return fmt.Errorf("the configuration is still there with no Mirror wanting it (%w)", err)
 	})
 }
 
