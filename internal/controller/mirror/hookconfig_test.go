@@ -17,14 +17,21 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/mirror"
 )
 
 func TestDesiredWebhooks(t *testing.T) {
@@ -120,6 +127,70 @@ func TestDesiredWebhooks(t *testing.T) {
 			got := desiredWebhooks(tc.scopes, cc)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("\n%s\ndesiredWebhooks(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// resolverFunc resolves every kind with one answer.
+type resolverFunc func(mirror.Kind) (schema.GroupVersionResource, bool, error)
+
+func (f resolverFunc) Resolve(_ context.Context, k mirror.Kind) (schema.GroupVersionResource, bool, error) {
+	return f(k)
+}
+
+func TestHookKeeperDesired(t *testing.T) {
+	cm := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	resolves := resolverFunc(func(mirror.Kind) (schema.GroupVersionResource, bool, error) { return cm, false, nil })
+	admissionOn := func(m *v1alpha1.Mirror) { m.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAdmission }
+	cases := map[string]struct {
+		reason   string
+		mirror   *v1alpha1.Mirror
+		res      resolver
+		webhooks int
+		wantErr  bool
+	}{
+		"Asks": {
+			reason:   "A Mirror with attribution Admission asks for its kind in its namespace.",
+			mirror:   newMirror(admissionOn),
+			res:      resolves,
+			webhooks: 1,
+		},
+		"NotWanted": {
+			reason: "A Mirror without admission attribution asks for nothing.",
+			mirror: newMirror(),
+			res:    resolves,
+		},
+		"NotAuthorized": {
+			reason: "A Mirror reading another namespace without a grant asks for nothing: its own reconcile is Stalled NotAuthorized.",
+			mirror: newMirror(admissionOn, func(m *v1alpha1.Mirror) { m.Spec.ForProvider.SourceNamespaces = []string{"kube-system"} }),
+			res:    resolves,
+		},
+		"KindNotServed": {
+			reason: "A kind the API server does not serve (yet) is left out, not an error.",
+			mirror: newMirror(admissionOn),
+			res: resolverFunc(func(k mirror.Kind) (schema.GroupVersionResource, bool, error) {
+				return schema.GroupVersionResource{}, false, &mirror.KindNotFoundError{Kind: k}
+			}),
+		},
+		"PassingFailure": {
+			reason: "Discovery failing for a moment is an error: the configuration stays as it is rather than lose the Mirror's kinds.",
+			mirror: newMirror(admissionOn),
+			res: resolverFunc(func(mirror.Kind) (schema.GroupVersionResource, bool, error) {
+				return schema.GroupVersionResource{}, false, errors.New("the server is currently unable to handle the request")
+			}),
+			wantErr: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := &hookKeeper{kube: kube(t, tc.mirror), res: tc.res, log: logging.NewNopLogger(), wants: wantsAdmission}
+			got, err := k.desired(context.Background())
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("\n%s\ndesired(...): error %v, want error %t", tc.reason, err, tc.wantErr)
+			}
+			if len(got) != tc.webhooks {
+				t.Errorf("\n%s\ndesired(...): %d webhooks, want %d", tc.reason, len(got), tc.webhooks)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/reconciler/managed"
 	"github.com/crossplane-contrib/provider-git/internal/reconciler/options"
 )
 
@@ -46,6 +47,7 @@ const (
 	errWriteHook   = "cannot write the attribution ValidatingWebhookConfiguration"
 	errDeleteHook  = "cannot delete the attribution ValidatingWebhookConfiguration"
 	errAddKeeper   = "cannot add the keeper of the attribution webhook to the manager"
+	errScopeFmt    = "cannot tell what Mirror %s asks the attribution webhook to see"
 )
 
 // hookResync checks the configuration again this often without a change of
@@ -138,7 +140,8 @@ func (k *hookKeeper) own(c *admissionregistrationv1.ValidatingWebhookConfigurati
 // desired are the webhooks the Mirrors that want admission facts ask for.
 // A Mirror whose spec or grant is refused asks for nothing (its own
 // reconcile says why), and neither does a kind the API server does not
-// serve yet (a later resync or change adds it).
+// serve yet (a later resync or change adds it); any other failure is an
+// error, and the configuration stays as it is.
 func (k *hookKeeper) desired(ctx context.Context) ([]admissionregistrationv1.ValidatingWebhook, error) {
 	l := &v1alpha1.MirrorList{}
 	if err := k.kube.List(ctx, l); err != nil {
@@ -151,9 +154,17 @@ func (k *hookKeeper) desired(ctx context.Context) ([]admissionregistrationv1.Val
 			continue
 		}
 		s, err := k.scope(ctx, m)
-		if err != nil {
+		if _, refused := managed.StalledReason(err); refused {
+			// Refused for good (an invalid spec, a grant it lacks): its
+			// own reconcile says why, and it asks for nothing.
 			k.log.Debug("A Mirror that wants admission facts asks for none", "mirror", nameOf(m), "error", err)
 			continue
+		}
+		if err != nil {
+			// A passing failure (discovery, a grant's namespace not read)
+			// leaves the configuration as it is, retried with backoff:
+			// written without this Mirror it would lose its facts.
+			return nil, errors.Wrapf(err, errScopeFmt, nameOf(m))
 		}
 		scopes = append(scopes, s)
 	}
