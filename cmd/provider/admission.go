@@ -97,3 +97,20 @@ func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f
 	log.Info("Serving the admission webhook", "address", *f.addr, "client-authentication", *f.ca != "" || *f.token != "")
 	return store, nil
 }
+
+// checkAdmissionReplicas refuses the admission webhook where more than one
+// replica may run: the API server sends each review to one of them, each
+// keeps its own facts, and a replica joining a change with part of them
+// could name a write that did not persist as its author (two users storing
+// the same content against one version, one refused later, seen apart).
+func checkAdmissionReplicas(addr string, shareRepos, leaderElection bool) error {
+	switch {
+	case addr == "":
+		return nil
+	case shareRepos:
+		return errors.New("--admission-webhook-bind-address needs one replica, and --share-repositories runs several: each would keep only the reviews sent to it")
+	case leaderElection:
+		return errors.New("--admission-webhook-bind-address needs one replica, and --leader-election is for several: a standby would keep the reviews sent to it, which the leader never sees")
+	}
+	return nil
+}

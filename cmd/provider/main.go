@@ -118,6 +118,9 @@ func run(ctx context.Context, args []string) error {
 	if _, err := app.Parse(args); err != nil {
 		return err
 	}
+	if err := checkAdmissionReplicas(*admissionFlags.addr, *shareRepos, *leaderElection); err != nil {
+		return err
+	}
 	hook, err := attributionWebhook(hookFlags, *admissionFlags.addr, os.Getenv)
 	if err != nil {
 		return err

@@ -152,3 +152,24 @@ func TestAttributionWebhook(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckAdmissionReplicas(t *testing.T) {
+	cases := map[string]struct {
+		reason               string
+		addr                 string
+		share, leader, error bool
+	}{
+		"Off":            {reason: "No webhook: any replica count.", share: true},
+		"One":            {reason: "One replica keeps every review.", addr: ":9443"},
+		"Shared":         {reason: "Replicas sharing repositories would each keep part of the reviews.", addr: ":9443", share: true, error: true},
+		"LeaderElection": {reason: "A standby would keep the reviews sent to it.", addr: ":9443", leader: true, error: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := checkAdmissionReplicas(tc.addr, tc.share, tc.leader)
+			if (err != nil) != tc.error {
+				t.Errorf("\n%s\ncheckAdmissionReplicas(...): %v, want error %t", tc.reason, err, tc.error)
+			}
+		})
+	}
+}
