@@ -18,6 +18,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,17 +63,12 @@ func admissionFlagsOf(app *kingpin.Application) admissionFlags {
 
 // startAdmission adds the admission webhook to mgr when its address is set
 // and returns the Store Mirrors join; nil when it is off.
-func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f admissionFlags) (*admission.Store, error) {
+func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f admissionFlags, path string) (*admission.Store, error) {
 	if *f.addr == "" {
 		return nil, nil
 	}
 	if *f.reload < audit.MinReloadInterval {
 		return nil, errors.Errorf("--admission-webhook-reload-interval must be at least %s, not %s", audit.MinReloadInterval, *f.reload)
-	}
-	if dir := os.Getenv(envCertsDir); dir != "" && *f.cert == "" && *f.key == "" {
-		// In a Crossplane install: the certificate Crossplane issues for
-		// the provider's Service, renewed in place.
-		*f.cert, *f.key = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	}
 	if *f.cert == "" || *f.key == "" {
 		return nil, errors.New("--admission-webhook-bind-address needs --admission-webhook-cert-file and --admission-webhook-key-file")
@@ -87,7 +85,7 @@ func startAdmission(ctx context.Context, mgr ctrl.Manager, log logging.Logger, f
 	}
 	store := admission.NewStore(admission.WithMaxFacts(*f.maxFacts), admission.WithMaxBytes(*f.maxBytes), admission.WithMaxAge(*f.maxAge), admission.WithMetrics(m))
 	srv, err := admission.NewServer(*f.addr, store, creds, admission.WithServerMetrics(m), admission.WithLogger(l),
-		admission.WithAllowedNames(strings.Split(*f.names, ",")...))
+		admission.WithAllowedNames(strings.Split(*f.names, ",")...), admission.WithPath(path))
 	if err != nil {
 		return nil, err
 	}
@@ -113,4 +111,40 @@ func checkAdmissionReplicas(addr string, shareRepos, leaderElection bool) error 
 		return errors.New("--admission-webhook-bind-address needs one replica, and --leader-election is for several: a standby would keep the reviews sent to it, which the leader never sees")
 	}
 	return nil
+}
+
+// crossplaneCertificate defaults the webhook's certificate and key to those
+// Crossplane issues for the provider's Service (renewed in place), when
+// neither is set and env has Crossplane's directory.
+func crossplaneCertificate(f admissionFlags, env func(string) string) {
+	if dir := env(envCertsDir); dir != "" && *f.cert == "" && *f.key == "" {
+		*f.cert, *f.key = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	}
+}
+
+// pathLabel is what the webhook's secret path is derived under.
+const pathLabel = "provider-git admission webhook path"
+
+// admissionPath is the one path the webhook reads reviews at: explicit
+// when set; else, when the provider keeps the webhook configuration, a
+// secret derived from the serving key (stable across restarts and
+// replicas of one key), so that only who can read the configuration can
+// send a review it keeps; else any path.
+func admissionPath(explicit, keyFile string, keep bool) (string, error) {
+	switch {
+	case explicit != "":
+		if !strings.HasPrefix(explicit, "/") {
+			return "", errors.Errorf("--admission-webhook-path must start with /, not %q", explicit)
+		}
+		return explicit, nil
+	case !keep:
+		return "", nil
+	}
+	key, err := os.ReadFile(filepath.Clean(keyFile))
+	if err != nil {
+		return "", errors.Wrap(err, "cannot read the admission webhook's key to derive its path")
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(pathLabel))
+	return "/attribution/" + hex.EncodeToString(mac.Sum(nil)[:16]), nil
 }

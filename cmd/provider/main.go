@@ -121,7 +121,12 @@ func run(ctx context.Context, args []string) error {
 	if err := checkAdmissionReplicas(*admissionFlags.addr, *shareRepos, *leaderElection); err != nil {
 		return err
 	}
-	hook, err := attributionWebhook(hookFlags, *admissionFlags.addr, os.Getenv)
+	crossplaneCertificate(admissionFlags, os.Getenv)
+	admissionPath, err := admissionPath(*hookFlags.path, *admissionFlags.key, *hookFlags.name != "")
+	if err != nil {
+		return err
+	}
+	hook, err := attributionWebhook(hookFlags, *admissionFlags.addr, admissionPath, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -233,7 +238,7 @@ func run(ctx context.Context, args []string) error {
 		}
 		log.Info("Serving the audit webhook endpoint", "address", *auditAddr, "attribution-wait", auditWait.String())
 	}
-	admitted, err := startAdmission(ctx, mgr, log, admissionFlags)
+	admitted, err := startAdmission(ctx, mgr, log, admissionFlags, admissionPath)
 	if err != nil {
 		return err
 	}

@@ -57,15 +57,15 @@ func webhookConfigFlagsOf(app *kingpin.Application) webhookConfigFlags {
 		name:    app.Flag("admission-webhook-configuration", "Keep a ValidatingWebhookConfiguration of this name in step with the Mirrors whose attribution is Admission or Auto: their kinds, in the versions they read, in the namespaces they are granted; deleted when none wants it. Empty: none is kept (write your own).").Default("").String(),
 		service: app.Flag("admission-webhook-service", "namespace/name:port of the Service in front of --admission-webhook-bind-address, for the kept configuration. Default in a Crossplane install: the provider's own Service, $POD_NAMESPACE/$PROVIDER_NAME:9443.").Default("").String(),
 		url:     app.Flag("admission-webhook-url", "https:// URL the API server reaches the admission webhook at, instead of --admission-webhook-service.").Default("").String(),
-		path:    app.Flag("admission-webhook-path", "Path of the admission webhook in the kept configuration's Service reference.").Default("/attribution").String(),
+		path:    app.Flag("admission-webhook-path", "The only path the admission webhook reads reviews at, and the kept configuration's. Default: with --admission-webhook-configuration, a secret derived from the serving key (only who can read the configuration knows it); else any path.").Default("").String(),
 		ca:      app.Flag("admission-webhook-ca-bundle-file", "CA (PEM) that signs the admission webhook's serving certificate, the kept configuration's caBundle. Default in a Crossplane install: $TLS_SERVER_CERTS_DIR/ca.crt.").Default("").String(),
 	}
 }
 
 // attributionWebhook is the configuration f asks the Mirror controller to
-// keep, reading what Crossplane gives a provider's pod through env; nil
-// when none is asked for.
-func attributionWebhook(f webhookConfigFlags, admissionAddr string, env func(string) string) (*options.AttributionWebhook, error) {
+// keep, calling the webhook at path, reading what Crossplane gives a
+// provider's pod through env; nil when none is asked for.
+func attributionWebhook(f webhookConfigFlags, admissionAddr, path string, env func(string) string) (*options.AttributionWebhook, error) {
 	if *f.name == "" {
 		return nil, nil
 	}
@@ -93,13 +93,14 @@ func attributionWebhook(f webhookConfigFlags, admissionAddr string, env func(str
 		if err != nil || u.Scheme != "https" || u.Host == "" {
 			return nil, errors.Errorf("--admission-webhook-url must be an https:// URL, not %q", *f.url)
 		}
-		cc.URL = f.url
+		u.Path, u.RawPath = path, ""
+		cc.URL = ptr.To(u.String())
 	default:
 		svc, err := serviceRef(*f.service, env)
 		if err != nil {
 			return nil, err
 		}
-		svc.Path = f.path
+		svc.Path = ptr.To(path)
 		cc.Service = svc
 	}
 	h := &options.AttributionWebhook{Name: *f.name, ClientConfig: cc}

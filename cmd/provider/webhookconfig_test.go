@@ -26,6 +26,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -91,7 +92,7 @@ func TestAttributionWebhook(t *testing.T) {
 			want: &options.AttributionWebhook{
 				Name: "provider-git-attribution",
 				ClientConfig: admissionregistrationv1.WebhookClientConfig{
-					Service:  &admissionregistrationv1.ServiceReference{Namespace: "crossplane-system", Name: "provider-git", Port: ptr.To[int32](9443), Path: ptr.To("/attribution")},
+					Service:  &admissionregistrationv1.ServiceReference{Namespace: "crossplane-system", Name: "provider-git", Port: ptr.To[int32](9443), Path: ptr.To("/attribution/0f3c")},
 					CABundle: ca,
 				},
 				Owner: &metav1.OwnerReference{APIVersion: "pkg.crossplane.io/v1", Kind: "ProviderRevision", Name: "provider-git-abc", UID: "0a1b"},
@@ -101,15 +102,15 @@ func TestAttributionWebhook(t *testing.T) {
 			reason: "Outside Crossplane: the Service and CA given, no owner.",
 			args:   args{name: "h", addr: ":9444", service: "git/provider-git-admission:443", ca: filepath.Join(dir, "ca.crt"), env: map[string]string{}},
 			want: &options.AttributionWebhook{Name: "h", ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				Service:  &admissionregistrationv1.ServiceReference{Namespace: "git", Name: "provider-git-admission", Port: ptr.To[int32](443), Path: ptr.To("/attribution")},
+				Service:  &admissionregistrationv1.ServiceReference{Namespace: "git", Name: "provider-git-admission", Port: ptr.To[int32](443), Path: ptr.To("/attribution/0f3c")},
 				CABundle: ca,
 			}},
 		},
 		"URL": {
-			reason: "A URL instead of a Service.",
+			reason: "A URL instead of a Service, at the webhook's one path.",
 			args:   args{name: "h", addr: ":9444", url: "https://hooks.example.com:9444/attribution", ca: filepath.Join(dir, "ca.crt"), env: map[string]string{}},
 			want: &options.AttributionWebhook{Name: "h", ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				URL: ptr.To("https://hooks.example.com:9444/attribution"), CABundle: ca,
+				URL: ptr.To("https://hooks.example.com:9444/attribution/0f3c"), CABundle: ca,
 			}},
 		},
 		"PlainHTTP": {
@@ -140,9 +141,9 @@ func TestAttributionWebhook(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			path := "/attribution"
-			f := webhookConfigFlags{name: &tc.args.name, service: &tc.args.service, url: &tc.args.url, path: &path, ca: &tc.args.ca}
-			got, err := attributionWebhook(f, tc.args.addr, func(k string) string { return tc.args.env[k] })
+			none := ""
+			f := webhookConfigFlags{name: &tc.args.name, service: &tc.args.service, url: &tc.args.url, path: &none, ca: &tc.args.ca}
+			got, err := attributionWebhook(f, tc.args.addr, "/attribution/0f3c", func(k string) string { return tc.args.env[k] })
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("\n%s\nattributionWebhook(...): error %v, want error %t", tc.reason, err, tc.wantErr)
 			}
@@ -171,5 +172,44 @@ func TestCheckAdmissionReplicas(t *testing.T) {
 				t.Errorf("\n%s\ncheckAdmissionReplicas(...): %v, want error %t", tc.reason, err, tc.error)
 			}
 		})
+	}
+}
+
+func TestAdmissionPath(t *testing.T) {
+	dir := t.TempDir()
+	for name, key := range map[string]string{"a.key": "key A", "b.key": "key B"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(key), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	derived := func(file string) string {
+		t.Helper()
+		p, err := admissionPath("", filepath.Join(dir, file), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := derived("a.key"), derived("b.key")
+	if !regexp.MustCompile(`^/attribution/[0-9a-f]{32}$`).MatchString(a) {
+		t.Errorf("admissionPath(key A) = %q, want /attribution/ and 128 bits of hex", a)
+	}
+	if a != derived("a.key") {
+		t.Errorf("admissionPath(key A) changed from one call to the next: replicas and restarts of one key must agree")
+	}
+	if a == b {
+		t.Errorf("admissionPath(key A) = admissionPath(key B) = %q: the path must depend on the secret", a)
+	}
+	if p, err := admissionPath("", filepath.Join(dir, "a.key"), false); err != nil || p != "" {
+		t.Errorf("admissionPath(not kept) = %q, %v, want any path (\"\") when the configuration is the user's", p, err)
+	}
+	if p, err := admissionPath("/mine", "", true); err != nil || p != "/mine" {
+		t.Errorf("admissionPath(explicit) = %q, %v, want /mine", p, err)
+	}
+	if _, err := admissionPath("mine", "", true); err == nil {
+		t.Errorf("admissionPath(no leading /) succeeded, want an error")
+	}
+	if _, err := admissionPath("", filepath.Join(dir, "missing.key"), true); err == nil {
+		t.Errorf("admissionPath(no key) succeeded, want an error")
 	}
 }

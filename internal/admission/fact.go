@@ -148,11 +148,31 @@ func fieldManagerOf(raw json.RawMessage) string {
 	return o.FieldManager
 }
 
+// Bounds of who a fact names: above any the API server authenticates, so
+// that one review cannot take the memory of thousands.
+const (
+	maxNameBytes = 1024
+	maxGroups    = 256
+)
+
+// bounded reports whether u is within the bounds a fact keeps.
+func bounded(u userInfo) bool {
+	if len(u.Username) > maxNameBytes || len(u.UID) > maxNameBytes || len(u.Groups) > maxGroups {
+		return false
+	}
+	for _, g := range u.Groups {
+		if len(g) > maxNameBytes {
+			return false
+		}
+	}
+	return true
+}
+
 // fact makes r's fact, its object's fingerprint by fingerprint; ok is false for
 // a request that is not a fact (a subresource, a dry run, a connect, no
-// user, no UID).
+// user, no UID, a user past the bounds).
 func (r *request) fact(fingerprint func(gv groupVersion, obj []byte) string) (Fact, bool) {
-	if r.SubResource != "" || (r.DryRun != nil && *r.DryRun) || r.UserInfo.Username == "" {
+	if r.SubResource != "" || (r.DryRun != nil && *r.DryRun) || r.UserInfo.Username == "" || !bounded(r.UserInfo) {
 		return Fact{}, false
 	}
 	f := Fact{

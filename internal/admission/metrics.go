@@ -28,6 +28,7 @@ const (
 	resultNotAFact        = "not_a_fact"
 	resultUnauthenticated = "unauthenticated"
 	resultInvalid         = "invalid"
+	resultBusy            = "busy"
 )
 
 // Metrics of the admission webhook and its Store. No label names a user or

@@ -18,6 +18,7 @@ package admission
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"io"
 	"net"
@@ -30,6 +31,11 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	"github.com/crossplane-contrib/provider-git/internal/manifest"
 )
+
+// DefaultMaxInFlight bounds the reviews read at once; past it a review is
+// answered at once, unread (the API server's failurePolicy Ignore lets the
+// write go on), so a flood costs bounded memory and never a slow write.
+const DefaultMaxInFlight = 64
 
 // DefaultMaxBody bounds one review's body: an object is at most etcd's
 // 1.5 MiB, and an update carries it twice, as JSON.
@@ -52,6 +58,10 @@ type Server struct {
 	// source that later loses both then keeps nothing, never everything.
 	requireAuth bool
 	allowed     []string
+	// path, when set, is the only path a review is read at: a secret the
+	// webhook configuration alone holds (see WithPath).
+	path     string
+	inFlight chan struct{}
 }
 
 // ServerOption configures a Server.
@@ -63,6 +73,17 @@ func WithServerMetrics(m *Metrics) ServerOption { return func(s *Server) { s.met
 // WithLogger logs what the webhook does not keep, never a credential or
 // an object.
 func WithLogger(l logging.Logger) ServerOption { return func(s *Server) { s.log = l } }
+
+// WithPath reads reviews only at path; any other is refused unread. A
+// path nobody can guess is what keeps forged facts out where the API
+// server cannot authenticate itself to webhooks (managed clusters): only
+// who can read the ValidatingWebhookConfiguration knows it.
+func WithPath(path string) ServerOption { return func(s *Server) { s.path = path } }
+
+// WithMaxInFlight bounds the reviews read at once (DefaultMaxInFlight).
+func WithMaxInFlight(n int) ServerOption {
+	return func(s *Server) { s.inFlight = make(chan struct{}, max(n, 1)) }
+}
 
 // WithAllowedNames keeps facts only from client certificates whose common
 // name is one of names (see audit.WithAllowedNames).
@@ -86,7 +107,8 @@ func NewServer(addr string, store *Store, src audit.CredentialSource, o ...Serve
 	if len(c.Certificate.Certificate) == 0 {
 		return nil, errors.New(errNoCert)
 	}
-	s := &Server{store: store, creds: src, maxBody: DefaultMaxBody, log: logging.NewNopLogger(), addr: addr, requireAuth: c.ClientAuth()}
+	s := &Server{store: store, creds: src, maxBody: DefaultMaxBody, log: logging.NewNopLogger(), addr: addr, requireAuth: c.ClientAuth(),
+		inFlight: make(chan struct{}, DefaultMaxInFlight)}
 	for _, fn := range o {
 		fn(s)
 	}
@@ -113,6 +135,20 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if s.path != "" && subtle.ConstantTimeCompare([]byte(r.URL.Path), []byte(s.path)) != 1 {
+		// Not the API server, which calls the configured path: unread.
+		s.metrics.request(resultUnauthenticated)
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	select {
+	case s.inFlight <- struct{}{}:
+		defer func() { <-s.inFlight }()
+	default:
+		s.metrics.request(resultBusy)
+		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
 	var rv review

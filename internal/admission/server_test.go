@@ -97,7 +97,12 @@ func TestServer(t *testing.T) {
 		body   string
 		token  string
 		auth   string
-		want   func(s *Store) want
+		// path is the one the Server reads at (WithPath), at where the
+		// review is sent ("/admit" if empty); code the answer's status.
+		path, at string
+		busy     bool
+		code     int
+		want     func(s *Store) want
 	}{
 		"Update": {
 			reason: "An update is kept with its user, field manager, UID, the version it was made against and the fingerprint of the object as stored.",
@@ -157,6 +162,35 @@ func TestServer(t *testing.T) {
 			token:  "secret", auth: "Bearer guess",
 			want: func(*Store) want { return want{} },
 		},
+		"SecretPath": {
+			reason: "At the configured path, a review is a fact.",
+			body:   reviewOf(OpDelete, "", obj("41", "1"), "", "", false),
+			path:   "/attribution/0f3c", at: "/attribution/0f3c",
+			want: func(*Store) want {
+				return want{facts: []Fact{{
+					Operation: OpDelete, User: audit.User{Username: "alice", UID: "ua", Groups: []string{"dev"}},
+					Resource: audit.GroupResource{Resource: "configmaps"}, Version: "v1", Namespace: "ns", Name: "a", UID: "u1",
+				}}}
+			},
+		},
+		"GuessedPath": {
+			reason: "Anywhere else, a review is refused unread: whoever cannot read the webhook configuration cannot forge a fact.",
+			body:   reviewOf(OpDelete, "", obj("41", "1"), "", "", false),
+			path:   "/attribution/0f3c", at: "/attribution",
+			code: http.StatusNotFound,
+			want: func(*Store) want { return want{} },
+		},
+		"Busy": {
+			reason: "Past the reviews read at once, one is answered at once, unread: a flood costs bounded memory.",
+			body:   reviewOf(OpDelete, "", obj("41", "1"), "", "", false),
+			busy:   true, code: http.StatusServiceUnavailable,
+			want: func(*Store) want { return want{} },
+		},
+		"HugeGroups": {
+			reason: "A user past the bounds is not kept: one review cannot take the memory of thousands.",
+			body:   strings.Replace(reviewOf(OpDelete, "", obj("41", "1"), "", "", false), `"groups":["dev"]`, `"groups":["`+strings.Repeat("g", 2000)+`"]`, 1),
+			want:   func(*Store) want { return want{} },
+		},
 		"Authenticated": {
 			reason: "With the token, the review is a fact.",
 			body:   reviewOf(OpDelete, "", obj("41", "1"), "", "", false),
@@ -173,19 +207,32 @@ func TestServer(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(time.Unix(100, 0))
 			st := NewStore(WithClock(clk))
-			s, err := NewServer("", st, audit.Static{Certificate: serving(t), Token: []byte(tc.token)})
+			s, err := NewServer("", st, audit.Static{Certificate: serving(t), Token: []byte(tc.token)}, WithPath(tc.path), WithMaxInFlight(1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := httptest.NewRequest(http.MethodPost, "/admit", strings.NewReader(tc.body))
+			if tc.busy {
+				s.inFlight <- struct{}{}
+			}
+			at := tc.at
+			if at == "" {
+				at = "/admit"
+			}
+			r := httptest.NewRequest(http.MethodPost, at, strings.NewReader(tc.body))
 			if tc.auth != "" {
 				r.Header.Set("Authorization", tc.auth)
 			}
 			w := httptest.NewRecorder()
 			s.ServeHTTP(w, r)
-			var got allowed
-			if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK || !got.Response.Allowed {
-				t.Errorf("%s\nanswer: %d %s (%v), want 200 allowed", tc.reason, w.Code, w.Body.String(), err)
+			if tc.code != 0 {
+				if w.Code != tc.code {
+					t.Errorf("%s\nanswer: %d, want %d", tc.reason, w.Code, tc.code)
+				}
+			} else {
+				var got allowed
+				if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK || !got.Response.Allowed {
+					t.Errorf("%s\nanswer: %d %s (%v), want 200 allowed", tc.reason, w.Code, w.Body.String(), err)
+				}
 			}
 			want := tc.want(st)
 			var facts []Fact
