@@ -128,7 +128,11 @@ func (a *Attributions) decideAdmitted(out *attributed, l *ledger, m Mirror, rel,
 		return false
 	}
 	l.admission = admissionSeen{state: AdmissionReceived}
-	f, ok := a.exact(fs, sha, o)
+	k := l.keys[rel]
+	if o != nil {
+		k.Namespace, k.Name = o.Namespace, o.Name
+	}
+	f, ok := a.exact(fs, sha, o, k)
 	if !ok {
 		return false
 	}
@@ -159,15 +163,17 @@ func (a *Attributions) decideAdmitted(out *attributed, l *ledger, m Mirror, rel,
 }
 
 // exact is the fact among fs that made the live object o (nil: its
-// deletion, sha ""), and whether exactly one user's facts did.
-func (a *Attributions) exact(fs []admission.Fact, sha string, o *mirror.Object) (admission.Fact, bool) {
+// deletion, sha ""), named k, and whether exactly one user's facts did. A
+// fact of another namespace or name is none of its own, whatever UID it
+// carries.
+func (a *Attributions) exact(fs []admission.Fact, sha string, o *mirror.Object, k audit.Key) (admission.Fact, bool) {
 	var fp string
 	if o != nil {
 		fp = a.admitted.Fingerprint(o.Content)
 	}
 	var match []admission.Fact
 	for _, f := range fs {
-		if made(f, sha, o, fp) {
+		if f.Namespace == k.Namespace && f.Name == k.Name && made(f, sha, o, fp) {
 			match = append(match, f)
 		}
 	}

@@ -73,7 +73,7 @@ func live(content, prev string) mirror.Object {
 // wrote is an admission fact: user's op of u1, against a version, storing
 // content, arrived at second at.
 func wrote(user, op, against, content string, at int) admission.Fact {
-	f := admission.Fact{Operation: op, User: audit.User{Username: user}, UID: "u1", Against: against, Arrived: time.Unix(int64(100+at), 0)}
+	f := admission.Fact{Operation: op, User: audit.User{Username: user}, Namespace: "ns", Name: "a", UID: "u1", Against: against, Arrived: time.Unix(int64(100+at), 0)}
 	if content != "" {
 		f.Fingerprint = "fp:" + content
 	}
@@ -114,6 +114,15 @@ func TestJoinAdmitted(t *testing.T) {
 			reason: "An update made against the version before the live one, storing its content, authored it.",
 			args:   args{admitted: admittedFacts{wrote("alice", admission.OpUpdate, "5", "X", 1)}, obj: &x},
 			want:   want{author: "alice", by: ByAdmission, state: AdmissionReceived},
+		},
+		"AnotherObjectsName": {
+			reason: "A fact carrying the object's UID but naming another object (forged) is none of its own: unresolved, not authored.",
+			args: args{admitted: admittedFacts{func() admission.Fact {
+				f := wrote("mallory", admission.OpUpdate, "5", "X", 1)
+				f.Namespace, f.Name = "mallory", "b"
+				return f
+			}()}, obj: &x},
+			want: want{author: UnresolvedName, by: ByUnresolved, state: AdmissionReceived},
 		},
 		"RefusedAfterAdmission": {
 			reason: "Two writes against one version, one persisted and one refused with a conflict: only the persisted one authors, whichever came last.",
