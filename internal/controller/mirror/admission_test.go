@@ -85,7 +85,7 @@ func TestAttributionCondition(t *testing.T) {
 			o := cm("a", "2")
 			o.UID = "uid-a"
 			if tc.admitted {
-				store.Add(admission.Fact{Operation: admission.OpCreate, User: audit.User{Username: "alice"}, UID: o.UID, Fingerprint: store.Fingerprint(o.Content)})
+				store.Add(admission.Fact{Operation: admission.OpCreate, User: audit.User{Username: "alice"}, Namespace: o.Namespace, Name: o.Name, UID: o.UID, Fingerprint: store.Fingerprint(o.Content)})
 			}
 			c, err := b.observe(o)
 			if err != nil || c == nil {
