@@ -92,7 +92,7 @@ func NewCommitAPIOpener(p *forge.Pacer) git.CommitAPIOpener {
 			return nil, err
 		}
 		fc.Token, fc.HTTPClient = token, hc
-		key := fc.APIURL + " app " + app.AppID + "/" + app.InstallationID
+		key := paceKey(fc.APIURL, app.AppID, app.InstallationID)
 		cl, err := github.NewClient(fc, github.WithPacer(p, key))
 		if err != nil {
 			return nil, err
@@ -162,4 +162,16 @@ func kindOf(err error) error {
 		return &git.Error{Kind: git.KindRejected, Err: err}
 	}
 	return err
+}
+
+// paceKey names whose content-creating requests share one pace: GitHub
+// counts its secondary limit per installation on a host, so two
+// configurations that spell the API URL differently (a trailing slash, the
+// host's case) share it.
+func paceKey(apiURL, appID, installationID string) string {
+	host := apiURL
+	if u, err := url.Parse(apiURL); err == nil && u.Host != "" {
+		host = strings.ToLower(u.Host)
+	}
+	return host + " app " + appID + "/" + installationID
 }

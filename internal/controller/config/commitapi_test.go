@@ -436,3 +436,26 @@ func TestCommitThroughAPIBranchSetBack(t *testing.T) {
 		t.Errorf("the batch %s is not on the set-back branch (head %s)", res.Commit, b.repo.Head(t, "main"))
 	}
 }
+
+func TestPaceKey(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		a, b   string
+		same   bool
+	}{
+		"TrailingSlash": {reason: "One installation on one host shares one pace however its URL is spelled.", a: "https://api.github.com/", b: "https://api.github.com", same: true},
+		"HostCase":      {reason: "A host's case names the same host.", a: "https://API.GitHub.com", b: "https://api.github.com", same: true},
+		"OtherHost":     {reason: "GitHub Enterprise Server counts its own limits.", a: "https://ghe.example.com/api/v3", b: "https://api.github.com"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			a, b := paceKey(tc.a, "1", "2"), paceKey(tc.b, "1", "2")
+			if (a == b) != tc.same {
+				t.Errorf("\n%s\npaceKey(%q) = %q, paceKey(%q) = %q, want same %t", tc.reason, tc.a, a, tc.b, b, tc.same)
+			}
+		})
+	}
+	if paceKey("https://api.github.com", "1", "2") == paceKey("https://api.github.com", "1", "3") {
+		t.Errorf("two installations share one pace, want one each")
+	}
+}
