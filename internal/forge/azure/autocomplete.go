@@ -50,8 +50,14 @@ const noIdentity = "00000000-0000-0000-0000-000000000000"
 func (c *Client) pin(n int64, head string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.pins) >= maxKept {
-		c.pins = map[int64]string{}
+	if _, ok := c.pins[n]; !ok && len(c.pins) >= maxKept {
+		// Full: one pin goes, not all. A pull request that lost its pin
+		// is cancelled and set again at its next Get (fail closed), so
+		// forgetting all at once would be a burst of both.
+		for k := range c.pins {
+			delete(c.pins, k)
+			break
+		}
 	}
 	c.pins[n] = head
 }
