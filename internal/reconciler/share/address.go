@@ -16,6 +16,8 @@ limitations under the License.
 
 package share
 
+import "net/netip"
+
 // AnnotationEventsAddress is where a member receives the forge deliveries
 // the others forward to it (IP:port: its pod's IP and the port of its
 // --events-bind-address), absent when it serves no events. A replica that
@@ -48,4 +50,27 @@ func (m *Membership) HolderOf(key string) (self bool, addr string, members int) 
 		return true, "", len(v.Members)
 	}
 	return false, m.others[h].address, len(v.Members)
+}
+
+// forwardable is addr when a delivery may be forwarded there: an IP and a
+// port, of a pod. Anyone who can write a Lease in the replicas' namespace
+// could publish any address; link-local (the cloud's metadata service),
+// unspecified and multicast addresses are never a pod's, and loopback is
+// one only where this replica's own address is (a test bed on one host).
+// "" otherwise: that member's deliveries wait for its poll.
+func forwardable(addr, own string) string {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || ap.Port() == 0 {
+		return ""
+	}
+	ip := ap.Addr()
+	switch {
+	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast(), ip.IsInterfaceLocalMulticast(), ip.IsMulticast(), ip.IsUnspecified():
+		return ""
+	case ip.IsLoopback():
+		if o, err := netip.ParseAddrPort(own); err != nil || !o.Addr().IsLoopback() {
+			return ""
+		}
+	}
+	return addr
 }

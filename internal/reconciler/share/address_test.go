@@ -74,3 +74,28 @@ func TestHolderOf(t *testing.T) {
 		}
 	}
 }
+
+func TestForwardable(t *testing.T) {
+	cases := map[string]struct {
+		reason    string
+		addr, own string
+		want      string
+	}{
+		"PodIP":       {reason: "A pod's IP and port.", addr: "10.244.1.7:8090", own: "10.244.2.9:8090", want: "10.244.1.7:8090"},
+		"PodIPv6":     {reason: "A pod's IPv6 address.", addr: "[fd00::7]:8090", own: "[fd00::9]:8090", want: "[fd00::7]:8090"},
+		"Metadata":    {reason: "The cloud's metadata service is link-local, never a pod.", addr: "169.254.169.254:80", own: "10.244.2.9:8090"},
+		"Loopback":    {reason: "Loopback would be this pod's own sidecars, not a member.", addr: "127.0.0.1:15000", own: "10.244.2.9:8090"},
+		"LoopbackBed": {reason: "On a test bed whose replicas all run on loopback, loopback is a member.", addr: "127.0.0.1:41235", own: "127.0.0.1:41234", want: "127.0.0.1:41235"},
+		"Unspecified": {reason: "0.0.0.0 is nobody's address.", addr: "0.0.0.0:8090", own: "10.244.2.9:8090"},
+		"Name":        {reason: "A name would be resolved: only an IP is published.", addr: "evil.example.com:80", own: "10.244.2.9:8090"},
+		"NoPort":      {reason: "No port, no address.", addr: "10.244.1.7", own: "10.244.2.9:8090"},
+		"Multicast":   {reason: "Multicast is never a pod.", addr: "224.0.0.1:8090", own: "10.244.2.9:8090"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := forwardable(tc.addr, tc.own); got != tc.want {
+				t.Errorf("\n%s\nforwardable(%q, %q) = %q, want %q", tc.reason, tc.addr, tc.own, got, tc.want)
+			}
+		})
+	}
+}

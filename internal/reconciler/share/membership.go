@@ -351,7 +351,7 @@ func (m *Membership) observeLocked(items []coordinationv1.Lease, now time.Time) 
 			version += "/" + l.Spec.RenewTime.UTC().Format(time.RFC3339Nano)
 		}
 		prev, ok := m.others[id]
-		addr := l.Annotations[AnnotationEventsAddress]
+		addr := forwardable(l.Annotations[AnnotationEventsAddress], m.o.Address)
 		switch {
 		case !ok:
 			at := now
