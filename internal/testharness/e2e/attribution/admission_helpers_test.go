@@ -276,3 +276,29 @@ func rawGet(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// admissionBed is a fixture whose namespace the API server's webhook
+// covers, and a provider joining admission (and audit) facts.
+func admissionBed(t *testing.T) (*e2e.Fixture, string) {
+	t.Helper()
+	f := e2e.NewFixture(t)
+	webhookFor(t, f.Namespace, "on", webhook, admittedProbe(t, f.Namespace))
+	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
+	return f, f.Namespace
+}
+
+// mirroredConfigMap creates the admission Mirror of f's namespace and a
+// ConfigMap name it mirrors, waits until Git holds it, and returns the
+// Mirror, the ConfigMap, its file and the branch head then.
+func mirroredConfigMap(t *testing.T, f *e2e.Fixture, name string) (*v1alpha1.Mirror, *corev1.ConfigMap, string, string) {
+	t.Helper()
+	m := admissionMirror(f.Namespace)
+	e2e.Create(t, m)
+	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
+	cm := e2e.ConfigMap(f.Namespace, name, map[string]string{"mirror": "yes"}, map[string]string{"k": "0"})
+	e2e.Create(t, cm)
+	file := e2e.ObjPath(f.Namespace, "core", "configmap", name)
+	f.WaitMirrored(t, map[string]string{file: e2e.Rendered(t, cm)})
+	e2e.WritesLanded(t)
+	return m, cm, file, f.Repo.Head(t, "main")
+}

@@ -44,19 +44,8 @@ import (
 // content by alice, bob's by bob), Attributed-By: admission, and the last
 // is bob's: told apart exactly, not by arrival order.
 func TestAdmissionTellsTwoUsersApart(t *testing.T) {
-	f := e2e.NewFixture(t)
-	ns := f.Namespace
-	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
-	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
-	m := admissionMirror(ns)
-	e2e.Create(t, m)
-	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
-	cm := e2e.ConfigMap(ns, "a", map[string]string{"mirror": "yes"}, map[string]string{"k": "0"})
-	e2e.Create(t, cm)
-	file := e2e.ObjPath(ns, "core", "configmap", "a")
-	f.WaitMirrored(t, map[string]string{file: e2e.Rendered(t, cm)})
-	e2e.WritesLanded(t)
-	before := f.Repo.Head(t, "main")
+	f, ns := admissionBed(t)
+	m, cm, file, before := mirroredConfigMap(t, f, "a")
 
 	edit(t, userClient(t, "alice"), ns, "a", "k", "alice")
 	edit(t, userClient(t, "bob"), ns, "a", "k", "bob")
@@ -100,19 +89,8 @@ func TestAdmissionTellsTwoUsersApart(t *testing.T) {
 // resourceVersion. The commit of the object is alice's, and none names
 // mallory: a join by arrival order would name her.
 func TestAdmissionRefusedWriteAuthorsNothing(t *testing.T) {
-	f := e2e.NewFixture(t)
-	ns := f.Namespace
-	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
-	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
-	m := admissionMirror(ns)
-	e2e.Create(t, m)
-	e2e.WaitFor(t, time.Minute, m, e2e.ReadyAndCurrent(t, m))
-	cm := e2e.ConfigMap(ns, "c", map[string]string{"mirror": "yes"}, map[string]string{"k": "0"})
-	e2e.Create(t, cm)
-	file := e2e.ObjPath(ns, "core", "configmap", "c")
-	f.WaitMirrored(t, map[string]string{file: e2e.Rendered(t, cm)})
-	e2e.WritesLanded(t)
-	before := f.Repo.Head(t, "main")
+	f, _ := admissionBed(t)
+	_, cm, file, before := mirroredConfigMap(t, f, "c")
 
 	ctx := context.Background()
 	stale := &corev1.ConfigMap{}
@@ -226,10 +204,7 @@ func TestAdmissionWebhookStopped(t *testing.T) {
 // admission and the Audit one from audit events, and each records each
 // change in exactly one commit: none authored twice.
 func TestAutoBesideAudit(t *testing.T) {
-	f := e2e.NewFixture(t)
-	ns := f.Namespace
-	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
-	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
+	f, ns := admissionBed(t)
 	auto := admissionMirror(ns)
 	auto.Spec.ForProvider.Attribution = v1alpha1.MirrorAttributionAuto
 	audited := admissionMirror(ns)
@@ -284,10 +259,7 @@ func TestAutoBesideAudit(t *testing.T) {
 // person's edit of Flux's object is one commit, authored by them.
 func TestAdmissionIgnoredUsers(t *testing.T) {
 	flux := "system:serviceaccount:flux-system:kustomize-controller"
-	f := e2e.NewFixture(t)
-	ns := f.Namespace
-	webhookFor(t, ns, "on", webhook, admittedProbe(t, ns))
-	e2e.StartProvider(t, "", e2e.WithAudit(store, wait), e2e.WithAdmission(admitted))
+	f, ns := admissionBed(t)
 	m := admissionMirror(ns)
 	m.Spec.ForProvider.Ignore = &v1alpha1.MirrorIgnore{Users: []string{flux}}
 	e2e.Create(t, m)
