@@ -184,7 +184,7 @@ func TestHookKeeperDesired(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			k := &hookKeeper{kube: kube(t, tc.mirror), res: tc.res, log: logging.NewNopLogger(), wants: wantsAdmission}
+			k := &hookKeeper{kube: kube(t, tc.mirror), res: tc.res, log: logging.NewNopLogger()}
 			got, err := k.desired(context.Background())
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("\n%s\ndesired(...): error %v, want error %t", tc.reason, err, tc.wantErr)

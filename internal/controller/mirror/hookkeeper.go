@@ -66,17 +66,16 @@ type resolver interface {
 // package has it. Every replica runs it: each computes the same
 // configuration from the same Mirrors, and writes only a difference.
 type hookKeeper struct {
-	kube  client.Client
-	res   resolver
-	hook  options.AttributionWebhook
-	log   logging.Logger
-	wants func(v1alpha1.MirrorParameters) bool
+	kube client.Client
+	res  resolver
+	hook options.AttributionWebhook
+	log  logging.Logger
 }
 
 // setupHookKeeper adds the keeper to mgr; Mirrors, ClusterProviderConfigs
 // (their grants) and the configuration itself wake it.
 func setupHookKeeper(mgr ctrl.Manager, res resolver, hook options.AttributionWebhook, log logging.Logger) error {
-	k := &hookKeeper{kube: mgr.GetClient(), res: res, hook: hook, log: log.WithValues("controller", "mirror-attribution-webhook"), wants: wantsAdmission}
+	k := &hookKeeper{kube: mgr.GetClient(), res: res, hook: hook, log: log.WithValues("controller", "mirror-attribution-webhook")}
 	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: hook.Name}}}
 	})
@@ -150,7 +149,7 @@ func (k *hookKeeper) desired(ctx context.Context) ([]admissionregistrationv1.Val
 	var scopes []hookScope
 	for i := range l.Items {
 		m := &l.Items[i]
-		if m.GetDeletionTimestamp() != nil || !k.wants(m.Spec.ForProvider) {
+		if m.GetDeletionTimestamp() != nil || !wantsAdmission(m.Spec.ForProvider) {
 			continue
 		}
 		s, err := k.scope(ctx, m)
