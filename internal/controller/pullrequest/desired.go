@@ -144,6 +144,24 @@ func drift(want forge.Spec, have forge.PullRequest) string {
 	return strings.Join(out, ", ") + " differ from the spec"
 }
 
+// updateCost is how many content-creating requests putting have back to
+// want takes at most, one per part a forge edits with a request of its
+// own: title and body, draft, labels and assignees, reviewers.
+func updateCost(want forge.Spec, have forge.PullRequest) int {
+	n := 0
+	for _, differs := range []bool{
+		want.Title != have.Title || normalBody(want.Body) != normalBody(have.Body),
+		want.Draft != have.Draft,
+		!sameSet(want.Labels, have.Labels) || !sameSet(want.Assignees, have.Assignees),
+		!sameSet(slices.Concat(want.Reviewers, want.OptionalReviewers), have.Reviewers),
+	} {
+		if differs {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
 // normalBody compares bodies as forges store them: line endings and
 // trailing white space are theirs.
 func normalBody(s string) string {

@@ -313,6 +313,16 @@ func (e *external) rate() forge.Rate {
 	return forge.RateOf(e.typ)
 }
 
+// pace spends n content-creating requests of the forge account, or says
+// until when they wait: GitHub's secondary limit counts every POST, PATCH,
+// PUT and DELETE, so edits, merges and closes are paced as creates are.
+func (e *external) pace(n int) error {
+	if ok, at := e.pacer.TakeN(e.key, e.rate(), n); !ok {
+		return managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, at.UTC().Format(time.RFC3339)), at.Sub(e.clock.Now()))
+	}
+	return nil
+}
+
 // held waits for a hold the forge asked of the account.
 func (e *external) held() error {
 	if t, ok := e.pacer.Held(e.key); ok {
@@ -332,8 +342,8 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	if err != nil {
 		return xpmanaged.ExternalCreation{}, err
 	}
-	if ok, at := e.pacer.TakeN(e.key, e.rate(), createCost(e.acc.client, want)); !ok {
-		return xpmanaged.ExternalCreation{}, managed.WaitingFor(ReasonRateLimited, fmt.Sprintf(msgPacedFmt, at.UTC().Format(time.RFC3339)), at.Sub(e.clock.Now()))
+	if err := e.pace(createCost(e.acc.client, want)); err != nil {
+		return xpmanaged.ExternalCreation{}, err
 	}
 	pr, err := e.acc.client.Create(ctx, want)
 	switch {
@@ -373,6 +383,9 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	}
 	n, pr := numberOf(mg), e.observed
 	if drift(want, pr) != "" {
+		if err := e.pace(updateCost(want, pr)); err != nil {
+			return xpmanaged.ExternalUpdate{}, err
+		}
 		if pr, err = e.acc.client.Update(ctx, n, want); err != nil {
 			return xpmanaged.ExternalUpdate{}, e.forgeError(err, errUpdate)
 		}
@@ -406,6 +419,9 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.PullRequest) (xpmana
 	}
 	if !declared(mg, pr) || pr.State != forge.StateOpen {
 		return xpmanaged.ExternalDelete{}, nil
+	}
+	if err := e.pace(1); err != nil {
+		return xpmanaged.ExternalDelete{}, err
 	}
 	if err := e.acc.client.Close(ctx, n); err != nil {
 		return xpmanaged.ExternalDelete{}, e.forgeError(err, errClose)

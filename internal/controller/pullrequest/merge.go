@@ -45,6 +45,9 @@ func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge
 		fm.Method = forge.MethodMerge
 	}
 	if !e.acc.refusedAuto(pr) {
+		if err := e.pace(1); err != nil {
+			return err
+		}
 		err := e.acc.client.AutoMerge(ctx, pr.Number, fm)
 		switch {
 		case err == nil:
@@ -65,6 +68,13 @@ func (e *external) merge(ctx context.Context, mg *v1alpha1.PullRequest, pr forge
 	}
 	if pr.Mergeable == nil || !*pr.Mergeable || pr.Checks == forge.ChecksFailure {
 		return nil
+	}
+	cost := 1
+	if fm.DeleteBranch {
+		cost++
+	}
+	if err := e.pace(cost); err != nil {
+		return err
 	}
 	err := e.acc.client.Merge(ctx, pr.Number, fm)
 	if errors.Is(err, forge.ErrNotMergeable) {

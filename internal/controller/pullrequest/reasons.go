@@ -79,7 +79,7 @@ const (
 	msgProviderMergesFmt = "; the forge refused auto-merge at this head, so it is merged by the provider once mergeable"
 	msgAuthHeldFmt       = "the forge refused the API token from %s; this forge account is held until %s"
 	msgRateLimitedFmt    = "the forge asked to wait until %s: %s"
-	msgPacedFmt          = "creating pull requests on this forge account is paced below its limits; next at %s"
+	msgPacedFmt          = "writing to pull requests on this forge account (creates, edits, merges, closes) is paced below its limits; next at %s"
 	msgClosedFmt         = "pull request #%d was closed without being merged; it is never reopened: delete this PullRequest to propose the change again"
 	msgAwaitingFmt       = "pull request #%d is open at %s; waiting for it to be merged%s"
 	msgOpenFmt           = "pull request #%d is open at %s"
