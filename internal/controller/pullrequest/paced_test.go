@@ -37,7 +37,11 @@ import (
 // creates spent it, and none reaches the forge until then.
 func TestWritesPaced(t *testing.T) {
 	edited := func() forge.PullRequest { p := open(1); p.Title = "Edited"; return p }
-	mergeable := func() forge.PullRequest { p := open(1); p.Mergeable, p.Checks = ptr.To(true), forge.ChecksSuccess; return p }
+	mergeable := func() forge.PullRequest {
+		p := open(1)
+		p.Mergeable, p.Checks = ptr.To(true), forge.ChecksSuccess
+		return p
+	}
 	auto := func(mg *v1alpha1.PullRequest) { mg.Spec.ForProvider.Merge.Strategy = v1alpha1.MergeAuto }
 	cases := map[string]struct {
 		reason string
@@ -66,7 +70,10 @@ func TestWritesPaced(t *testing.T) {
 		"Close": {
 			reason: "Closing a deleted PullRequest's pull request waits for the pace.",
 			pr:     open(1), mg: pullRequest(numbered("1"), deleting),
-			call: func(e *external, mg *v1alpha1.PullRequest) error { _, err := e.Delete(context.Background(), mg); return err },
+			call: func(e *external, mg *v1alpha1.PullRequest) error {
+				_, err := e.Delete(context.Background(), mg)
+				return err
+			},
 			want: "Close",
 		},
 	}
