@@ -36,11 +36,15 @@ const (
 	errUpdateHook  = "cannot update the service hook subscriptions on Azure DevOps"
 	errDeleteHook  = "cannot delete the service hook subscriptions on Azure DevOps"
 	errRepository  = "cannot read the repository's and project's ids on Azure DevOps"
+	errRollBackFmt = "subscriptions %s, made before the refusal, could not be deleted: delete them in the project's service hooks settings"
 	errInsecureFmt = "refusing to subscribe %q: Azure DevOps would send the webhook secret, as basic authentication, in clear text; serve the events endpoint over https"
 
 	// subscriptionsPath is the organization's service hook subscriptions
 	// (Service Hooks REST API 7.1).
 	subscriptionsPath = "_apis/hooks/subscriptions"
+	// queryPath queries them: the list answers the whole organization's
+	// in one body, which on a large one outgrows what a client reads.
+	queryPath = "_apis/hooks/subscriptionsquery"
 	// The publisher of code events, and the Web Hooks consumer's action
 	// that POSTs the event as JSON.
 	publisherTFS   = "tfs"
@@ -60,9 +64,10 @@ const (
 // subscription per type, all to the same URL.
 var hookEvents = []string{"git.push", "git.pullrequest.created", "git.pullrequest.updated", "git.pullrequest.merged"}
 
-// ListHooks lists the organization's Web Hooks subscriptions of code
-// events (GET _apis/hooks/subscriptions, one answer: the list is not
-// paged) and returns, per URL, the subscriptions of this repository that
+// ListHooks queries the organization's Web Hooks subscriptions of code
+// events of this repository (POST _apis/hooks/subscriptionsquery: the
+// list, GET _apis/hooks/subscriptions, is the whole organization's in one
+// answer, unpaged) and returns, per URL, the subscriptions that
 // the token's own identity created as one hook: its ID their ids, sorted
 // and joined by commas; Active only while each of hookEvents has an
 // enabled one. A subscription someone else created, even to the same URL,
@@ -156,13 +161,15 @@ func (c *Client) ownSubscriptions(ctx context.Context) (map[string][]subscriptio
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"publisherId": {publisherTFS}, "consumerId": {consumerHooks}, "consumerActionId": {actionHTTP}}
-	var all list[subscription]
-	if _, err := c.do(ctx, call{method: http.MethodGet, path: subscriptionsPath + "?" + q.Encode()}, &all); err != nil {
+	q := subscriptionsQuery{PublisherID: publisherTFS, ConsumerID: consumerHooks, ConsumerActionID: actionHTTP,
+		PublisherInputFilters: []inputFilter{{Conditions: []inputCondition{{InputID: "repository", Operator: "equals", InputValue: ids.ID}}}}}
+	var all subscriptionsQuery
+	if _, err := c.do(ctx, call{method: http.MethodPost, path: queryPath, body: q}, &all); err != nil {
 		return nil, err
 	}
 	out := map[string][]subscription{}
-	for _, s := range all.Value {
+	// Checked again here: the query is the server's to get right.
+	for _, s := range all.Results {
 		if s.CreatedBy == nil || !strings.EqualFold(s.CreatedBy.ID, me) || s.PublisherID != publisherTFS ||
 			!strings.EqualFold(s.PublisherInputs["repository"], ids.ID) || !strings.EqualFold(s.PublisherInputs["projectId"], ids.Project.ID) ||
 			!slices.Contains(hookEvents, s.EventType) || s.ConsumerInputs["url"] == "" {
@@ -199,14 +206,27 @@ func (c *Client) subscribeAll(ctx context.Context, h forge.Hook, old []subscript
 			}
 		}
 		if err != nil {
-			for _, s := range made {
-				_ = c.unsubscribe(ctx, s.ID) // best effort: the refusal is what the caller reports.
-			}
-			return nil, err
+			return nil, c.rollBack(ctx, made, err)
 		}
 		kept = append(kept, got)
 	}
 	return kept, nil
+}
+
+// rollBack deletes the subscriptions a refused subscribeAll made, and
+// names in the refusal those it could not delete: each carries the
+// webhook secret, and after an events URL change nothing finds them again.
+func (c *Client) rollBack(ctx context.Context, made []subscription, refusal error) error {
+	var left []string
+	for _, s := range made {
+		if err := c.unsubscribe(ctx, s.ID); err != nil && !errors.Is(err, forge.ErrNotFound) {
+			left = append(left, s.ID)
+		}
+	}
+	if len(left) == 0 {
+		return refusal
+	}
+	return errors.Wrapf(refusal, errRollBackFmt, strings.Join(left, ", "))
 }
 
 // subscriptionFor is the subscription of event type ev of the repository

@@ -19,6 +19,7 @@ package azure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -229,4 +230,57 @@ func idsOf(subs []fake.Subscription, u, creator string) string {
 		}
 	}
 	return joinIDs(s)
+}
+
+// TestListHooksLargeOrganization: an organization whose subscriptions of
+// other repositories outgrow what one answer may hold (the list is
+// unpaged) still has this repository's hook listed: the query asks the
+// server for this repository's alone.
+func TestListHooksLargeOrganization(t *testing.T) {
+	const url = "https://events.example.com/forge/0123abcd"
+	srv := fake.NewServer(t, fake.WithTLS())
+	for i := range 40000 {
+		srv.AddSubscription(fake.Subscription{EventType: "git.push", ProjectID: fake.ProjectID, RepositoryID: fmt.Sprintf("5ab0c2d1-0000-4000-8000-%012d", i),
+			URL: fmt.Sprintf("https://ci.example.com/hooks/%d", i), User: "ci", Password: "x", ResourceDetails: "all", CreatedBy: fake.TheirID})
+	}
+	for _, ev := range hookEvents {
+		srv.AddSubscription(fake.Subscription{EventType: ev, ProjectID: fake.ProjectID, RepositoryID: fake.RepoID, URL: url,
+			User: hookUser, Password: "s", ResourceDetails: "all", CreatedBy: fake.MeID})
+	}
+	c := newClient(t, srv.APIURL(), fake.PAT, srv.Client(), nil)
+	got, err := c.ListHooks(context.Background())
+	if err != nil {
+		t.Fatalf("ListHooks in an organization of 40,000 subscriptions: %v", err)
+	}
+	want := []forge.Hook{{ID: idsOf(srv.Subscriptions(), url, fake.MeID), URL: url, Active: true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListHooks: -want, +got:\n%s", diff)
+	}
+}
+
+// TestCreateHookRollBackNamesWhatStays: a create refused part way whose
+// roll-back Azure throttles names, in its error, the subscriptions left
+// behind (each holds the webhook secret), and is still the refusal.
+func TestCreateHookRollBackNamesWhatStays(t *testing.T) {
+	srv := fake.NewServer(t, fake.WithTLS())
+	srv.DropEventType(hookEvents[len(hookEvents)-1])
+	c := newClient(t, srv.APIURL(), fake.PAT, srv.Client(), nil)
+	if _, err := c.repositoryIDs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The creates go, the last refused; the deletes after are throttled.
+	srv.ThrottleAfter(len(hookEvents), len(hookEvents), 0)
+	_, err := c.CreateHook(context.Background(), forge.Hook{URL: "https://events.example.com/forge/0123abcd", Secret: "s"})
+	if !errors.Is(err, forge.ErrInvalidInput) {
+		t.Fatalf("CreateHook: %v, want the refusal (ErrInvalidInput)", err)
+	}
+	left := srv.Subscriptions()
+	if len(left) != len(hookEvents)-1 {
+		t.Fatalf("%d subscriptions left after a throttled roll-back, want %d", len(left), len(hookEvents)-1)
+	}
+	for _, s := range left {
+		if !strings.Contains(err.Error(), s.ID) {
+			t.Errorf("the error does not name subscription %s, left behind: %v", s.ID, err)
+		}
+	}
 }

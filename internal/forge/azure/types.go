@@ -188,3 +188,27 @@ type subscription struct {
 	Status           string            `json:"status,omitempty"`
 	CreatedBy        *identityRef      `json:"createdBy,omitempty"`
 }
+
+// subscriptionsQuery is a service hooks subscriptions query (POST
+// _apis/hooks/subscriptionsquery): the subscriptions of one publisher,
+// consumer and action whose publisher inputs pass every condition of
+// one of the filters, answered in results.
+type subscriptionsQuery struct {
+	PublisherID           string         `json:"publisherId"`
+	ConsumerID            string         `json:"consumerId"`
+	ConsumerActionID      string         `json:"consumerActionId"`
+	PublisherInputFilters []inputFilter  `json:"publisherInputFilters,omitempty"`
+	Results               []subscription `json:"results,omitempty"`
+}
+
+// inputFilter holds when all its conditions do.
+type inputFilter struct {
+	Conditions []inputCondition `json:"conditions"`
+}
+
+// inputCondition compares one input: operator equals or notEquals.
+type inputCondition struct {
+	InputID    string `json:"inputId"`
+	Operator   string `json:"operator"`
+	InputValue string `json:"inputValue"`
+}

@@ -77,7 +77,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.redirect, s.delay = "", 0
 	var limit *time.Duration
 	if len(s.throttle) > 0 {
-		limit = &s.throttle[0]
+		limit = s.throttle[0]
 		s.throttle = s.throttle[1:]
 	}
 	s.mu.Unlock()

@@ -29,7 +29,11 @@ import (
 // The service hooks half of the fake (Service Hooks REST API 7.1), under
 // /{Org}/_apis/hooks/subscriptions: GET (publisherId, consumerId,
 // consumerActionId, eventType filters; the whole list in one answer, as the
-// reference documents no paging), POST, GET/PUT/DELETE {id}. A
+// reference documents no paging), POST, GET/PUT/DELETE {id}; and POST
+// /{Org}/_apis/hooks/subscriptionsquery (the same filters in its body, and
+// publisherInputFilters: a subscription passes one filter when it passes
+// each of its conditions, equals or notEquals, case-insensitive unless
+// caseSensitive), answered as the query with its results. A
 // subscription is the organization's, whoever created it; its
 // basicAuthPassword is answered masked.
 //
@@ -71,6 +75,7 @@ var codeEvents = []string{"git.push", "git.pullrequest.created", "git.pullreques
 func (s *Server) hookRoutes(mux *http.ServeMux) {
 	const subs = "/{org}/_apis/hooks/subscriptions"
 	mux.HandleFunc("GET "+subs, s.listSubscriptions)
+	mux.HandleFunc("POST /{org}/_apis/hooks/subscriptionsquery", s.querySubscriptions)
 	mux.HandleFunc("POST "+subs, s.createSubscription)
 	mux.HandleFunc("GET "+subs+"/{id}", s.getSubscription)
 	mux.HandleFunc("PUT "+subs+"/{id}", s.replaceSubscription)
@@ -217,6 +222,65 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	reply(w, http.StatusOK, map[string]any{"count": len(out), "value": out})
+}
+
+// query is the body of a subscriptions query.
+type query struct {
+	PublisherID           string `json:"publisherId"`
+	ConsumerID            string `json:"consumerId"`
+	ConsumerActionID      string `json:"consumerActionId"`
+	EventType             string `json:"eventType"`
+	PublisherInputFilters []struct {
+		Conditions []struct {
+			CaseSensitive bool   `json:"caseSensitive"`
+			InputID       string `json:"inputId"`
+			Operator      string `json:"operator"`
+			InputValue    string `json:"inputValue"`
+		} `json:"conditions"`
+	} `json:"publisherInputFilters"`
+	Results []subscriptionBody `json:"results"`
+}
+
+// passes reports whether a subscription with publisher inputs in passes
+// one of q's publisher input filters, or q has none.
+func (q query) passes(in map[string]string) bool {
+	if len(q.PublisherInputFilters) == 0 {
+		return true
+	}
+	for _, f := range q.PublisherInputFilters {
+		ok := true
+		for _, c := range f.Conditions {
+			eq := in[c.InputID] == c.InputValue || (!c.CaseSensitive && strings.EqualFold(in[c.InputID], c.InputValue))
+			ok = ok && (eq == (c.Operator != "notEquals"))
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) querySubscriptions(w http.ResponseWriter, r *http.Request) {
+	if !hooksAllowed(w, r) {
+		return
+	}
+	var q query
+	if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
+		fail(w, http.StatusBadRequest, "InvalidSubscriptionsQueryException", "the query is not valid JSON")
+		return
+	}
+	s.mu.Lock()
+	q.Results = []subscriptionBody{}
+	for _, sub := range s.subs {
+		b := s.answer(sub)
+		if (q.PublisherID == "" || q.PublisherID == b.PublisherID) && (q.ConsumerID == "" || q.ConsumerID == b.ConsumerID) &&
+			(q.ConsumerActionID == "" || q.ConsumerActionID == b.ConsumerActionID) && (q.EventType == "" || q.EventType == b.EventType) &&
+			q.passes(b.PublisherInputs) {
+			q.Results = append(q.Results, b)
+		}
+	}
+	s.mu.Unlock()
+	reply(w, http.StatusOK, q)
 }
 
 // read decodes and checks a subscription's body; false has answered 400.

@@ -46,7 +46,8 @@ limitations under the License.
 //	GET    {project}/_apis/policy/evaluations?artifactId= (-preview), paged
 //	       by x-ms-continuationtoken
 //	GET    {project}/_apis/git/repositories/{repo}      ids of both
-//	GET    _apis/hooks/subscriptions, POST, GET/PUT/DELETE …/{id}
+//	GET    _apis/hooks/subscriptions, POST, GET/PUT/DELETE …/{id};
+//	POST   _apis/hooks/subscriptionsquery
 //	       (hooks.go: a second user's token, and one without the Service
 //	       Hooks scope)
 //
@@ -164,7 +165,7 @@ type Server struct {
 	next       int64
 	commits    int
 	pageSize   int
-	throttle   []time.Duration
+	throttle   []*time.Duration // nil: the request is served
 	delay      time.Duration
 	redirect   string
 	requests   []Request
@@ -315,10 +316,19 @@ func (s *Server) SetPageSize(n int) {
 // Throttle answers the next n requests 429, blocked, with Retry-After
 // (when retryAfter > 0) and the X-RateLimit-* headers.
 func (s *Server) Throttle(n int, retryAfter time.Duration) {
+	s.ThrottleAfter(0, n, retryAfter)
+}
+
+// ThrottleAfter serves the next skip requests, then throttles n as
+// Throttle does: Azure blocking an identity part way through a sequence.
+func (s *Server) ThrottleAfter(skip, n int, retryAfter time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for range skip {
+		s.throttle = append(s.throttle, nil)
+	}
 	for range n {
-		s.throttle = append(s.throttle, retryAfter)
+		s.throttle = append(s.throttle, &retryAfter)
 	}
 }
 
