@@ -89,6 +89,7 @@ var (
 	ErrBadSignature  = errors.New("the delivery's signature or token does not match the webhook secret")
 	ErrMalformed     = errors.New("the delivery is signed but its body is not a payload of its event")
 	ErrTooLarge      = errors.New("the delivery's body is larger than the receiver reads")
+	ErrStale         = errors.New("the forwarded delivery was forwarded too long ago, or names no time")
 )
 
 // An Event is one verified delivery.

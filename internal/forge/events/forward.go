@@ -22,7 +22,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // HeaderForwarded marks a delivery one replica verified and forwards to
@@ -31,6 +33,17 @@ import (
 // headers forwardedHeaders keeps and the body. A delivery that carries it
 // is verified by it alone (ParseForwarded), and is never forwarded again.
 const HeaderForwarded = "X-Provider-Git-Forwarded"
+
+// HeaderForwardedAt is when a delivery was forwarded, in Unix seconds,
+// under the forward's HMAC: a forward captured on the pod network is
+// refused once MaxForwardAge has passed, so it cannot be sent again for
+// ever.
+const HeaderForwardedAt = "X-Provider-Git-Forwarded-At"
+
+// MaxForwardAge is how far a forward's time may be from the receiving
+// replica's clock, either way: a forward takes milliseconds, and the
+// replicas' clocks are the nodes', kept by NTP within far less.
+const MaxForwardAge = 5 * time.Minute
 
 // forwardLabel separates the forward's HMAC from the signatures a forge
 // makes with the same secret: a forward is never a forge's signature, nor
@@ -47,13 +60,15 @@ var forwardedHeaders = []string{
 	"X-GitHub-Event", "X-GitHub-Delivery",
 	"X-Gitlab-Event", "X-Gitlab-Event-UUID",
 	"X-Event-Key", "X-Hook-UUID", "X-Request-UUID", "X-Request-Id",
+	HeaderForwardedAt,
 }
 
 // Forward returns the headers of a delivery, verified already with secret
-// (Parse), that another replica receives at path: those forwardedHeaders
-// keeps, and HeaderForwarded.
-func Forward(h http.Header, path string, body, secret []byte) http.Header {
+// (Parse), that another replica receives at path, forwarded at at: those
+// forwardedHeaders keeps, HeaderForwardedAt and HeaderForwarded.
+func Forward(h http.Header, path string, body, secret []byte, at time.Time) http.Header {
 	k := kept(h)
+	k.Set(HeaderForwardedAt, strconv.FormatInt(at.Unix(), 10))
 	k.Set(HeaderForwarded, "sha256="+hex.EncodeToString(forwardMAC(k, path, body, secret)))
 	return k
 }
@@ -65,8 +80,9 @@ func Forwarded(h http.Header) bool { return len(h.Values(HeaderForwarded)) > 0 }
 // (HeaderForwarded) with secret and reads it as Parse does. The forge's
 // own credentials did not travel: they are made here from the secret, for
 // Parse, once the forward is verified. Unsigned, badly signed, oversized
-// and malformed forwards are refused with Parse's errors.
-func ParseForwarded(h http.Header, path string, body, secret []byte) (Event, error) {
+// and malformed forwards are refused with Parse's errors; one forwarded
+// further than MaxForwardAge from now, or at no time, with ErrStale.
+func ParseForwarded(h http.Header, path string, body, secret []byte, now time.Time) (Event, error) {
 	if len(body) > MaxBody {
 		return Event{}, ErrTooLarge
 	}
@@ -74,6 +90,14 @@ func ParseForwarded(h http.Header, path string, body, secret []byte) (Event, err
 	if err := verifyHMAC(h.Get(HeaderForwarded), "sha256=", forwardMessage(k, path, body), secret); err != nil {
 		return Event{}, err
 	}
+	at, err := strconv.ParseInt(k.Get(HeaderForwardedAt), 10, 64)
+	if err != nil {
+		return Event{}, ErrStale
+	}
+	if d := now.Sub(time.Unix(at, 0)); d > MaxForwardAge || d < -MaxForwardAge {
+		return Event{}, ErrStale
+	}
+	k.Del(HeaderForwardedAt)
 	credit(k, body, secret)
 	return Parse(k, body, secret)
 }

@@ -19,13 +19,18 @@ package events
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 const hookPath = "/hooks/0123456789abcdef0123456789abcdef01234567"
+
+// forwardedAt is when the tests' forwards are made.
+var forwardedAt = time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 
 // credentials are the headers by which a forge proves it knows the secret.
 var credentials = []string{"X-Hub-Signature-256", "X-Hub-Signature", "X-Gitea-Signature", "X-Forgejo-Signature", "X-Gitlab-Token", "Authorization"}
@@ -70,7 +75,7 @@ func TestForwardRoundTrip(t *testing.T) {
 			if err != nil || want.Kind == KindOther {
 				t.Fatalf("%s\nthe delivery itself does not parse: %+v, %v", tc.reason, want, err)
 			}
-			fh := Forward(tc.args.h, hookPath, []byte(tc.args.body), secret)
+			fh := Forward(tc.args.h, hookPath, []byte(tc.args.body), secret, forwardedAt)
 			for _, c := range credentials {
 				if v := fh.Get(c); v != "" {
 					t.Errorf("%s\nthe forward carries the credential %s: %q", tc.reason, c, v)
@@ -79,7 +84,7 @@ func TestForwardRoundTrip(t *testing.T) {
 			if !Forwarded(fh) || Forwarded(tc.args.h) {
 				t.Errorf("%s\nForwarded: forward %t, delivery %t; want true, false", tc.reason, Forwarded(fh), Forwarded(tc.args.h))
 			}
-			got, err := ParseForwarded(fh, hookPath, []byte(tc.args.body), secret)
+			got, err := ParseForwarded(fh, hookPath, []byte(tc.args.body), secret, forwardedAt.Add(time.Second))
 			if err != nil {
 				t.Fatalf("%s\nParseForwarded: %v", tc.reason, err)
 			}
@@ -93,12 +98,14 @@ func TestForwardRoundTrip(t *testing.T) {
 func TestParseForwardedRefused(t *testing.T) {
 	body := []byte(hubPush)
 	good := func() http.Header {
-		return Forward(headers("X-GitHub-Event", "push", "X-GitHub-Delivery", "d1"), hookPath, body, secret)
+		return Forward(headers("X-GitHub-Event", "push", "X-GitHub-Delivery", "d1"), hookPath, body, secret, forwardedAt)
 	}
 	type fargs struct {
 		h    http.Header
 		path string
 		body []byte
+		// now is the receiver's clock; zero: a second after forwardedAt.
+		now time.Time
 	}
 	cases := map[string]struct {
 		reason string
@@ -112,7 +119,7 @@ func TestParseForwardedRefused(t *testing.T) {
 		},
 		"OtherSecret": {
 			reason: "A forward made with another secret is refused like a forged event.",
-			args:   fargs{h: Forward(headers("X-GitHub-Event", "push"), hookPath, body, []byte("other")), path: hookPath, body: body},
+			args:   fargs{h: Forward(headers("X-GitHub-Event", "push"), hookPath, body, []byte("other"), forwardedAt), path: hookPath, body: body},
 			want:   ErrBadSignature,
 		},
 		"ForgeSignatureOnly": {
@@ -149,6 +156,25 @@ func TestParseForwardedRefused(t *testing.T) {
 			args:   fargs{h: good(), path: "/hooks/other", body: body},
 			want:   ErrBadSignature,
 		},
+		"Replayed": {
+			reason: "A forward recorded on the pod network and sent again later than MaxForwardAge is refused.",
+			args:   fargs{h: good(), path: hookPath, body: body, now: forwardedAt.Add(MaxForwardAge + time.Second)},
+			want:   ErrStale,
+		},
+		"FromTheFuture": {
+			reason: "A forward dated further ahead than MaxForwardAge is refused too: nothing could keep it for later.",
+			args:   fargs{h: good(), path: hookPath, body: body, now: forwardedAt.Add(-MaxForwardAge - time.Second)},
+			want:   ErrStale,
+		},
+		"DateChanged": {
+			reason: "The time is covered by the HMAC: a replay made fresh on the way is refused.",
+			args: fargs{h: func() http.Header {
+				h := good()
+				h.Set(HeaderForwardedAt, strconv.FormatInt(forwardedAt.Add(time.Hour).Unix(), 10))
+				return h
+			}(), path: hookPath, body: body, now: forwardedAt.Add(time.Hour)},
+			want: ErrBadSignature,
+		},
 		"TooLarge": {
 			reason: "An oversized forward is refused before its HMAC is computed.",
 			args:   fargs{h: good(), path: hookPath, body: make([]byte, MaxBody+1)},
@@ -157,7 +183,11 @@ func TestParseForwardedRefused(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ParseForwarded(tc.args.h, tc.args.path, tc.args.body, secret)
+			now := tc.args.now
+			if now.IsZero() {
+				now = forwardedAt.Add(time.Second)
+			}
+			_, err := ParseForwarded(tc.args.h, tc.args.path, tc.args.body, secret, now)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("%s\nParseForwarded: got %v, want %v", tc.reason, err, tc.want)
 			}
@@ -166,8 +196,8 @@ func TestParseForwardedRefused(t *testing.T) {
 }
 
 func TestParseForwardedEmptySecret(t *testing.T) {
-	h := Forward(headers("X-GitHub-Event", "push"), hookPath, []byte(hubPush), nil)
-	if _, err := ParseForwarded(h, hookPath, []byte(hubPush), nil); !errors.Is(err, ErrUnsigned) {
+	h := Forward(headers("X-GitHub-Event", "push"), hookPath, []byte(hubPush), nil, forwardedAt)
+	if _, err := ParseForwarded(h, hookPath, []byte(hubPush), nil, forwardedAt); !errors.Is(err, ErrUnsigned) {
 		t.Errorf("an empty secret verifies no forward: got %v, want %v", err, ErrUnsigned)
 	}
 }

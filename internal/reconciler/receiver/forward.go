@@ -27,6 +27,8 @@ import (
 	"net/url"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/crossplane-contrib/provider-git/internal/forge/events"
 )
 
@@ -57,6 +59,11 @@ func (f ForwarderFn) Forward(ctx context.Context, addr, path string, h http.Head
 
 // An Option configures a Receiver.
 type Option func(*Receiver)
+
+// WithClock dates forwards and judges their age with c, not the wall clock.
+func WithClock(c clock.PassiveClock) Option {
+	return func(rc *Receiver) { rc.clock = c }
+}
 
 // WithHolders forwards a delivery for a repository another replica holds
 // to that replica through f, and acts only on those this one holds.
@@ -174,7 +181,7 @@ func (f *HTTPForwarder) Forward(ctx context.Context, addr, path string, h http.H
 // forward sends a delivery of the hook at path, verified with secret, to
 // the holder at addr, and returns the result to count.
 func (rc *Receiver) forward(ctx context.Context, addr, path string, e events.Event, h http.Header, body, secret []byte) string {
-	if err := rc.forwarder.Forward(ctx, addr, path, events.Forward(h, path, body, secret), body); err != nil {
+	if err := rc.forwarder.Forward(ctx, addr, path, events.Forward(h, path, body, secret, rc.clock.Now()), body); err != nil {
 		rc.log.Info("Cannot forward a forge event to the replica that holds its repository; it acts at its next poll",
 			"source", e.Source, "kind", e.Kind, "holder", addr, "error", err)
 		return ResultForwardFailed

@@ -23,13 +23,18 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge/events"
 )
+
+// now is the replicas' clock.
+var now = time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 
 // holders is a fixed answer to HolderOf, whatever the key.
 type holders struct {
@@ -114,7 +119,7 @@ func newReplica(t *testing.T, h Holders) *replica {
 	reg := NewRegistry()
 	r.path = reg.Set("ProviderConfig/team-a/git", target, []byte(secret))
 	f := NewForwarder()
-	r.rc = New(reg, r.acts, r.acts, logging.NewNopLogger(), WithHolders(h, ForwarderFn(
+	r.rc = New(reg, r.acts, r.acts, logging.NewNopLogger(), WithClock(clocktesting.NewFakePassiveClock(now)), WithHolders(h, ForwarderFn(
 		func(ctx context.Context, addr, path string, hd http.Header, body []byte) error {
 			r.sent.Add(1)
 			return f.Forward(ctx, addr, path, hd, body)
@@ -190,6 +195,8 @@ func TestReceiverForwardedRefused(t *testing.T) {
 		reason string
 		h      Holders
 		header http.Header
+		// at is when the forward was made; zero: now.
+		at     time.Time
 		body   string
 		code   int
 		calls  []string
@@ -198,7 +205,7 @@ func TestReceiverForwardedRefused(t *testing.T) {
 		"Forged": {
 			reason: "A forward made without the secret (anyone who can reach the pod port) is refused 403 and does nothing.",
 			h:      holders{self: true, members: 2},
-			header: events.Forward(http.Header{"X-Github-Event": {"push"}}, "", []byte(pushBody), []byte("a guess of sixteen bytes")),
+			header: events.Forward(http.Header{"X-Github-Event": {"push"}}, "", []byte(pushBody), []byte("a guess of sixteen bytes"), now),
 			body:   pushBody, code: http.StatusForbidden, result: ResultBadSignature,
 		},
 		"ForgeSignatureOnly": {
@@ -212,6 +219,12 @@ func TestReceiverForwardedRefused(t *testing.T) {
 			h:      holders{addr: "127.0.0.1:1", members: 2},
 			body:   body2, code: http.StatusAccepted, result: ResultNotHeld,
 		},
+		"Replayed": {
+			reason: "A forward recorded on the pod network and sent again after events.MaxForwardAge is refused 409 and does nothing.",
+			h:      holders{self: true, members: 2},
+			at:     now.Add(-events.MaxForwardAge - time.Second),
+			body:   pushBody, code: http.StatusConflict, result: ResultStale,
+		},
 		"Holder": {
 			reason: "A verified forward to the holder acts and relaxes its polls.",
 			h:      holders{self: true, members: 2},
@@ -223,7 +236,11 @@ func TestReceiverForwardedRefused(t *testing.T) {
 			r := newReplica(t, tc.h)
 			h := tc.header
 			if h == nil {
-				h = events.Forward(http.Header{"X-Github-Event": {"push"}}, r.path, []byte(tc.body), []byte(secret))
+				at := tc.at
+				if at.IsZero() {
+					at = now
+				}
+				h = events.Forward(http.Header{"X-Github-Event": {"push"}}, r.path, []byte(tc.body), []byte(secret), at)
 			}
 			req := httptest.NewRequest(http.MethodPost, r.path, strings.NewReader(tc.body))
 			req.Header = h
@@ -239,7 +256,7 @@ func TestReceiverForwardedRefused(t *testing.T) {
 				t.Errorf("%s\n%d forwards, want none", tc.reason, r.sent.Load())
 			}
 			kind := "push"
-			if tc.code == http.StatusForbidden {
+			if tc.code == http.StatusForbidden || tc.code == http.StatusConflict {
 				kind = ""
 			}
 			source := "GitHub"

@@ -27,6 +27,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge/events"
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -39,6 +40,7 @@ const (
 	ResultIgnored         = "ignored"
 	ResultOtherRepository = "other_repository"
 	ResultReplayed        = "replayed"
+	ResultStale           = "stale"
 	ResultUnknownHook     = "unknown_hook"
 	ResultUnsigned        = "unsigned"
 	ResultBadSignature    = "bad_signature"
@@ -94,11 +96,13 @@ type Receiver struct {
 	// delivery to the replica that holds its repository (WithHolders).
 	holders   Holders
 	forwarder Forwarder
+	// clock dates forwards and judges their age.
+	clock clock.PassiveClock
 }
 
 // New returns a Receiver of reg's hooks that acts through waker and lists.
 func New(reg *Registry, waker Waker, lists Lists, log logging.Logger, opts ...Option) *Receiver {
-	rc := &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log,
+	rc := &Receiver{slots: make(chan struct{}, MaxInFlight), reg: reg, waker: waker, lists: lists, log: log, clock: clock.RealClock{},
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_events_total",
 			Help: "Forge webhook deliveries, by forge (GitHub, Gitea, Forgejo, GitLab, BitbucketCloud, BitbucketDataCenter, AzureDevOps; \"\" when not verified), kind (push, pull_request, ping, other) and result.",
@@ -172,7 +176,7 @@ func (rc *Receiver) serve(w http.ResponseWriter, r *http.Request) (int, events.E
 	forwarded := events.Forwarded(r.Header)
 	var e events.Event
 	if forwarded {
-		e, err = events.ParseForwarded(r.Header, r.URL.Path, body, secret)
+		e, err = events.ParseForwarded(r.Header, r.URL.Path, body, secret, rc.clock.Now())
 	} else {
 		e, err = events.Parse(r.Header, body, secret)
 	}
@@ -250,6 +254,8 @@ func refusal(err error) (int, string) {
 		return http.StatusUnauthorized, ResultUnsigned
 	case errors.Is(err, events.ErrBadSignature):
 		return http.StatusForbidden, ResultBadSignature
+	case errors.Is(err, events.ErrStale):
+		return http.StatusConflict, ResultStale
 	case errors.Is(err, events.ErrUnknownSource):
 		return http.StatusBadRequest, ResultUnknownSource
 	default:

@@ -84,16 +84,21 @@ func TestShareForwardsEvents(t *testing.T) {
 	hub := http.Header{"X-Github-Event": {"push"}}
 
 	// A forward made without the secret, to the holder: refused like a forged event.
-	if code := post(t, holder.EventsURL+path, events.Forward(hub, path, []byte(push(1)), []byte("a guess of sixteen bytes")), push(1)); code != http.StatusForbidden {
+	if code := post(t, holder.EventsURL+path, events.Forward(hub, path, []byte(push(1)), []byte("a guess of sixteen bytes"), time.Now()), push(1)); code != http.StatusForbidden {
 		t.Errorf("a forged forward to the holder was answered %d, want %d", code, http.StatusForbidden)
 	}
 	// A forward made with the secret, to the replica that does not hold
 	// the repository (their views disagree): not forwarded again.
-	if code := post(t, other.EventsURL+path, events.Forward(hub, path, []byte(push(2)), []byte(forwardSecret)), push(2)); code != http.StatusAccepted {
+	if code := post(t, other.EventsURL+path, events.Forward(hub, path, []byte(push(2)), []byte(forwardSecret), time.Now()), push(2)); code != http.StatusAccepted {
 		t.Errorf("a forward to the non-holder was answered %d, want %d", code, http.StatusAccepted)
 	}
+	// A forward made with the secret, recorded on the pod network and sent
+	// again to the holder later: refused, whatever it says.
+	if code := post(t, holder.EventsURL+path, events.Forward(hub, path, []byte(push(4)), []byte(forwardSecret), time.Now().Add(-events.MaxForwardAge-time.Minute)), push(4)); code != http.StatusConflict {
+		t.Errorf("a stale forward to the holder was answered %d, want %d", code, http.StatusConflict)
+	}
 	want := map[string]float64{
-		holder.Name + " bad_signature": 1, holder.Name + " accepted": 0,
+		holder.Name + " bad_signature": 1, holder.Name + " stale": 1, holder.Name + " accepted": 0,
 		other.Name + " not_held": 1, other.Name + " forwarded": 0, other.Name + " accepted": 0,
 	}
 	if diff := counts(t, rs, want); diff != "" {
