@@ -217,12 +217,12 @@ func TestMirrorValidation(t *testing.T) {
 		"BadPrune":         {reason: "Only the two policies.", mutate: func(p *v1alpha1.MirrorParameters) { p.Prune = "Sometimes" }, want: "Unsupported value"},
 		"InPlace":          {reason: "A Mirror may write where the YAML lives.", mutate: func(p *v1alpha1.MirrorParameters) { p.Layout = v1alpha1.MirrorLayoutInPlace }},
 		"BadLayout":        {reason: "Only the two layouts.", mutate: func(p *v1alpha1.MirrorParameters) { p.Layout = "Flat" }, want: "Unsupported value"},
-		"InPlacePerChange": {reason: "An in-place edit is not one object's commit yet.", mutate: func(p *v1alpha1.MirrorParameters) {
+		"InPlacePerChange": {reason: "An in-place edit is one object's commit with PerChange.", mutate: func(p *v1alpha1.MirrorParameters) {
 			p.Layout, p.Commit = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorCommitPerChange
-		}, want: "layout InPlace is written in Batched commits without attribution"},
-		"InPlaceAttributed": {reason: "Audit facts name objects, an in-place edit a document.", mutate: func(p *v1alpha1.MirrorParameters) {
+		}},
+		"InPlaceAttributed": {reason: "An in-place edit is joined to audit facts by its object.", mutate: func(p *v1alpha1.MirrorParameters) {
 			p.Layout, p.Attribution = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAudit
-		}, want: "layout InPlace is written in Batched commits without attribution"},
+		}},
 		"Admission": {reason: "Authors from the admission webhook.", mutate: func(p *v1alpha1.MirrorParameters) {
 			p.Attribution = v1alpha1.MirrorAttributionAdmission
 			p.Ignore = &v1alpha1.MirrorIgnore{Users: []string{"system:serviceaccount:flux-system:kustomize-controller"}}
@@ -231,9 +231,9 @@ func TestMirrorValidation(t *testing.T) {
 			p.Attribution, p.Author = v1alpha1.MirrorAttributionAuto, &v1alpha1.MirrorAuthor{Name: "{{ .Username }}"}
 		}},
 		"BadAttribution": {reason: "Only the four sources.", mutate: func(p *v1alpha1.MirrorParameters) { p.Attribution = "Guess" }, want: "Unsupported value"},
-		"InPlaceAdmission": {reason: "An in-place edit is joined to no fact yet, admission's included.", mutate: func(p *v1alpha1.MirrorParameters) {
-			p.Layout, p.Attribution = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAdmission
-		}, want: "layout InPlace is written in Batched commits without attribution"},
+		"InPlaceAdmission": {reason: "An in-place edit is joined to admission facts by its object, with one commit per change.", mutate: func(p *v1alpha1.MirrorParameters) {
+			p.Layout, p.Attribution, p.Commit = v1alpha1.MirrorLayoutInPlace, v1alpha1.MirrorAttributionAdmission, v1alpha1.MirrorCommitPerChange
+		}},
 	}
 	ns := namespace(t)
 	i := 0
@@ -247,11 +247,6 @@ func TestMirrorValidation(t *testing.T) {
 
 			// The same field rules in code must reach the same verdict.
 			if tc.want == "Unsupported value" || strings.HasPrefix(tc.want, "spec.forProvider.resources") {
-				return
-			}
-			if strings.HasPrefix(tc.want, "layout InPlace") {
-				// Checked in code by the Mirror controller's Request
-				// (TestRequestLayout), not by internal/validate.
 				return
 			}
 			codeErr := validate.Folder(p.Path)

@@ -178,7 +178,6 @@ type MirrorIgnore struct {
 // MirrorParameters are the desired state of a Mirror.
 // +kubebuilder:validation:XValidation:rule="!has(self.ignore) || !has(self.ignore.users) || size(self.ignore.users) == 0 || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="ignore.users needs attribution Audit, Admission or Auto (who made a change is known only from audit events or admission)"
 // +kubebuilder:validation:XValidation:rule="!has(self.author) || (has(self.attribution) && self.attribution in ['Audit', 'Admission', 'Auto'])",message="author needs attribution Audit, Admission or Auto"
-// +kubebuilder:validation:XValidation:rule="!has(self.layout) || self.layout != 'InPlace' || ((!has(self.commit) || self.commit == 'Batched') && (!has(self.attribution) || self.attribution == 'None'))",message="layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 type MirrorParameters struct {
 	// Branch the mirror writes to. The branch must exist, or the repository
 	// must be empty.
@@ -266,7 +265,10 @@ type MirrorParameters struct {
 	// namespace and name, so that git log is an audit trail of the objects;
 	// the commits of a window still go out in one push. An object changed
 	// several times before its commit is written is one commit of its
-	// latest state. The folder's first write, and its removal when the
+	// latest state. With layout InPlace, an object's commit holds every file
+	// its edit touches (an overlay's kustomization, a file shared with
+	// other objects, as the changes before it left it), each checked by
+	// kustomize. The folder's first write, and its removal when the
 	// Mirror is deleted, are one commit either way.
 	// +optional
 	// +kubebuilder:default=Batched
@@ -279,7 +281,8 @@ type MirrorParameters struct {
 	// version the write was made against and the content it stored); or
 	// Auto (Admission, and Audit for a change the webhook did not see).
 	// See the Mirror guide. The changes of one commit window are one
-	// commit per author, still one push; the committer and the signature
+	// commit per author (with layout InPlace, one per run of one author's
+	// changes in the order they were made), still one push; the committer and the signature
 	// stay the configuration's; each commit's Attributed-By trailer says
 	// admission, audit or unresolved; a change nothing names (with Audit,
 	// within the provider's --audit-attribution-wait) is authored

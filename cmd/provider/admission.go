@@ -55,8 +55,8 @@ func admissionFlagsOf(app *kingpin.Application) admissionFlags {
 		token:    app.Flag("admission-webhook-token-file", "File holding the bearer token the API server sends to webhooks, as --admission-webhook-client-ca-file.").Default("").String(),
 		names:    app.Flag("admission-webhook-allowed-names", "Comma-separated client certificate common names the admission webhook keeps facts from; empty: any certificate the client CA signed.").Default("").String(),
 		reload:   app.Flag("admission-webhook-reload-interval", "How often, at most, the admission webhook looks at its certificate, key, client CA and token files again. At least 1s.").Default("10s").Duration(),
-		maxFacts: app.Flag("admission-store-max-facts", "Bound of the admission facts kept in memory for attribution; the oldest are dropped past it (provider_git_admission_facts_dropped_total).").Default("10000").Int(),
-		maxBytes: app.Flag("admission-store-max-bytes", "Bound of the admission facts' estimated size in memory, whatever the reviews held; the oldest are dropped past it.").Default("16777216").Int64(),
+		maxFacts: app.Flag("admission-store-max-facts", "Bound of the admission facts kept in memory for attribution; past it the namespace holding the most facts loses its oldest (provider_git_admission_facts_dropped_total).").Default("10000").Int(),
+		maxBytes: app.Flag("admission-store-max-bytes", "Bound of the admission facts' estimated size in memory, whatever the reviews held; past it the namespace holding the most bytes loses its oldest fact.").Default("16777216").Int64(),
 		maxAge:   app.Flag("admission-store-max-age", "How long an admission fact is kept at most.").Default("5m").Duration(),
 	}
 }

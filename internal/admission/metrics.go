@@ -49,7 +49,7 @@ func NewMetrics() *Metrics {
 			Name: "provider_git_admission_facts", Help: "Admission facts kept for attribution.",
 		}),
 		drops: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "provider_git_admission_facts_dropped_total", Help: "Admission facts dropped, by reason: count (the store's bound, --admission-store-max-facts, dropped the oldest), bytes (its byte bound) or age (--admission-store-max-age).",
+			Name: "provider_git_admission_facts_dropped_total", Help: "Admission facts dropped, by reason: count (the store's bound, --admission-store-max-facts, dropped the oldest fact of the namespace holding the most), bytes (its byte bound) or age (--admission-store-max-age).",
 		}, []string{"reason"}),
 	}
 }

@@ -40,7 +40,7 @@ import (
 )
 
 // serving is a self-signed serving certificate: NewServer needs one.
-func serving(t *testing.T) tls.Certificate {
+func serving(t testing.TB) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

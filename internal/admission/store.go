@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,7 +31,8 @@ import (
 // Defaults of a Store.
 const (
 	// DefaultMaxFacts bounds the facts a Store keeps: a fact is about
-	// 400 bytes (its strings and a fingerprint), so about 4 MiB; far
+	// 830 bytes of heap (its strings and a fingerprint; a ServiceAccount
+	// with three groups, BenchmarkStoreMemory), so about 8 MiB; far
 	// above the writes of a join's wait on a busy cluster.
 	DefaultMaxFacts = 10000
 	// DefaultMaxBytes bounds the facts' estimated size, whatever the
@@ -44,9 +46,15 @@ const (
 	DefaultMaxAge = 5 * time.Minute
 )
 
-// Store keeps the facts the webhook admitted, oldest first, within a
-// count, a byte and an age bound: a new fact past the count or the bytes
-// drops the oldest, counted in provider_git_admission_facts_dropped_total.
+// Store keeps the facts the webhook admitted, within a count, a byte and
+// an age bound. Past the count or the byte bound, the namespace holding the
+// most facts (or bytes) loses its oldest, counted in
+// provider_git_admission_facts_dropped_total: a namespace that floods writes
+// evicts its own facts, never those of a namespace holding fewer, so a
+// quiet namespace's facts stay until its Mirror joins them or they age out.
+// Namespaces holding as many lose in the order of their oldest facts.
+// Finding the namespace is a scan of the namespaces that hold facts, made
+// only when a bound is reached (at most DefaultMaxFacts namespaces).
 //
 // mu guards every field below it; nobody holds it across the network or
 // while calling out.
@@ -60,10 +68,27 @@ type Store struct {
 	// says nothing of the content to anyone but this process.
 	key []byte
 
-	mu    sync.Mutex
-	queue []*Fact // every fact, oldest first; queue[head:] are live
+	mu sync.Mutex
+	// queue is every fact kept in arrival order, queue[head:] live, a fact
+	// evicted early a nil; compacted when the nils outnumber the facts.
+	queue []*kept
 	head  int
-	byUID map[string][]*Fact
+	n     int
+	byUID map[string][]*kept
+	byNS  map[string]*inNamespace
+	bytes int64
+}
+
+// kept is a fact and its place in the Store's queue.
+type kept struct {
+	Fact
+	at   int
+	size int64
+}
+
+// inNamespace are one namespace's facts, oldest first, and their size.
+type inNamespace struct {
+	facts []*kept
 	bytes int64
 }
 
@@ -89,7 +114,7 @@ func WithMetrics(m *Metrics) StoreOption { return func(s *Store) { s.metrics = m
 func NewStore(o ...StoreOption) *Store {
 	s := &Store{
 		clock: clock.RealClock{}, maxFacts: DefaultMaxFacts, maxAge: DefaultMaxAge,
-		maxBytes: DefaultMaxBytes, key: make([]byte, 32), byUID: map[string][]*Fact{},
+		maxBytes: DefaultMaxBytes, key: make([]byte, 32), byUID: map[string][]*kept{}, byNS: map[string]*inNamespace{},
 	}
 	// crypto/rand.Read never fails (Go 1.24+): it panics rather.
 	_, _ = rand.Read(s.key)
@@ -113,17 +138,26 @@ func (s *Store) Add(f Fact) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expireLocked(f.Arrived)
-	e := &f
+	e := &kept{Fact: f, at: len(s.queue)}
+	e.size = sizeOf(&e.Fact)
 	s.queue = append(s.queue, e)
 	s.byUID[f.UID] = append(s.byUID[f.UID], e)
-	s.bytes += sizeOf(e)
-	for len(s.queue)-s.head > s.maxFacts {
-		s.dropLocked(reasonCount)
+	ns := s.byNS[f.Namespace]
+	if ns == nil {
+		ns = &inNamespace{}
+		s.byNS[f.Namespace] = ns
 	}
-	for s.bytes > s.maxBytes && len(s.queue)-s.head > 1 {
-		s.dropLocked(reasonBytes)
+	ns.facts = append(ns.facts, e)
+	ns.bytes += e.size
+	s.n++
+	s.bytes += e.size
+	for s.n > s.maxFacts {
+		s.dropLocked(s.largestLocked(func(ns *inNamespace) int64 { return int64(len(ns.facts)) }).facts[0], reasonCount)
 	}
-	s.metrics.size(len(s.queue) - s.head)
+	for s.bytes > s.maxBytes && s.n > 1 {
+		s.dropLocked(s.largestLocked(func(ns *inNamespace) int64 { return ns.bytes }).facts[0], reasonBytes)
+	}
+	s.metrics.size(s.n)
 }
 
 // Of returns the facts of the object uid that arrived after t, oldest
@@ -136,7 +170,7 @@ func (s *Store) Of(uid string, after time.Time) []Fact {
 	var out []Fact
 	for _, f := range s.byUID[uid] {
 		if f.Arrived.After(after) {
-			out = append(out, *f)
+			out = append(out, f.Fact)
 		}
 	}
 	return out
@@ -146,41 +180,93 @@ func (s *Store) Of(uid string, after time.Time) []Fact {
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.queue) - s.head
+	return s.n
+}
+
+// Bytes is the kept facts' estimated size: what the byte bound
+// (WithMaxBytes) is compared with.
+func (s *Store) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }
 
 // expireLocked drops the facts older than the age bound.
 func (s *Store) expireLocked(now time.Time) {
-	for s.head < len(s.queue) && now.Sub(s.queue[s.head].Arrived) > s.maxAge {
-		s.dropLocked(reasonAge)
+	for s.head < len(s.queue) {
+		e := s.queue[s.head]
+		if e != nil && now.Sub(e.Arrived) <= s.maxAge {
+			break
+		}
+		if e == nil {
+			s.head++
+			continue
+		}
+		s.dropLocked(e, reasonAge)
 	}
-	s.metrics.size(len(s.queue) - s.head)
+	s.metrics.size(s.n)
 }
 
-// dropLocked drops the oldest fact, which is also the oldest of its UID.
-func (s *Store) dropLocked(reason string) {
-	f := s.queue[s.head]
-	s.queue[s.head] = nil
-	s.head++
-	if s.head > len(s.queue)/2 && s.head > 64 {
-		// Compact, so the backing array does not grow without bound.
-		s.queue = append(s.queue[:0:0], s.queue[s.head:]...)
-		s.head = 0
+// largestLocked is the namespace of which size says the most, the one
+// whose oldest fact is older among those of one size.
+func (s *Store) largestLocked(size func(*inNamespace) int64) *inNamespace {
+	var top *inNamespace
+	var most int64
+	for _, ns := range s.byNS {
+		n := size(ns)
+		if top == nil || n > most || (n == most && ns.facts[0].at < top.facts[0].at) {
+			top, most = ns, n
+		}
 	}
-	if fs := s.byUID[f.UID]; len(fs) <= 1 {
-		delete(s.byUID, f.UID)
+	return top
+}
+
+// dropLocked drops e, the oldest fact of its namespace (and of its UID).
+func (s *Store) dropLocked(e *kept, reason string) {
+	s.queue[e.at] = nil
+	ns := s.byNS[e.Namespace]
+	ns.facts[0] = nil
+	ns.facts = ns.facts[1:]
+	ns.bytes -= e.size
+	if len(ns.facts) == 0 {
+		delete(s.byNS, e.Namespace)
+	}
+	fs := s.byUID[e.UID]
+	if i := slices.Index(fs, e); i >= 0 {
+		fs = slices.Delete(fs, i, i+1)
+	}
+	if len(fs) == 0 {
+		delete(s.byUID, e.UID)
 	} else {
-		fs[0] = nil
-		s.byUID[f.UID] = fs[1:]
+		s.byUID[e.UID] = fs
 	}
-	s.bytes -= sizeOf(f)
+	s.n--
+	s.bytes -= e.size
 	s.metrics.dropped(reason)
+	for s.head < len(s.queue) && s.queue[s.head] == nil {
+		s.head++
+	}
+	if holes := len(s.queue) - s.n; holes > s.n && holes > 64 {
+		// Compact, so that neither the facts evicted early nor the
+		// backing array grow without bound.
+		live := make([]*kept, 0, s.n)
+		for _, f := range s.queue[s.head:] {
+			if f != nil {
+				f.at = len(live)
+				live = append(live, f)
+			}
+		}
+		s.queue, s.head = live, 0
+	}
 }
 
-// factOverhead is what a fact costs beyond its strings: the Fact itself,
-// its place in the queue and in its UID's list, and its map entry
-// (amortized), rounded up from its field sizes on amd64.
-const factOverhead = 320
+// factOverhead is what a fact costs beyond its strings' bytes: the Fact
+// itself, its place in the queue, its namespace's and its UID's lists, the
+// map entries (amortized), and each string's allocation rounded up to its
+// size class. Measured on amd64 (BenchmarkStoreMemory): a ServiceAccount's
+// update of a ConfigMap holds 828 B of live heap, which 320 estimated as
+// 677 B; at 480 the estimate is within a few percent of the heap.
+const factOverhead = 480
 
 // sizeOf estimates what f holds on the heap.
 func sizeOf(f *Fact) int64 {

@@ -28,7 +28,7 @@ import (
 
 func TestStoreBounds(t *testing.T) {
 	type step struct {
-		uid     string
+		uid, ns string
 		advance time.Duration
 		// group is the size of the one group the fact's user has.
 		group int
@@ -53,6 +53,32 @@ func TestStoreBounds(t *testing.T) {
 			steps: []step{{uid: "a"}, {uid: "b"}, {uid: "c", group: 3584}},
 			want:  []string{"c"},
 		},
+		"NamespaceFlood": {
+			reason:   "Past the count bound the namespace holding the most facts loses its oldest: one namespace flooding writes cannot evict another's facts before its Mirror joins them.",
+			maxFacts: 4,
+			steps: []step{{uid: "a", ns: "quiet"}, {uid: "b", ns: "quiet"}, {uid: "f1", ns: "flood"}, {uid: "f2", ns: "flood"},
+				{uid: "f3", ns: "flood"}, {uid: "f4", ns: "flood"}, {uid: "f5", ns: "flood"}},
+			want: []string{"a", "b", "f4", "f5"},
+		},
+		"NamespaceTie": {
+			reason:   "Between namespaces holding as many facts, the one whose oldest fact is older loses it.",
+			maxFacts: 4,
+			steps:    []step{{uid: "a", ns: "x"}, {uid: "b", ns: "y"}, {uid: "c", ns: "x"}, {uid: "d", ns: "y"}, {uid: "e", ns: "z"}},
+			want:     []string{"b", "c", "d", "e"},
+		},
+		"NamespaceBytes": {
+			reason:   "Past the byte bound the namespace holding the most bytes loses its oldest: another's small facts stay.",
+			maxFacts: 10, maxBytes: 4 << 10,
+			steps: []step{{uid: "a", ns: "quiet"}, {uid: "f1", ns: "flood", group: 1200}, {uid: "f2", ns: "flood", group: 1200}, {uid: "f3", ns: "flood", group: 1200}},
+			want:  []string{"a", "f2", "f3"},
+		},
+		"AgeAfterEviction": {
+			reason:   "Facts evicted from the middle of the arrival order leave nothing behind: the quiet namespace's fact still ages out, and the bound still holds.",
+			maxFacts: 2,
+			steps: []step{{uid: "a", ns: "quiet"}, {uid: "f1", ns: "flood"}, {uid: "f2", ns: "flood"}, {uid: "f3", ns: "flood"},
+				{uid: "f4", ns: "flood", advance: DefaultMaxAge + time.Second}},
+			want: []string{"f4"},
+		},
 		"Age": {
 			reason:   "A fact older than the age bound is dropped.",
 			maxFacts: 10,
@@ -71,16 +97,16 @@ func TestStoreBounds(t *testing.T) {
 			s := NewStore(o...)
 			for _, st := range tc.steps {
 				clk.SetTime(clk.Now().Add(st.advance))
-				f := Fact{UID: st.uid}
+				f := Fact{UID: st.uid, Namespace: st.ns}
 				if st.group > 0 {
 					f.User.Groups = []string{strings.Repeat("g", st.group)}
 				}
 				s.Add(f)
 			}
 			var got []string
-			for _, uid := range []string{"a", "b", "c"} {
-				for range s.Of(uid, time.Time{}) {
-					got = append(got, uid)
+			for _, st := range tc.steps {
+				for range s.Of(st.uid, time.Time{}) {
+					got = append(got, st.uid)
 				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -47,7 +47,8 @@ import (
 //   - a delete authored the object's deletion, by UID.
 //
 // Where the watch does not know the previous version (the object was
-// listed into its rendering, e.g. written while the provider was down), an
+// listed into its rendering: written while the provider was down, or
+// listed again after the watch expired, which may skip versions), an
 // update is joined by UID and fingerprint alone. Facts naming two users
 // that match equally (both wrote the same content against the same
 // version, and one was refused) join nothing: the change falls back to

@@ -175,6 +175,12 @@ func expectIn(p *git.Part, full, sha string) {
 // withTrailers adds the Attributed-By trailer (by; none when empty) and a
 // Co-authored-by trailer per co-author, in one trailer block.
 func withTrailers(msg, by string, co []git.Signature) string {
+	return WithTrailers(msg, trailerBlock(by, co))
+}
+
+// trailerBlock is the Attributed-By trailer (by; none when empty) and a
+// Co-authored-by trailer per co-author, one a line.
+func trailerBlock(by string, co []git.Signature) string {
 	var lines []string
 	if by != "" {
 		lines = append(lines, TrailerAttributedBy+": "+by)
@@ -182,10 +188,16 @@ func withTrailers(msg, by string, co []git.Signature) string {
 	for _, c := range co {
 		lines = append(lines, "Co-authored-by: "+c.Name+" <"+c.Email+">")
 	}
-	if len(lines) == 0 {
+	return strings.Join(lines, "\n")
+}
+
+// WithTrailers adds the trailer block (AuthorObjects) to msg; msg as it is
+// when the block is empty.
+func WithTrailers(msg, block string) string {
+	if block == "" {
 		return msg
 	}
-	return strings.TrimRight(msg, "\n") + "\n\n" + strings.Join(lines, "\n")
+	return strings.TrimRight(msg, "\n") + "\n\n" + block
 }
 
 // joined attributes a change to its facts: the last writer who is not
@@ -236,32 +248,23 @@ func ignores(m Mirror, user, manager string) bool {
 	return slices.Contains(m.Ignore, user) || (manager != "" && slices.Contains(m.IgnoreManagers, manager))
 }
 
-// AuthorParts names, on each of ps (one object's commit each, of a Mirror
-// over folder with commit PerChange), the author and co-authors the join
-// at found for its object's file; a part whose file the join does not name
-// (the marker alone) keeps the default.
-func AuthorParts(folder string, ps []git.Part, at *Decision) {
+// AuthorObjects names, on each of ps (one object's change each: commit
+// PerChange, or the changes of an InPlace plan), the author and co-authors
+// the join at found for its object, rels[i] (its layout path relative to
+// the folder, as the join knows it); a part whose object the join does not
+// name (the marker alone: rels[i] names none) keeps the default. It returns
+// each part's trailer block (Attributed-By and Co-authored-by; "" where it
+// kept the default), which WithTrailers adds to another message.
+func AuthorObjects(ps []git.Part, rels []string, at *Decision) []string {
+	blocks := make([]string, len(ps))
 	for i := range ps {
-		for _, full := range partFiles(ps[i]) {
-			rel, _ := mirror.Rel(folder, full)
-			v, ok := at.byPath[rel]
-			if !ok {
-				continue
-			}
-			ps[i].Author = v.author
-			ps[i].Message = withTrailers(ps[i].Message, v.by, v.coauthors)
-			break
+		v, ok := at.byPath[rels[i]]
+		if !ok {
+			continue
 		}
+		blocks[i] = trailerBlock(v.by, v.coauthors)
+		ps[i].Author = v.author
+		ps[i].Message = WithTrailers(ps[i].Message, blocks[i])
 	}
-}
-
-// partFiles are the files a part writes or removes, in a stable order; the
-// marker, which the last part also carries, is in no attribution.
-func partFiles(p git.Part) []string {
-	out := make([]string, 0, len(p.Puts)+len(p.Deletes))
-	for f := range p.Puts {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return append(out, p.Deletes...)
+	return blocks
 }

@@ -32,7 +32,7 @@ limitations under the License.
 // names is authored by a deletecollection of its resource in the same
 // window (collection.go). Spend, Landed and Failed (spend.go) follow the
 // write that carries the Decision, so facts are spent only by a commit that
-// landed. Parts and AuthorParts cut the write into commits by the
+// landed. Parts and AuthorObjects cut the write into commits by the
 // Decision's authors (commits.go); the author templates
 // (spec.forProvider.author) render who a fact names (author.go).
 //

@@ -67,6 +67,12 @@ func Path(gvk schema.GroupVersionKind, namespace, name string) string {
 	return ns + "/" + g + "/" + kind + "/" + name + ext
 }
 
+// PathOf is Path of an object named by group and kind alone (the layout
+// path does not hold the version).
+func PathOf(group, kind, namespace, name string) string {
+	return Path(schema.GroupVersionKind{Group: group, Kind: kind}, namespace, name)
+}
+
 // Location is what a layout path says about the object it holds.
 type Location struct {
 	// Group is the API group; empty for the core group.

@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -88,6 +87,8 @@ type feed struct {
 	items  map[string]*entry // by namespace/name
 	synced cache.DoneChecker
 	cancel context.CancelFunc
+	// listed are the versions its lists delivered (listed.go).
+	listed *listedVersions
 }
 
 func newWatch(k watchKey, wake func(types.NamespacedName), log logging.Logger, now func() time.Time) *watch {
@@ -106,8 +107,8 @@ func (w *watch) run(ctx context.Context, dyn dynamic.Interface, wg *sync.WaitGro
 			wg.Add(-2)
 		}
 	}()
-	inf := dynamicinformer.NewFilteredDynamicInformer(dyn, w.key.gvr, w.key.namespace, 0, cache.Indexers{}, nil).Informer()
-	f := &feed{items: map[string]*entry{}}
+	f := &feed{items: map[string]*entry{}, listed: newListedVersions()}
+	inf := informerFor(dyn, w.key, f.listed)
 	if err := inf.SetTransform(slim); err != nil {
 		return errors.Wrap(err, errInformer)
 	}
@@ -190,6 +191,7 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 		return
 	}
 	key := u.GetNamespace() + "/" + u.GetName()
+	listed := f.listed.take(key, u.GetResourceVersion())
 	w.mu.RLock()
 	old := f.items[key]
 	w.mu.RUnlock()
@@ -200,10 +202,13 @@ func (w *watch) onAdd(f *feed, obj any, initial bool) {
 	// Rendering happens outside the lock: only this informer's handler
 	// writes f.items, so old is still current when we store e.
 	e := newEntry(u)
-	// A relist after an expired watch may skip versions: its old is then
-	// no predecessor, and a join against it finds no write (unresolved),
-	// where the watch's own events give the exact one.
-	e.follow(old)
+	if listed {
+		// A relist after an expired watch may skip versions: old is no
+		// predecessor then (listed.go).
+		e.followListed(old)
+	} else {
+		e.follow(old)
+	}
 	w.mu.Lock()
 	if w.feed != f {
 		w.mu.Unlock()

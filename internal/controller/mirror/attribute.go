@@ -74,7 +74,7 @@ func (e *external) attribute(pl *planning, d plan.Diff) (plan.Diff, *attribution
 		removeCondition(mg, TypeAttribution)
 		return d, nil, nil
 	}
-	at, err := e.attr.Join(joinOf(mg), pl.snap, changedFiles(mg.Spec.ForProvider.Path, d))
+	at, err := e.attr.Join(joinOf(mg), pl.snap, changedObjects(mg.Spec.ForProvider.Path, d))
 	if err != nil {
 		return plan.Diff{}, nil, spec.Invalid(err)
 	}
@@ -112,10 +112,26 @@ func checkAuthor(a *v1alpha1.MirrorAuthor) error {
 	return nil
 }
 
-// changedFiles are the files d writes (their blob SHA) or deletes (""),
-// relative to folder, the marker aside.
-func changedFiles(folder string, d plan.Diff) map[string]string {
+// changedObjects are the objects d changes, by layout path relative to
+// folder: what the join knows them by. For layout Folder, the files d
+// writes (their blob SHA) or deletes (""), the marker aside; for an
+// InPlace plan, each change's object, the blob SHA of its rendering, or ""
+// for its removal (a file edited in place may hold several objects).
+func changedObjects(folder string, d plan.Diff) map[string]string {
 	changed := map[string]string{}
+	if d.InPlace {
+		for _, c := range d.Changes {
+			switch {
+			case c.Path != "":
+				changed[c.Path] = c.Blob
+			case c.Verb == plan.VerbDelete:
+				changed[c.Rel(folder)] = ""
+			default:
+				changed[c.Rel(folder)] = git.BlobSHA(d.Puts[c.File].Content)
+			}
+		}
+		return changed
+	}
 	for full, f := range d.Puts {
 		if rel, ok := mirror.Rel(folder, full); ok && rel != MarkerFile {
 			changed[rel] = git.BlobSHA(f.Content)

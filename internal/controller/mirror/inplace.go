@@ -44,9 +44,12 @@ const errIndexFmt = "cannot index the YAML documents of folder %q on branch %q"
 // inPlace plans mg's folder at head for layout InPlace
 // (internal/mirror/inplace): the folder's YAML files indexed, each read from
 // Git only when its blob changed (bounded: a file past the bound is indexed
-// as unusable, and the plan stalls naming it), then planned. What the layout
-// refuses is Stalled, with the reason that names it.
-func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot) (inplace.Plan, error) {
+// as unusable, and the plan stalls naming it), then planned, the objects of
+// keep held as Git has them (attribute.go). With commit PerChange or
+// attribution the plan is made step by step, in commit order (the objects
+// by resourceVersion), so that each object's change is a commit of its
+// own. What the layout refuses is Stalled, with the reason that names it.
+func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot, keep map[string]bool) (inplace.Plan, error) {
 	p := mg.Spec.ForProvider
 	x := e.memo.index(keyOf(mg))
 	err := x.UpdateFolder(p.Path, f.Files, func(full string) ([]byte, error) {
@@ -59,8 +62,12 @@ func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap
 	if err != nil {
 		return inplace.Plan{}, errors.Wrapf(err, errIndexFmt, p.Path, p.Branch)
 	}
-	m := inplace.Mirror{Path: p.Path, Namespace: mg.GetNamespace(), Prune: p.Prune != v1alpha1.MirrorPruneNever}
-	ip, err := x.Plan(m, snap.Objects, f.Docs)
+	m := inplace.Mirror{Path: p.Path, Namespace: mg.GetNamespace(), Prune: p.Prune != v1alpha1.MirrorPruneNever, Hold: keep}
+	objs := snap.Objects
+	if p.Commit == v1alpha1.MirrorCommitPerChange || attributed(p) {
+		m.Steps, objs = true, plan.ByVersion(objs)
+	}
+	ip, err := x.Plan(m, objs, f.Docs)
 	var twice *inplace.FoundTwiceError
 	var unsupported *inplace.UnsupportedLayoutError
 	switch {

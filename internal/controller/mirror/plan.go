@@ -160,7 +160,7 @@ func (e *external) plan(pl *planning, keep map[string]bool) (plan.Diff, error) {
 		File: func(full string, o mirror.Object) (git.File, bool, error) { return e.file(pl, full, o) },
 	}
 	if inPlace(pl.mg) {
-		ip, err := e.inPlace(pl.mg, pl.head, pl.folder, pl.snap)
+		ip, err := e.inPlace(pl.mg, pl.head, pl.folder, pl.snap, keep)
 		if err != nil {
 			return plan.Diff{}, err
 		}

@@ -51,7 +51,6 @@ const (
 	errPrune          = "spec.forProvider.prune must be OnDelete or Never"
 	errCommit         = "spec.forProvider.commit must be Batched or PerChange"
 	errLayout         = "spec.forProvider.layout must be Folder or InPlace"
-	errLayoutModes    = "spec.forProvider.layout InPlace is written in Batched commits without attribution: commit PerChange and attribution Audit, Admission or Auto need layout Folder"
 	errTemplateLong   = "spec.forProvider.commitMessage must be at most 4096 bytes"
 	errManagersCount  = "spec.forProvider.ignore.fieldManagers must list at most 32 field managers"
 	errManagerFmt     = "spec.forProvider.ignore.fieldManagers[%d] must be between 1 and 128 characters"
@@ -143,12 +142,6 @@ func validModes(p v1alpha1.MirrorParameters) error {
 	}
 	if p.Layout != "" && p.Layout != v1alpha1.MirrorLayoutFolder && p.Layout != v1alpha1.MirrorLayoutInPlace {
 		return errors.New(errLayout)
-	}
-	// An in-place edit is not yet one object's commit, nor joined to the
-	// audit facts (they name objects, the edit a document of a file).
-	inPlace := p.Layout == v1alpha1.MirrorLayoutInPlace
-	if inPlace && ((p.Commit != "" && p.Commit != v1alpha1.MirrorCommitBatched) || (p.Attribution != "" && p.Attribution != v1alpha1.MirrorAttributionNone)) {
-		return errors.New(errLayoutModes)
 	}
 	return nil
 }

@@ -41,9 +41,9 @@ func TestRequestLayout(t *testing.T) {
 		"InPlace":          {reason: "InPlace edits where the YAML lives.", layout: v1alpha1.MirrorLayoutInPlace},
 		"Other":            {reason: "Anything else is refused.", layout: "Flat", want: errLayout},
 		"InPlaceBatched":   {reason: "InPlace in Batched commits, as the CRD allows.", layout: v1alpha1.MirrorLayoutInPlace, commit: v1alpha1.MirrorCommitBatched, att: v1alpha1.MirrorAttributionNone},
-		"InPlacePerChange": {reason: "The CRD refuses InPlace with PerChange; so does code.", layout: v1alpha1.MirrorLayoutInPlace, commit: v1alpha1.MirrorCommitPerChange, want: errLayoutModes},
-		"InPlaceAudit":     {reason: "The CRD refuses InPlace with attribution; so does code.", layout: v1alpha1.MirrorLayoutInPlace, att: v1alpha1.MirrorAttributionAudit, want: errLayoutModes},
-		"InPlaceAdmission": {reason: "The CRD refuses InPlace with admission attribution too; so does code.", layout: v1alpha1.MirrorLayoutInPlace, att: v1alpha1.MirrorAttributionAdmission, want: errLayoutModes},
+		"InPlacePerChange": {reason: "InPlace writes one commit per object's change with PerChange.", layout: v1alpha1.MirrorLayoutInPlace, commit: v1alpha1.MirrorCommitPerChange},
+		"InPlaceAudit":     {reason: "InPlace joins its changes to audit facts by object.", layout: v1alpha1.MirrorLayoutInPlace, att: v1alpha1.MirrorAttributionAudit},
+		"InPlaceAdmission": {reason: "InPlace joins its changes to admission facts by object.", layout: v1alpha1.MirrorLayoutInPlace, att: v1alpha1.MirrorAttributionAdmission},
 		"FolderPerChange":  {reason: "PerChange with the Folder layout is fine.", layout: v1alpha1.MirrorLayoutFolder, commit: v1alpha1.MirrorCommitPerChange},
 	}
 	for name, tc := range cases {

@@ -35,6 +35,14 @@ type Mirror struct {
 	// Prune removes the owned documents of objects gone (prune OnDelete);
 	// without it they stay (prune Never).
 	Prune bool
+	// Steps makes the plan step by step: each object's change with the
+	// files it writes (Plan.Steps), for commit PerChange and attribution.
+	Steps bool
+	// Hold are the objects, by layout path (mirror.Object.Path), whose
+	// documents stay as Git has them: their change waits for who made it,
+	// or ignored users alone made it. A held object found nowhere is left
+	// to the caller (Plan.New), who holds it too.
+	Hold map[string]bool
 }
 
 // UpdateFolder brings x to the folder's files at a commit: files are its
@@ -59,7 +67,7 @@ func (x *Index) UpdateFolder(folder string, files map[string]string, read func(f
 // edit checked against what kustomize builds. A *FoundTwiceError or an
 // *UnsupportedLayoutError names files by their path in the repository.
 func (x *Index) Plan(m Mirror, objs []mirror.Object, owned []DocRef) (Plan, error) {
-	p, err := x.plan(objs, owned, m.Namespace, m.Prune)
+	p, err := x.plan(objs, owned, m)
 	var twice *FoundTwiceError
 	var unsupported *UnsupportedLayoutError
 	switch {

@@ -90,6 +90,10 @@ type Plan struct {
 	// New are the objects found nowhere (or in their own layout file),
 	// for the caller to write at their layout path.
 	New []mirror.Object
+	// Steps are the plan's changes, one per object it edits, adds to a
+	// kustomization or removes, in the order they were planned (steps.go);
+	// their files only when the plan was made with Mirror.Steps.
+	Steps []Step
 }
 
 // plan finds each object of objs in the index and plans the edits that
@@ -100,7 +104,8 @@ type Plan struct {
 // through the layout (kustomize.Layout.Change); a new object of a namespace
 // exactly one kustomization sets becomes a file of that kustomization.
 // Secrets are left to the caller.
-func (x *Index) plan(objs []mirror.Object, owned []DocRef, defaultNS string, prune bool) (Plan, error) {
+func (x *Index) plan(objs []mirror.Object, owned []DocRef, m Mirror) (Plan, error) {
+	defaultNS, prune := m.Namespace, m.Prune
 	lay, err := x.kustomizations()
 	if err != nil {
 		return Plan{}, err
@@ -110,7 +115,7 @@ func (x *Index) plan(objs []mirror.Object, owned []DocRef, defaultNS string, pru
 		return Plan{}, err
 	}
 	pl := &planner{x: x, lay: lay, at: at, defaultNS: defaultNS, out: Plan{Puts: map[string][]byte{}},
-		edits: map[string][]pending{}, mine: map[DocRef]bool{}, kedits: kustomize.Edits{}}
+		edits: map[string][]pending{}, mine: map[DocRef]bool{}, kedits: kustomize.Edits{}, steps: m.Steps, hold: m.Hold}
 	for _, o := range objs {
 		if o.Secret {
 			continue
@@ -139,6 +144,10 @@ type planner struct {
 	edits  map[string][]pending
 	kedits kustomize.Edits
 	mine   map[DocRef]bool
+	// steps: record each step's files (Mirror.Steps); hold: the objects
+	// held as Git has them (Mirror.Hold).
+	steps bool
+	hold  map[string]bool
 }
 
 func (pl *planner) candidates(o mirror.Object) []loc {
@@ -162,10 +171,20 @@ func (pl *planner) object(o mirror.Object) error {
 		return &FoundTwiceError{Object: o.GVK.Kind + " " + o.NamespacedName(), First: cands[0].String(), Second: cands[1].String()}
 	case len(cands) == 0, cands[0].root == "" && cands[0].file == o.Path:
 		// Nowhere, or in the file the Mirror lays out for it.
+		if pl.held(o.Path) {
+			// Held: the caller's layout holds it too.
+			pl.out.New = append(pl.out.New, o)
+			return nil
+		}
 		return pl.create(o)
 	}
 	l := cands[0]
 	pl.mine[refOf(l.file, o)] = true
+	if pl.held(o.Path) {
+		// Its change waits for who made it, or ignored users alone made
+		// it: its document stays as Git has it.
+		return nil
+	}
 	if l.root != "" {
 		return pl.kustomized(o, l)
 	}
@@ -189,7 +208,7 @@ func (pl *planner) object(o mirror.Object) error {
 		return nil
 	}
 	pl.edits[l.file] = append(pl.edits[l.file], pending{doc: l.doc, want: want, what: o.NamespacedName()})
-	return nil
+	return pl.step(refOf(l.file, o), StepEdited, &o, l.file, nil)
 }
 
 // kustomized changes what root renders as o, on the layout as edited so
@@ -211,7 +230,7 @@ func (pl *planner) kustomized(o mirror.Object, l loc) error {
 		return layoutError(err)
 	}
 	pl.keep(edits, after)
-	return nil
+	return pl.step(refOf(l.file, o), StepEdited, &o, "", edits)
 }
 
 // create adds o to the kustomization that sets its namespace, or leaves
@@ -242,7 +261,7 @@ func (pl *planner) create(o mirror.Object) error {
 	pl.keep(edits, after)
 	pl.out.Created = append(pl.out.Created, file)
 	pl.mine[refOf(file, o)] = true
-	return nil
+	return pl.step(refOf(file, o), StepAdded, &o, "", edits)
 }
 
 // gone removes owned document r when its object is gone.
@@ -255,13 +274,14 @@ func (pl *planner) gone(r DocRef, prune bool) error {
 		// Its document went by other hands: nothing left to own.
 		return nil
 	}
-	if !prune {
+	if !prune || pl.held(pathOf(r)) {
+		// Kept (prune Never), or its deletion waits for who made it.
 		pl.mine[r] = true
 		return nil
 	}
 	if l.root == "" {
 		pl.edits[l.file] = append(pl.edits[l.file], pending{doc: l.doc, remove: true, what: r.String()})
-		return nil
+		return pl.step(r, StepRemoved, nil, l.file, nil)
 	}
 	cur, ok := pl.lay.Object(l.root, l.obj.ID)
 	if !ok {
@@ -276,7 +296,7 @@ func (pl *planner) gone(r DocRef, prune bool) error {
 		return layoutError(err)
 	}
 	pl.keep(edits, after)
-	return nil
+	return pl.step(r, StepRemoved, nil, "", edits)
 }
 
 func (pl *planner) keep(edits kustomize.Edits, after *kustomize.Layout) {

@@ -24,7 +24,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/crossplane-contrib/provider-git/internal/git"
 	"github.com/crossplane-contrib/provider-git/internal/mirror"
+	"github.com/crossplane-contrib/provider-git/internal/mirror/inplace"
 )
 
 // Each put or delete of an object's file is a Change, for commit PerChange
@@ -57,6 +59,87 @@ type Change struct {
 	Name      string
 	// RV is the object's resourceVersion; "" for a deletion.
 	RV string
+	// Path is, for a change of layout InPlace, the object's layout path
+	// relative to the folder (what attribution knows it by), and Blob the
+	// blob SHA of its rendering ("" for a removal); File is then the file
+	// of its document.
+	Path, Blob string
+	// Puts and Deletes are, for a change of layout InPlace planned step by
+	// step (inplace.Mirror.Steps), the files it writes and removes as they
+	// stand once it and every change before it are made: one object's
+	// edit may touch several files, and one file hold several objects'.
+	Puts    map[string]git.File
+	Deletes []string
+}
+
+// Rel is what attribution knows c's object by: its layout path relative
+// to folder.
+func (c Change) Rel(folder string) string {
+	if c.Path != "" {
+		return c.Path
+	}
+	rel, _ := mirror.Rel(folder, c.File)
+	return rel
+}
+
+// ByVersion returns objs in the order Ordered puts their writes in: by
+// resourceVersion, as numbers where both are.
+func ByVersion(objs []mirror.Object) []mirror.Object {
+	out := slices.Clone(objs)
+	slices.SortStableFunc(out, func(a, b mirror.Object) int { return compareVersions(a.ResourceVersion, b.ResourceVersion) })
+	return out
+}
+
+// inPlaceChanges are ip's steps as changes of the folder's files.
+func inPlaceChanges(folder string, ip inplace.Plan) []Change {
+	out := make([]Change, 0, len(ip.Steps))
+	for _, s := range ip.Steps {
+		c := Change{File: mirror.Join(folder, s.Object.File), Verb: VerbUpdate, Kind: s.Object.Kind, Namespace: s.Object.Namespace, Name: s.Object.Name, RV: s.RV, Path: s.Path}
+		switch s.Verb {
+		case inplace.StepAdded:
+			c.Verb = VerbCreate
+		case inplace.StepRemoved:
+			c.Verb = VerbDelete
+		}
+		if s.Blob != nil {
+			c.Blob = git.BlobSHA(s.Blob)
+		}
+		if s.Puts != nil {
+			c.Puts = make(map[string]git.File, len(s.Puts))
+			for rel, b := range s.Puts {
+				c.Puts[mirror.Join(folder, rel)] = git.File{Content: b}
+			}
+			for _, rel := range s.Deletes {
+				c.Deletes = append(c.Deletes, mirror.Join(folder, rel))
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// merged is the commit order of an InPlace plan: ip, its steps in the
+// order they were planned (their files build on each other), merged with
+// rest, the changes of the files laid out as layout Folder does, in
+// Ordered's order. Both are writes by resourceVersion then removals, so
+// merging keeps each in its order.
+func merged(ip, rest []Change) []Change {
+	rest = Ordered(rest)
+	out := make([]Change, 0, len(ip)+len(rest))
+	i, j := 0, 0
+	for i < len(ip) && j < len(rest) {
+		r, c := rest[j], ip[i]
+		first := r.Verb != VerbDelete && (c.Verb == VerbDelete || compareVersions(r.RV, c.RV) < 0)
+		if first {
+			out = append(out, r)
+			j++
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	out = append(out, ip[i:]...)
+	return append(out, rest[j:]...)
 }
 
 // putChange is the change of writing o's file at full.

@@ -69,8 +69,11 @@ type Diff struct {
 	// them (Planner.Guarded).
 	Guarded []string
 	// Changes name the object behind each put and delete of an object's
-	// file, for commit PerChange (change.go).
+	// file, for commit PerChange and attribution (change.go).
 	Changes []Change
+	// InPlace is set when the folder was planned in place: Changes are in
+	// commit order, and those of edits in place carry their files.
+	InPlace bool
 }
 
 // Empty reports whether d writes and removes nothing.
@@ -120,6 +123,7 @@ func (pl Planner) Plan(f Folder, snap mirror.Snapshot) (Diff, error) {
 	if pl.InPlace != nil {
 		ip = *pl.InPlace
 		objs = placed(p.Path, f, snap, ip, &d, want, &owned)
+		d.InPlace = true
 	}
 	for _, o := range objs {
 		full := mirror.Join(p.Path, o.Path)
@@ -164,6 +168,9 @@ func (pl Planner) Plan(f Folder, snap mirror.Snapshot) (Diff, error) {
 		}
 	}
 	owned = pl.removals(f, snap, want, &d, owned)
+	if d.InPlace {
+		d.Changes = merged(inPlaceChanges(p.Path, ip), d.Changes)
+	}
 	m := Marker{Mirror: MarkerOwner{Namespace: p.Namespace, Name: p.Name}, Files: owned, Documents: ip.Docs}
 	mc := m.Render()
 	if f.Files[mp] != git.BlobSHA(mc) {
