@@ -53,6 +53,22 @@ func deepServer(t testing.TB, n int) *server {
 		remote: Remote{URL: s.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}}}
 }
 
+// fastImport commits files on top of main in the server's repository, as
+// someone else's push would (git fast-import: no work tree, no transport).
+func (s *server) fastImport(t testing.TB, msg string, files map[string]string) {
+	t.Helper()
+	var stream bytes.Buffer
+	fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter Other <other@example.org> 1800000000 +0000\ndata %d\n%s\nfrom %s\n", len(msg), msg, s.rev(t, "main"))
+	for p, content := range files {
+		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", p, len(content), content)
+	}
+	cmd := exec.CommandContext(ctx(t), "git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = s.repo.Dir, &stream
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v: %s", err, out)
+	}
+}
+
 // rev resolves a revision in the server's repository.
 func (s *server) rev(t testing.TB, rev string) string {
 	t.Helper()
@@ -210,9 +226,7 @@ func TestForcePushOnBoundedHistory(t *testing.T) {
 			rewrite: func(t *testing.T, s *server) string {
 				forceMain(t, s, s.rev(t, "main~40"))
 				for i := range 3 {
-					if _, err := s.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"log/9.txt": fmt.Sprintf("rewritten %d\n", i)}}); err != nil {
-						t.Fatal(err)
-					}
+					s.fastImport(t, "rewritten", map[string]string{"log/9.txt": fmt.Sprintf("rewritten %d\n", i)})
 				}
 				return s.rev(t, "main")
 			},
