@@ -102,21 +102,34 @@ func clonedCommits(t testing.TB, r *Repository) (int, int) {
 
 // TestFirstOpenIsBounded: the first fetch of a repository of 3,000 commits
 // brings DefaultHistoryDepth of them, and records where the clone's history
-// ends; the head's files read as they are on the server.
+// ends; the head's files read as they are on the server. Over smart HTTP,
+// SSH, and from a server that answers as Azure DevOps does (every fetch one
+// without haves, multiack.go).
 func TestFirstOpenIsBounded(t *testing.T) {
 	t.Parallel()
-	s := deepServer(t, 3000)
-	r, _ := newRepo(t, s.remote)
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
-	commits, shallow := clonedCommits(t, r)
-	if diff := cmp.Diff([2]int{DefaultHistoryDepth, 1}, [2]int{commits, shallow}); diff != "" {
-		t.Errorf("commits and shallow commits in the clone: -want, +got:\n%s", diff)
-	}
-	head := mustHead(t, r, "main")
-	if b, err := r.ReadFile(head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
-		t.Errorf("ReadFile(log/9.txt) = %q, %v; want 2999", b.Content, err)
+	h := deepServer(t, 3000)
+	ssh := testenv.StartSSHServer(t, h.root)
+	azure := testenv.NewAzureProxy(t, h.http.URL)
+	for name, remote := range map[string]Remote{
+		"HTTP":  h.remote,
+		"SSH":   {URL: ssh.RepoURL(h.repo.Name), Auth: &SSHAuth{PrivateKey: ssh.ClientKeyPEM, KnownHosts: ssh.KnownHosts}},
+		"Azure": {URL: azure.RepoURL(h.repo.Name), Auth: h.remote.Auth},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, _ := newRepo(t, remote)
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatal(err)
+			}
+			commits, shallow := clonedCommits(t, r)
+			if diff := cmp.Diff([2]int{DefaultHistoryDepth, 1}, [2]int{commits, shallow}); diff != "" {
+				t.Errorf("commits and shallow commits in the clone: -want, +got:\n%s", diff)
+			}
+			head := mustHead(t, r, "main")
+			if b, err := r.ReadFile(head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
+				t.Errorf("ReadFile(log/9.txt) = %q, %v; want 2999", b.Content, err)
+			}
+		})
 	}
 }
 
@@ -234,29 +247,43 @@ func TestForcePushOnBoundedHistory(t *testing.T) {
 		},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := deepServer(t, 200)
-			r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
-			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-				t.Fatal(err)
-			}
-			head := tc.rewrite(t, s)
-			before := s.fetches()
-			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-				t.Fatalf("%s\nRefresh after the force push: %v", tc.reason, err)
-			}
-			if got := s.fetches() - before; got != tc.fetches {
-				t.Errorf("%s\n%d upload-pack requests, want %d", tc.reason, got, tc.fetches)
-			}
-			if got := mustHead(t, r, "main"); got != head {
-				t.Fatalf("%s\nhead %s, want %s", tc.reason, got, head)
-			}
-			assertReadsLikeServer(t, r, s, head)
-			if _, _, err := r.FindCommitByUID(ctx(t), "main", "uid-none", 30); err != nil {
-				t.Errorf("%s\nwalking the new head's history: %v", tc.reason, err)
-			}
-		})
+		for _, via := range []string{"HTTP", "Azure"} {
+			t.Run(name+"/"+via, func(t *testing.T) {
+				t.Parallel()
+				s := deepServer(t, 200)
+				if via == "Azure" {
+					// Every fetch without haves (multiack.go).
+					s.remote.URL = testenv.NewAzureProxy(t, s.http.URL).RepoURL(s.repo.Name)
+				}
+				forcePushOnBoundedHistory(t, s, tc.reason, tc.rewrite, tc.fetches)
+			})
+		}
+	}
+}
+
+// forcePushOnBoundedHistory is one case of TestForcePushOnBoundedHistory:
+// rewrite moves main on s, and a refresh of a clone of 10 commits makes
+// fetches upload-pack requests and then reads the new head as s holds it.
+func forcePushOnBoundedHistory(t *testing.T, s *server, reason string, rewrite func(t *testing.T, s *server) string, fetches int64) {
+	t.Helper()
+	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	head := rewrite(t, s)
+	before := s.fetches()
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatalf("%s\nRefresh after the force push: %v", reason, err)
+	}
+	if got := s.fetches() - before; got != fetches {
+		t.Errorf("%s\n%d upload-pack requests, want %d", reason, got, fetches)
+	}
+	if got := mustHead(t, r, "main"); got != head {
+		t.Fatalf("%s\nhead %s, want %s", reason, got, head)
+	}
+	assertReadsLikeServer(t, r, s, head)
+	if _, _, err := r.FindCommitByUID(ctx(t), "main", "uid-none", 30); err != nil {
+		t.Errorf("%s\nwalking the new head's history: %v", reason, err)
 	}
 }
 
