@@ -259,9 +259,9 @@ func TestLargeRepositoryChild(t *testing.T) {
 }
 
 // largeEngineOpen is what a resource's first Ready costs the engine.
-func largeEngineOpen(t *testing.T, url, dest string) {
+func largeEngineOpen(t *testing.T, url, dest string, opts ...Option) {
 	t.Helper()
-	c, err := NewCache(dest)
+	c, err := NewCache(dest, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
