@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -98,26 +97,15 @@ func (r *Repository) findByUID(branch, uid string, maxWalk int) (Commit, bool, p
 const repackWindow = 10
 
 // repackLocked writes the objects reachable from the refs into one pack and
-// deletes the others. go-git's RepackObjects walks every parent, and fails
-// on the first a bounded clone lacks; this walk stops at the clone's
-// shallow commits. Call it with r.mu held.
+// deletes the others, as go-git's RepackObjects does; but that walks every
+// parent, and fails on the first a bounded clone lacks, where this walk
+// ends the history. Call it with r.mu held.
 func (r *Repository) repackLocked() error {
-	shallow, err := r.st.Shallow()
-	if err != nil {
-		return errors.Wrap(err, errShallowRead)
-	}
-	if len(shallow) == 0 {
-		repo, err := gogit.Open(r.st, nil)
-		if err != nil {
-			return err
-		}
-		return repo.RepackObjects(&gogit.RepackConfig{})
-	}
 	old, err := r.st.ObjectPacks()
 	if err != nil {
 		return err
 	}
-	objs, err := r.reachableLocked(shallow)
+	objs, err := r.reachableLocked()
 	if err != nil {
 		return err
 	}
@@ -144,13 +132,11 @@ func (r *Repository) repackLocked() error {
 	return r.recordShallowLocked(nil)
 }
 
-// reachableLocked lists the objects reachable from the refs, without the
-// parents of the shallow commits.
-func (r *Repository) reachableLocked(shallow []plumbing.Hash) ([]plumbing.Hash, error) {
-	cut := make(map[plumbing.Hash]bool, len(shallow))
-	for _, h := range shallow {
-		cut[h] = true
-	}
+// reachableLocked lists the objects reachable from the refs. History ends
+// at a parent the clone lacks: the clone's shallow commits' (recorded or
+// not: a shallow file lost in a crash costs no compaction), never a tree's
+// or a blob's.
+func (r *Repository) reachableLocked() ([]plumbing.Hash, error) {
 	seen := map[plumbing.Hash]bool{}
 	var todo []plumbing.Hash
 	refs, err := r.st.IterReferences()
@@ -180,8 +166,10 @@ func (r *Repository) reachableLocked(shallow []plumbing.Hash) ([]plumbing.Hash, 
 		switch o := o.(type) {
 		case *object.Commit:
 			todo = append(todo, o.TreeHash)
-			if !cut[h] {
-				todo = append(todo, o.ParentHashes...)
+			for _, p := range o.ParentHashes {
+				if r.hasLocked(p) {
+					todo = append(todo, p)
+				}
 			}
 		case *object.Tree:
 			for _, e := range o.Entries {

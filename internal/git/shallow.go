@@ -43,7 +43,9 @@ package git
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -57,7 +59,6 @@ import (
 const (
 	errShallowRead   = "cannot read the clone's shallow commits"
 	errShallowWrite  = "cannot record the clone's shallow commits"
-	errShallowServer = "the clone has bounded history but the server does not offer shallow fetches"
 	errIncompleteFmt = "the server's pack lacks head %s, even fetched as a fresh clone"
 )
 
@@ -132,9 +133,13 @@ func (r *Repository) boundRequest(ctx context.Context, req *packp.UploadPackRequ
 	case depth == 0:
 		return nil
 	case !caps.Supports(capability.Shallow) && len(shallow) > 0:
-		// Without the shallow lines the server would take the clone for
-		// whole, and leave out what lies below its boundary (go-git #1443).
-		return errors.New(errShallowServer)
+		// A server that no longer offers shallow fetches cannot be told
+		// where the clone's history ends; told of no have, it assumes
+		// nothing and sends the whole history of the heads wanted, as to
+		// a fresh clone (without that, it would leave out what lies below
+		// the boundary: go-git #1443).
+		req.Haves = nil
+		return nil
 	case !caps.Supports(capability.Shallow):
 		// The whole history, as before bounded clones.
 		return nil
@@ -158,17 +163,54 @@ func (r *Repository) recordShallowLocked(announced []plumbing.Hash) error {
 	if len(old) == 0 && len(announced) == 0 {
 		return nil
 	}
+	seen := make(map[plumbing.Hash]bool, len(old)+len(announced))
 	var keep []plumbing.Hash
 	for _, h := range append(slices.Clone(old), announced...) {
-		if !slices.Contains(keep, h) && r.cutLocked(h) {
+		if !seen[h] && r.cutLocked(h) {
 			keep = append(keep, h)
 		}
+		seen[h] = true
 	}
 	plumbing.HashesSort(keep)
 	if slices.Equal(keep, old) {
 		return nil
 	}
-	return errors.Wrap(r.st.SetShallow(keep), errShallowWrite)
+	return errors.Wrap(r.writeShallowLocked(keep), errShallowWrite)
+}
+
+// shallowFile is where git, and go-git's storage, keep a clone's shallow
+// commits: one hex SHA a line.
+const shallowFile = "shallow"
+
+// writeShallowLocked replaces the clone's shallow file with hs, atomically
+// (go-git's SetShallow truncates it in place, so a crash would leave a
+// part of it). Call it with r.mu held.
+func (r *Repository) writeShallowLocked(hs []plumbing.Hash) error {
+	fs := r.st.Filesystem()
+	if len(hs) == 0 {
+		if err := fs.Remove(shallowFile); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		return nil
+	}
+	var b strings.Builder
+	for _, h := range hs {
+		b.WriteString(h.String() + "\n")
+	}
+	f, err := fs.TempFile("", shallowFile+"-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer fs.Remove(tmp) //nolint:errcheck // gone once renamed; a stray temporary file harms nothing
+	if _, err := f.Write([]byte(b.String())); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return fs.Rename(tmp, shallowFile)
 }
 
 // cutLocked reports whether the clone holds commit h but not all of its

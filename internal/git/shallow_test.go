@@ -340,3 +340,44 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 		t.Errorf("walking the new head's history: %v", err)
 	}
 }
+
+// TestServerStopsOfferingShallow: a bounded clone of a server that stops
+// offering shallow fetches (a server moved behind another implementation)
+// cannot tell it where its history ends; it fetches without haves, as a
+// fresh clone, in one request, for a search that needs more history than
+// the clone holds; and then fetches a rewritten branch.
+func TestServerStopsOfferingShallow(t *testing.T) {
+	t.Parallel()
+	s := deepServer(t, 200)
+	p := newShallowDropper(t, s.http.URL)
+	s.remote.URL = p.URL + "/" + s.repo.Name
+	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	p.unoffered.Store(true)
+
+	before := s.fetches()
+	c, found, err := r.FindCommitByUID(ctx(t), "main", "uid-100", searchWalk)
+	if err != nil || !found || c.SHA != s.rev(t, "main~99") {
+		t.Errorf("FindCommitByUID(uid-100) = %v, %v, %v; want main~99", c.SHA, found, err)
+	}
+	if got := s.fetches() - before; got != 1 {
+		t.Errorf("the search made %d upload-pack requests, want 1", got)
+	}
+
+	forceMain(t, s, s.rev(t, "main~50"))
+	s.fastImport(t, "rewritten", map[string]string{"log/9.txt": "rewritten\n"})
+	head := s.rev(t, "main")
+	before = s.fetches()
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatalf("Refresh after the force push: %v", err)
+	}
+	if got := s.fetches() - before; got != 1 {
+		t.Errorf("the refresh made %d upload-pack requests, want 1", got)
+	}
+	if got := mustHead(t, r, "main"); got != head {
+		t.Fatalf("head %s, want %s", got, head)
+	}
+	assertReadsLikeServer(t, r, s, head)
+}

@@ -18,6 +18,7 @@ package git
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,9 +32,12 @@ import (
 
 // shallowDropper is a smart-HTTP proxy that drops the shallow lines of
 // every upload-pack request: a server that takes every clone for whole.
+// With unoffered set, it also takes "shallow" out of the capabilities the
+// server advertises: a server that offers no shallow fetches at all.
 type shallowDropper struct {
-	URL   string
-	drops atomic.Int64
+	URL       string
+	drops     atomic.Int64
+	unoffered atomic.Bool
 }
 
 func newShallowDropper(t testing.TB, target string) *shallowDropper {
@@ -44,6 +48,7 @@ func newShallowDropper(t testing.TB, target string) *shallowDropper {
 	}
 	d := &shallowDropper{}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = d.unoffer
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
 			body, err := io.ReadAll(r.Body)
@@ -87,3 +92,45 @@ func (d *shallowDropper) drop(body []byte) []byte {
 }
 
 func (d *shallowDropper) dropped() int64 { return d.drops.Load() }
+
+// unoffer takes the shallow capability out of an upload-pack advertisement
+// (the first ref line's, after its NUL) when d.unoffered is set.
+func (d *shallowDropper) unoffer(resp *http.Response) error {
+	if !d.unoffered.Load() || !strings.HasSuffix(resp.Request.URL.Path, "/info/refs") {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for len(body) >= 4 {
+		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
+		if err != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
+			break
+		}
+		if n == 0 {
+			out.Write(body[:4])
+			body = body[4:]
+			continue
+		}
+		line := string(body[4:n])
+		if ref, caps, ok := strings.Cut(line, "\x00"); ok {
+			var kept []string
+			for _, c := range strings.Fields(caps) {
+				if c != "shallow" {
+					kept = append(kept, c)
+				}
+			}
+			line = ref + "\x00" + strings.Join(kept, " ") + "\n"
+		}
+		fmt.Fprintf(&out, "%04x%s", len(line)+4, line)
+		body = body[n:]
+	}
+	out.Write(body)
+	resp.Body = io.NopCloser(&out)
+	resp.ContentLength = int64(out.Len())
+	resp.Header.Set("Content-Length", strconv.Itoa(out.Len()))
+	return nil
+}
