@@ -101,6 +101,9 @@ type Options struct {
 	// CommitAPI opens the forge API of a Remote that commits through one
 	// (viaapi.go); nil refuses such a Remote.
 	CommitAPI CommitAPIOpener
+	// HistoryDepth is how many commits down each branch a fetch brings
+	// (shallow.go); <= 0: the whole history.
+	HistoryDepth int
 
 	// sleep waits between push attempts; tests replace it to observe the
 	// backoff without waiting for it.
@@ -179,6 +182,7 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		RetryBackoff:    DefaultRetryBackoff,
 		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
 		IdleTimeout:     DefaultIdleTimeout,
+		HistoryDepth:    DefaultHistoryDepth,
 		sleep:           sleep,
 		Clock:           clock.RealClock{},
 	}

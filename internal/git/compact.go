@@ -18,7 +18,6 @@ package git
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	gogit "github.com/go-git/go-git/v5"
 )
 
 // maxPacks is how many pack files a clone may collect before they are merged
@@ -51,11 +50,7 @@ func (r *Repository) compactLocked() error {
 	if err != nil || len(packs) <= limit {
 		return errors.Wrap(err, errCompact)
 	}
-	repo, err := gogit.Open(r.st, nil)
-	if err != nil {
-		return errors.Wrap(err, errCompact)
-	}
-	err = repo.RepackObjects(&gogit.RepackConfig{})
+	err = r.repackLocked()
 	// The storage indexes packs once and keeps the index: it must forget
 	// the packs that are gone, whether or not the repack finished.
 	r.st.Reindex()

@@ -63,7 +63,7 @@ func TestPacksAreCompacted(t *testing.T) {
 		}
 	}
 	// History survives too: the first change is found by its UID.
-	if _, found, err := r.FindCommitByUID("main", "uid-0", 100); err != nil || !found {
+	if _, found, err := r.FindCommitByUID(ctx(t), "main", "uid-0", 100); err != nil || !found {
 		t.Errorf("FindCommitByUID after compaction: found=%v, err=%v", found, err)
 	}
 }
@@ -101,7 +101,7 @@ func TestFullFetchPacksAreCompacted(t *testing.T) {
 		}
 	}
 	// The whole history is still there: a walk to its root finds no gap.
-	if _, _, err := r.FindCommitByUID("main", "uid-none", fetches+10); err != nil {
+	if _, _, err := r.FindCommitByUID(ctx(t), "main", "uid-none", fetches+10); err != nil {
 		t.Errorf("walking history after compaction: %v", err)
 	}
 }

@@ -309,14 +309,14 @@ func TestCrashIdempotence(t *testing.T) {
 			if err := r2.Refresh(ctx(t), 0, "main"); err != nil {
 				t.Fatal(err)
 			}
-			got, found, err := r2.FindCommitByUID("main", "uid-crash", 10)
+			got, found, err := r2.FindCommitByUID(ctx(t), "main", "uid-crash", 10)
 			if err != nil || !found || got.SHA != res.Commit {
 				t.Errorf("FindCommitByUID = %+v, %v, %v; want %s", got, found, err, res.Commit)
 			}
-			if _, found, _ := r2.FindCommitByUID("main", "uid-crash", 1); found {
+			if _, found, _ := r2.FindCommitByUID(ctx(t), "main", "uid-crash", 1); found {
 				t.Error("FindCommitByUID walked past maxWalk")
 			}
-			if _, found, _ := r2.FindCommitByUID("main", "uid-other", 100); found {
+			if _, found, _ := r2.FindCommitByUID(ctx(t), "main", "uid-other", 100); found {
 				t.Error("FindCommitByUID found a UID that was never pushed")
 			}
 		})

@@ -89,6 +89,9 @@ func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSe
 			_ = req.Capabilities.Set(capability.NoProgress)
 		}
 		req.Wants, req.Haves = wants, haves
+		if err := r.boundRequest(ctx, req, ar.Capabilities); err != nil {
+			return nil, nil, err
+		}
 		if full {
 			req.Haves = nil
 			if !req.Capabilities.Supports(capability.MultiACK) {

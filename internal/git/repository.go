@@ -138,6 +138,9 @@ type Repository struct {
 	// window overrides the cache's commit window for changes that name
 	// none; negative means the cache's.
 	window atomic.Int64
+
+	// hist is how deep the clone's history reaches (shallow.go).
+	hist history
 }
 
 // SetCommitWindow sets how long this repository's branch writers collect
@@ -359,39 +362,4 @@ type Commit struct {
 	SHA     string
 	Message string
 	Time    time.Time
-}
-
-// FindCommitByUID returns the newest commit on branch, within maxWalk
-// commits of its head, whose trailers name the resource uid. A restarted
-// provider uses it to recognise a change it pushed but never recorded.
-func (r *Repository) FindCommitByUID(branch, uid string, maxWalk int) (Commit, bool, error) {
-	if err := r.begin(); err != nil {
-		return Commit{}, false, err
-	}
-	defer r.end()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	h, err := r.headLocked(branch)
-	if err != nil {
-		return Commit{}, false, err
-	}
-	c, err := object.GetCommit(r.st, h)
-	if err != nil {
-		return Commit{}, false, errors.Wrap(err, errWalk)
-	}
-	// History we write is linear; first-parent order is newest first.
-	for i := 0; i < maxWalk && c != nil; i++ {
-		for _, v := range trailerValues(c.Message, TrailerUID) {
-			if v == uid {
-				return Commit{SHA: c.Hash.String(), Message: c.Message, Time: c.Committer.When}, true, nil
-			}
-		}
-		if c.NumParents() == 0 {
-			break
-		}
-		if c, err = c.Parent(0); err != nil {
-			return Commit{}, false, errors.Wrap(err, errWalk)
-		}
-	}
-	return Commit{}, false, nil
 }

@@ -100,10 +100,11 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		}
 	}
 
+	held := r.wantHeld() // a deepen (shallow.go) wants the heads the clone holds
 	r.mu.Lock()
 	var wants, haves []plumbing.Hash
 	for _, h := range remote {
-		if !r.hasLocked(h) {
+		if !r.hasLocked(h) || held {
 			wants = append(wants, h)
 		}
 	}
@@ -114,7 +115,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 
 	downloaded := false
 	if len(wants) > 0 {
-		if err := r.download(ctx, sess, ar, wants, haves); err != nil {
+		if err := r.downloadWhole(ctx, sess, ar, wants, haves); err != nil {
 			return err
 		}
 		downloaded = true
@@ -208,6 +209,9 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	if added {
 		// go-git's storage reads the pack indexes once and keeps them.
 		r.st.Reindex()
+	}
+	if err := r.recordShallowLocked(resp.Shallows); err != nil {
+		return errors.Wrap(err, errStorePack)
 	}
 	r.unreferenced++
 	return nil

@@ -194,7 +194,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.CommitRequest) (xp
 // repository.
 type repository interface {
 	Refresh(ctx context.Context, maxAge time.Duration, branches ...string) error
-	FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	FindCommitByUID(ctx context.Context, branch, uid string, maxWalk int) (git.Commit, bool, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool
@@ -253,7 +253,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.CommitRequest) (xpm
 	if err := e.repo.Refresh(ctx, e.maxAge, branch); err != nil && git.KindOf(err) != git.KindBranchNotFound {
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errRefresh)
 	}
-	c, found, err := e.repo.FindCommitByUID(branch, string(mg.GetUID()), MaxWalk)
+	c, found, err := e.repo.FindCommitByUID(ctx, branch, string(mg.GetUID()), MaxWalk)
 	if git.KindOf(err) == git.KindBranchNotFound && e.repo.Empty() {
 		// A repository with no branch at all: the request becomes its
 		// first commit, and creates its branch.

@@ -52,7 +52,7 @@ var (
 type fakeRepository struct {
 	t                 *testing.T
 	RefreshFn         func(maxAge time.Duration, branches ...string) error
-	FindCommitByUIDFn func(branch, uid string, maxWalk int) (git.Commit, bool, error)
+	FindCommitByUIDFn func(ctx context.Context, branch, uid string, maxWalk int) (git.Commit, bool, error)
 	SubmitFn          func(branch string, c git.Change) git.Result
 	QueuedFn          func(c git.Change) bool
 	result            *git.Result // of the last Enqueue, until taken
@@ -75,12 +75,12 @@ func (f *fakeRepository) Refresh(_ context.Context, maxAge time.Duration, branch
 	return f.RefreshFn(maxAge, branches...)
 }
 
-func (f *fakeRepository) FindCommitByUID(branch, uid string, maxWalk int) (git.Commit, bool, error) {
+func (f *fakeRepository) FindCommitByUID(ctx context.Context, branch, uid string, maxWalk int) (git.Commit, bool, error) {
 	if f.FindCommitByUIDFn == nil {
 		f.unexpected("FindCommitByUID")
 		return git.Commit{}, false, nil
 	}
-	return f.FindCommitByUIDFn(branch, uid, maxWalk)
+	return f.FindCommitByUIDFn(ctx, branch, uid, maxWalk)
 }
 
 func (f *fakeRepository) Enqueue(branch, key string, c git.Change, done func(git.Result)) {
@@ -134,7 +134,7 @@ func named(name string) func(*v1alpha1.CommitRequest) {
 func searched(c git.Commit, found bool, err error) fakeRepository {
 	return fakeRepository{
 		RefreshFn: func(time.Duration, ...string) error { return nil },
-		FindCommitByUIDFn: func(branch, uid string, maxWalk int) (git.Commit, bool, error) {
+		FindCommitByUIDFn: func(_ context.Context, branch, uid string, maxWalk int) (git.Commit, bool, error) {
 			if branch != "main" || uid != "uid-1" || maxWalk != MaxWalk {
 				return git.Commit{}, false, errors.Errorf("FindCommitByUID(%q, %q, %d), want (main, uid-1, %d)", branch, uid, maxWalk, MaxWalk)
 			}
@@ -212,7 +212,7 @@ func TestObserve(t *testing.T) {
 			mg:     request(),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return controllertest.GitErr(git.KindBranchNotFound) },
-				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
+				FindCommitByUIDFn: func(context.Context, string, string, int) (git.Commit, bool, error) {
 					return git.Commit{}, false, controllertest.GitErr(git.KindBranchNotFound)
 				},
 			},
@@ -223,7 +223,7 @@ func TestObserve(t *testing.T) {
 			mg:     request(),
 			repo: fakeRepository{
 				RefreshFn: func(time.Duration, ...string) error { return nil },
-				FindCommitByUIDFn: func(string, string, int) (git.Commit, bool, error) {
+				FindCommitByUIDFn: func(context.Context, string, string, int) (git.Commit, bool, error) {
 					return git.Commit{}, false, controllertest.GitErr(git.KindBranchNotFound)
 				},
 				EmptyFn: func() bool { return true },

@@ -162,7 +162,7 @@ func TestCommitThroughAPI(t *testing.T) {
 	if got, err := b.api.Head("main"); err != nil || got != head {
 		t.Errorf("the clone's head is %s (%v), want the API's commit %s", got, err, head)
 	}
-	c, ok, err := b.api.FindCommitByUID("main", "uid-batch", 10)
+	c, ok, err := b.api.FindCommitByUID(apiCtx(t), "main", "uid-batch", 10)
 	if err != nil || !ok || c.SHA != head {
 		t.Errorf("FindCommitByUID: %v %v %v, want %s", c.SHA, ok, err, head)
 	}

@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// shallowDropper is a smart-HTTP proxy that drops the shallow lines of
+// every upload-pack request: a server that takes every clone for whole.
+// With unoffered set, it also takes "shallow" out of the capabilities the
+// server advertises: a server that offers no shallow fetches at all.
+type shallowDropper struct {
+	URL       string
+	drops     atomic.Int64
+	unoffered atomic.Bool
+}
+
+func newShallowDropper(t testing.TB, target string) *shallowDropper {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &shallowDropper{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = d.unoffer
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = d.drop(body)
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	d.URL = srv.URL
+	return d
+}
+
+// drop returns the pkt-lines of body without those that start "shallow ".
+func (d *shallowDropper) drop(body []byte) []byte {
+	var out bytes.Buffer
+	for len(body) >= 4 {
+		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
+		if err != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
+			break
+		}
+		if n == 0 {
+			out.Write(body[:4])
+			body = body[4:]
+			continue
+		}
+		if bytes.HasPrefix(body[4:n], []byte("shallow ")) {
+			d.drops.Add(1)
+		} else {
+			out.Write(body[:n])
+		}
+		body = body[n:]
+	}
+	out.Write(body)
+	return out.Bytes()
+}
+
+func (d *shallowDropper) dropped() int64 { return d.drops.Load() }
+
+// unoffer takes the shallow capability out of an upload-pack advertisement
+// (the first ref line's, after its NUL) when d.unoffered is set.
+func (d *shallowDropper) unoffer(resp *http.Response) error {
+	if !d.unoffered.Load() || !strings.HasSuffix(resp.Request.URL.Path, "/info/refs") {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for len(body) >= 4 {
+		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
+		if err != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
+			break
+		}
+		if n == 0 {
+			out.Write(body[:4])
+			body = body[4:]
+			continue
+		}
+		line := string(body[4:n])
+		if ref, caps, ok := strings.Cut(line, "\x00"); ok {
+			var kept []string
+			for _, c := range strings.Fields(caps) {
+				if c != "shallow" {
+					kept = append(kept, c)
+				}
+			}
+			line = ref + "\x00" + strings.Join(kept, " ") + "\n"
+		}
+		fmt.Fprintf(&out, "%04x%s", len(line)+4, line)
+		body = body[n:]
+	}
+	out.Write(body)
+	resp.Body = io.NopCloser(&out)
+	resp.ContentLength = int64(out.Len())
+	resp.Header.Set("Content-Length", strconv.Itoa(out.Len()))
+	return nil
+}
