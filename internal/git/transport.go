@@ -107,8 +107,8 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			wants = append(wants, h)
 		}
 	}
-	if len(wants) > 0 && !r.fullFetch.Load() {
-		haves = r.localHeadsLocked()
+	if len(wants) > 0 {
+		haves = r.havesLocked()
 	}
 	r.mu.Unlock()
 
