@@ -232,8 +232,8 @@ func TestAzureDevOpsEmptyRepository(t *testing.T) {
 // Azure DevOps host does from the start, ssh.dev.azure.com included) sends
 // haves and reads the answer over SSH (where go-git ends the haves with a
 // flush, so git's upload-pack answers a NAK between the ACKs) as well as
-// over HTTP: git's upload-pack negotiates as a multi_ack server then, as
-// Azure's.
+// over HTTP, after a new commit and after a force-push (two requests): git's
+// upload-pack negotiates as a multi_ack server then, as Azure's.
 func TestMultiACKEveryTransport(t *testing.T) {
 	t.Parallel()
 	for _, s := range servers(t) {
@@ -253,6 +253,14 @@ func TestMultiACKEveryTransport(t *testing.T) {
 			if got := mustHead(t, r, "main"); got != want {
 				t.Fatalf("Head = %s, want %s", got, want)
 			}
+			// A force-push the server then forgets: the second request,
+			// in a session of its own, sends the ancestors.
+			rewritten := forcePushPruned(t, s.repo, 1, map[string]string{"apps/rewritten.yaml": "r\n"})
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatalf("fetch after a force-push: %v", err)
+			}
+			readWant(t, r, rewritten, "apps/rewritten.yaml", "r\n")
+			readWant(t, r, want, "apps/new.yaml", "new: 1\n") // nothing lost
 			res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{"apps/ours.yaml": {Content: []byte("ours\n")}}})
 			if res.Err != nil {
 				t.Fatal(res.Err)

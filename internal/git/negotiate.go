@@ -18,68 +18,118 @@ package git
 
 // The haves of a fetch: what the clone tells the server it already holds.
 //
-// A fetch is one request (stateless over HTTP; over SSH go-git writes the
-// same lines then a flush and "done"): wants, haves, done. git's own fetch
-// sends haves in rounds, 16 then doubling, until the server has acknowledged
-// enough; the engine has one round, so it sends a bounded list chosen to
-// find a common commit in the cases that happen to a GitOps repository:
+// A request is stateless (over SSH go-git writes the same lines then a
+// flush and "done"): wants, haves, done, and the server answers its
+// acknowledgements, then the pack. git's own fetch sends haves in rounds,
+// 16 then more, until the server has acknowledged enough. The engine sends
+// at most two requests:
 //
-//   - the branch heads of the clone: the common commit after anyone pushed
-//     on top of what the clone last saw, by far the usual case;
-//   - the first haveRun first-parent ancestors of each head: the common
-//     commit after a force-push rewrote the last commits (an amend, a
-//     reset and new commits), once the server no longer holds the old head;
-//   - then the ancestors at 32, 64, … haveDepth (git's skipping negotiator
-//     does the same): a rewrite further down still finds a commit in
-//     common, at the price of fetching again what lies between it and the
-//     rewrite.
+//  1. The clone's branch heads. After anyone pushed on top of what the clone
+//     last saw, by far the usual case, a head is the common commit, and the
+//     pack holds the new commits' objects. Only the heads: go-git sorts the
+//     haves it sends by hash, and git's upload-pack (2.39, measured) then
+//     treats each have it met before its descendants as a separate edge,
+//     and its thin pack of one new commit comes whole (3.4 KB of pack, not
+//     0.6 KB) once a head's ancestors are among the haves.
+//  2. Only if the server acknowledged none of them (a "NAK": a force-push
+//     replaced the heads, and the server no longer holds them): that answer
+//     is closed before its pack is read (what the server sent of it until
+//     then is wasted), and a second request carries the heads' first-parent
+//     ancestors, the first haveRun (git's first round) then those 32, 64, …
+//     haveDepth commits down (git's skipping negotiator), so that a rewrite
+//     of the last commits, or one further down, finds a commit in common.
+//     Its answer is taken whatever it is: with nothing in common, the
+//     server packs everything the wants reach, as for a clone.
 //
-// A head contributes at most 1 + haveRun + log2(haveDepth/haveRun) haves
-// and its walk reads at most haveDepth commits from the clone, under its
-// lock; a chain stops at a commit another head's walk already passed, and
-// at a parent the clone does not hold (the edge of a bounded history). With
-// nothing in common the server packs everything the wants reach, as for a
-// clone, and nothing is lost: what the clone holds stays, and a thin
-// pack's bases are read from it.
+// Nothing is lost either way: what the clone holds stays, and a thin pack's
+// bases are read from it. The ancestors' walk reads at most haveDepth
+// commits per head from the clone, under its lock; it stops at a commit
+// another head's walk already passed, and at a parent the clone does not
+// hold (the edge of a bounded history).
 
 import (
+	"context"
+	"io"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 const (
 	// haveRun is how many consecutive first-parent ancestors of each head
-	// are sent: git's first round of haves (fetch-pack.c INITIAL_FLUSH).
+	// the second request sends: git's first round of haves (fetch-pack.c
+	// INITIAL_FLUSH).
 	haveRun = 16
 	// haveDepth is the deepest ancestor sent (a power of two): a quarter of
-	// the trailer search's 1,000 commits, so that the walk stays cheap
-	// (256 commit reads per head) under the clone's lock.
+	// the trailer search's 1,000 commits, so that the walk stays cheap (256
+	// commit reads per head) under the clone's lock.
 	haveDepth = 256
-	// maxHaves bounds a request's haves whatever the number of branches:
-	// about 12 KiB of have lines.
+	// maxHaves bounds the second request's haves whatever the number of
+	// branches: about 12 KiB of have lines.
 	maxHaves = 256
 )
 
+// negotiate asks for the pack of wants, telling the server heads, and, if
+// it acknowledged none, asks again with their ancestors, in a session of its
+// own (over SSH a session serves one request). The returned reader is the
+// answer's pack section; closing it ends what negotiate opened.
+func (r *Repository) negotiate(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, heads []plumbing.Hash) (io.ReadCloser, *packp.UploadPackRequest, error) {
+	resp, req, err := r.uploadPack(ctx, sess, ar, wants, heads)
+	if err != nil || len(heads) == 0 || len(resp.ACKs) > 0 {
+		return resp, req, err
+	}
+	deeper := r.ancestorHaves()
+	if len(deeper) == 0 {
+		return resp, req, nil
+	}
+	_ = resp.Close() // its pack would be the whole history
+	auth, err := r.conn.authMethod(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	again, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, req, err = r.uploadPack(ctx, again, ar, wants, deeper)
+	if err != nil {
+		_ = again.Close()
+		return nil, nil, err
+	}
+	return &closeBoth{ReadCloser: resp, sess: again}, req, nil
+}
+
+// closeBoth is an answer that closes its session after itself.
+type closeBoth struct {
+	io.ReadCloser
+	sess transport.UploadPackSession
+}
+
+func (c *closeBoth) Close() error {
+	err := c.ReadCloser.Close()
+	if serr := c.sess.Close(); err == nil {
+		err = serr
+	}
+	return errors.Wrap(err, errFetch)
+}
+
 // haveAt reports whether the first-parent ancestor at distance d ≥ 1 from a
-// head is sent as a have.
+// head is sent in the second request.
 func haveAt(d int) bool {
 	return d <= haveRun || (d <= haveDepth && d&(d-1) == 0)
 }
 
-// havesLocked returns the clone's branch heads, then, head by head, the
-// ancestors haveAt chooses, without repeats and at most maxHaves.
-func (r *Repository) havesLocked() []plumbing.Hash {
-	heads := r.localHeadsLocked()
-	seen := make(map[plumbing.Hash]bool, len(heads))
-	haves := make([]plumbing.Hash, 0, len(heads))
-	for _, h := range heads {
-		if !seen[h] && len(haves) < maxHaves {
-			seen[h] = true
-			haves = append(haves, h)
-		}
-	}
-	walked := map[plumbing.Hash]bool{}
-	for _, h := range heads {
+// ancestorHaves returns, head by head, the first-parent ancestors haveAt
+// chooses of the clone's branch heads, without repeats and at most maxHaves.
+func (r *Repository) ancestorHaves() []plumbing.Hash {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var haves []plumbing.Hash
+	seen, walked := map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
+	for _, h := range r.localHeadsLocked() {
 		for d := 1; d <= haveDepth && len(haves) < maxHaves; d++ {
 			if walked[h] {
 				break // another head's walk went on from here

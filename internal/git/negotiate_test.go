@@ -51,9 +51,10 @@ func multiACKServer(t testing.TB, commits int, only bool) (*testenv.BareRepo, Re
 
 // TestMultiACKIncremental: through a server that requires multi_ack, a
 // fetch after one new commit, and one after a force-push that rewrote the
-// last commits (the old head pruned on the server), each transfer a small
-// fraction of the clone (counted at the proxy: a structural bound), refs and
-// objects are right, nothing the clone held is lost, and a write lands.
+// last commits (the old head pruned on the server, so a second request
+// sends ancestors), each transfer a small fraction of the clone (counted at
+// the proxy: a structural bound), refs and objects are right, nothing the
+// clone held is lost, and a write lands.
 func TestMultiACKIncremental(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
@@ -82,9 +83,9 @@ func TestMultiACKIncremental(t *testing.T) {
 				t.Fatal(err)
 			}
 			fetched := fetchCounted(t, r, p, want)
-			if fetched.Refused != 0 || fetched.Haves == 0 || fetched.PackBytes*10 >= clone.PackBytes {
-				t.Errorf("%s: fetch of one commit: %d refused, %d haves, %d bytes; want 0, some, and under a tenth of the clone's %d",
-					tc.reason, fetched.Refused, fetched.Haves, fetched.PackBytes, clone.PackBytes)
+			if fetched.UploadPacks != 1 || fetched.Haves != 1 || fetched.PackBytes*10 >= clone.PackBytes {
+				t.Errorf("%s: fetch of one commit: %d requests, %d haves, %d bytes; want 1, 1 (the head), and under a tenth of the clone's %d",
+					tc.reason, fetched.UploadPacks, fetched.Haves, fetched.PackBytes, clone.PackBytes)
 			}
 			readWant(t, r, want, "apps/new.yaml", "new: 1\n")
 			readWant(t, r, want, "apps/f150.yaml", manifest(150))
@@ -92,24 +93,12 @@ func TestMultiACKIncremental(t *testing.T) {
 			// A force-push replaces the last three commits, and the server
 			// forgets them: the heads alone have nothing in common with it.
 			old := want
-			if _, err := testenv.Git(repo.Dir, nil, "update-ref", "refs/heads/main", "main~3"); err != nil {
-				t.Fatal(err)
-			}
-			rewritten, err := repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"apps/rewritten.yaml": "r: 1\n"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, args := range [][]string{{"reflog", "expire", "--expire=now", "--all"}, {"gc", "--quiet", "--prune=now"}} {
-				if out, err := testenv.Git(repo.Dir, nil, args...); err != nil {
-					t.Fatalf("git %v: %v: %s", args, err, out)
-				}
-			}
-			if _, err := testenv.Git(repo.Dir, nil, "cat-file", "-e", old); err == nil {
-				t.Fatal("the server still holds the replaced head")
-			}
+			rewritten := forcePushPruned(t, repo, 3, map[string]string{"apps/rewritten.yaml": "r: 1\n"})
+			// The first request, with the old head, finds nothing in common;
+			// the second, with its ancestors, finds the commit under the three.
 			fetched = fetchCounted(t, r, p, rewritten)
-			if fetched.PackBytes*10 >= clone.PackBytes {
-				t.Errorf("%s: fetch after a force-push: %d bytes, want under a tenth of the clone's %d", tc.reason, fetched.PackBytes, clone.PackBytes)
+			if len(fetched.PackSizes) != 2 || fetched.PackSizes[1]*10 >= clone.PackBytes {
+				t.Errorf("%s: fetch after a force-push: answers of %v bytes, want two, the second under a tenth of the clone's %d", tc.reason, fetched.PackSizes, clone.PackBytes)
 			}
 			readWant(t, r, rewritten, "apps/rewritten.yaml", "r: 1\n")
 			readWant(t, r, old, "apps/new.yaml", "new: 1\n") // nothing lost
@@ -123,6 +112,30 @@ func TestMultiACKIncremental(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forcePushPruned replaces the last back commits of main on the server with
+// one writing files, and makes the server forget the commits it replaced,
+// as a server whose garbage collection ran does. It returns the new head.
+func forcePushPruned(t *testing.T, repo *testenv.BareRepo, back int, files map[string]string) string {
+	t.Helper()
+	old := repo.Head(t, "main")
+	if _, err := testenv.Git(repo.Dir, nil, "update-ref", "refs/heads/main", fmt.Sprintf("main~%d", back)); err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Commit("main", testenv.CommitSpec{Message: "rewritten", Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"reflog", "expire", "--expire=now", "--all"}, {"gc", "--quiet", "--prune=now"}} {
+		if out, err := testenv.Git(repo.Dir, nil, args...); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	if _, err := testenv.Git(repo.Dir, nil, "cat-file", "-e", old); err == nil {
+		t.Fatal("the server still holds the replaced head")
+	}
+	return head
 }
 
 // fetchCounted refreshes main, checks it arrived at want, and returns what
@@ -147,13 +160,13 @@ func readWant(t *testing.T, r *Repository, commit, path, want string) {
 	}
 }
 
-// TestHaves: the haves are the heads, then each head's first ancestors and
-// those at powers of two up to haveDepth, each once.
-func TestHaves(t *testing.T) {
+// TestAncestorHaves: the second request's haves are each head's first
+// haveRun first-parent ancestors and those at powers of two up to haveDepth,
+// each once.
+func TestAncestorHaves(t *testing.T) {
 	t.Parallel()
-	at := func(d ...int) []int { return d }
-	run := make([]int, 0, haveRun+1)
-	for d := range haveRun + 1 {
+	run := make([]int, 0, haveRun)
+	for d := 1; d <= haveRun; d++ {
 		run = append(run, d)
 	}
 	cases := map[string]struct {
@@ -161,7 +174,7 @@ func TestHaves(t *testing.T) {
 		commits int
 		want    []int // distances from main's head, in order
 	}{
-		"Short": {reason: "a history shorter than haveRun: every commit", commits: 6, want: at(0, 1, 2, 3, 4, 5)},
+		"Short": {reason: "a history shorter than haveRun: every ancestor", commits: 6, want: []int{1, 2, 3, 4, 5}},
 		"Long": {reason: "haveRun ancestors, then powers of two up to haveDepth", commits: 300,
 			want: append(append([]int{}, run...), 32, 64, 128, 256)},
 		"Between": {reason: "a history that ends between two powers of two", commits: 100,
@@ -183,19 +196,16 @@ func TestHaves(t *testing.T) {
 			for _, d := range tc.want {
 				want = append(want, plumbing.NewHash(log[d]))
 			}
-			r.mu.Lock()
-			got := r.havesLocked()
-			r.mu.Unlock()
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s: havesLocked: -want, +got:\n%s", tc.reason, diff)
+			if diff := cmp.Diff(want, r.ancestorHaves()); diff != "" {
+				t.Errorf("%s: ancestorHaves: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 }
 
-// TestHavesBranches: two branches sharing history send both heads, the
-// first ancestors of each, and no have twice.
-func TestHavesBranches(t *testing.T) {
+// TestAncestorHavesBranches: two branches sharing history send the
+// ancestors of each, and none twice.
+func TestAncestorHavesBranches(t *testing.T) {
 	t.Parallel()
 	s := httpServer(t)
 	r, _ := newRepo(t, s.remote)
@@ -211,29 +221,24 @@ func TestHavesBranches(t *testing.T) {
 	if err := r.Refresh(ctx(t), 0, "main", "feature"); err != nil {
 		t.Fatal(err)
 	}
-	// Each branch's whole history is short: every commit of both, once.
+	// Each branch's whole history is short: every commit of both but
+	// the heads, once.
 	want := map[string]bool{}
 	for _, b := range []string{"main", "feature"} {
-		for _, h := range firstParents(t, s.repo.Dir, b) {
+		for _, h := range firstParents(t, s.repo.Dir, b)[1:] {
 			want[h] = true
 		}
 	}
-	r.mu.Lock()
-	got := r.havesLocked()
-	r.mu.Unlock()
+	got := r.ancestorHaves()
 	gotSet := map[string]bool{}
 	for _, h := range got {
 		gotSet[h.String()] = true
 	}
 	if len(gotSet) != len(got) {
-		t.Errorf("havesLocked repeats a have: %v", got)
+		t.Errorf("ancestorHaves repeats a have: %v", got)
 	}
 	if diff := cmp.Diff(want, gotSet, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("havesLocked: -want, +got:\n%s", diff)
-	}
-	heads := map[string]bool{got[0].String(): true, got[1].String(): true}
-	if !heads[s.repo.Head(t, "main")] || !heads[s.repo.Head(t, "feature")] {
-		t.Errorf("havesLocked does not start with both heads: %v", got[:2])
+		t.Errorf("ancestorHaves: -want, +got:\n%s", diff)
 	}
 }
 

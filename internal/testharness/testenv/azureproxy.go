@@ -80,6 +80,9 @@ type AzureProxy struct {
 	// refuses requests that declare the latter.
 	multiACKOnly bool
 	counts       AzureCounts
+	// gen counts ResetCounts calls: a response that began before one
+	// counts nothing after it.
+	gen int
 	// refusal, when set, is the reason every push's ref is refused with
 	// (RefusePushes).
 	refusal string
@@ -94,8 +97,10 @@ type AzureCounts struct {
 	// cannot negotiate with multi_ack should send none.
 	Haves int64
 	// PackBytes counts the response bytes of upload-pack POSTs: what
-	// fetches downloaded.
+	// fetches downloaded; PackSizes has those of each POST, in the order
+	// they arrived.
 	PackBytes int64
+	PackSizes []int64
 	// PushAdverts counts receive-pack advertisements (push attempts: the
 	// engine reads one and sends nothing when the branch moved), and
 	// ReceivePacks the receive-pack POSTs (pushes sent).
@@ -167,7 +172,9 @@ func (p *AzureProxy) isMultiACKOnly() bool {
 func (p *AzureProxy) Counts() AzureCounts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counts
+	c := p.counts
+	c.PackSizes = append([]int64(nil), c.PackSizes...)
+	return c
 }
 
 // ResetCounts zeroes the counts.
@@ -175,6 +182,7 @@ func (p *AzureProxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts = AzureCounts{}
+	p.gen++
 }
 
 // RefusePushes makes every push's ref refused with reason in the report
@@ -272,6 +280,10 @@ func (p *AzureProxy) uploadPack(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.counts.UploadPacks++
 	p.counts.Haves += int64(haves)
+	i, gen := len(p.counts.PackSizes), p.gen
+	if refusal == "" {
+		p.counts.PackSizes = append(p.counts.PackSizes, 0)
+	}
 	if refusal != "" {
 		p.counts.Refused++
 	}
@@ -281,7 +293,7 @@ func (p *AzureProxy) uploadPack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	p.fwd.ServeHTTP(&countingWriter{ResponseWriter: w, p: p}, r)
+	p.fwd.ServeHTTP(&countingWriter{ResponseWriter: w, p: p, i: i, gen: gen}, r)
 }
 
 // countingWriter counts the bytes of a response body into PackBytes, each
@@ -290,12 +302,17 @@ func (p *AzureProxy) uploadPack(w http.ResponseWriter, r *http.Request) {
 // arrive after the client's next look at Counts).
 type countingWriter struct {
 	http.ResponseWriter
-	p *AzureProxy
+	p   *AzureProxy
+	i   int // its index in PackSizes
+	gen int // the proxy's gen when it began
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
 	c.p.mu.Lock()
-	c.p.counts.PackBytes += int64(len(b))
+	if c.gen == c.p.gen {
+		c.p.counts.PackBytes += int64(len(b))
+		c.p.counts.PackSizes[c.i] += int64(len(b))
+	}
 	c.p.mu.Unlock()
 	return c.ResponseWriter.Write(b)
 }
