@@ -130,8 +130,9 @@ type Repository struct {
 	lastUsed time.Time // by the cache's clock
 	closed   bool      // evicted: no new operation starts
 
-	// multiACK: the server requires multi_ack, which fetches then declare
-	// (multiack.go). Set from the host, or from the server's first refusal.
+	// multiACK: the server requires multi_ack, which fetches then declare,
+	// with thin-pack (multiack.go). Set from the host, or from the server's
+	// first refusal.
 	multiACK atomic.Bool
 
 	// window overrides the cache's commit window for changes that name

@@ -171,7 +171,7 @@ func TestAzureProxyMultiACKOnly(t *testing.T) {
 	if code, body := post("multi_ack"); code != http.StatusOK || !strings.HasPrefix(body, acks) {
 		t.Errorf("a request declaring multi_ack with a common have: %d %.120q, want 200 and %q before the pack", code, body, acks)
 	}
-	if c := proxy.Counts(); c.Refused != 1 || c.Haves != 2 {
-		t.Errorf("counts %+v: want the one refusal above, and two haves", c)
+	if c := proxy.Counts(); c.Refused != 1 || c.Haves != 2 || len(c.PackSizes) != 1 || c.PackSizes[0] != c.PackBytes || c.PackBytes == 0 {
+		t.Errorf("counts %+v: want the one refusal above, two haves, and one answer's size", c)
 	}
 }
