@@ -25,8 +25,8 @@ package git
 // advertisement it decodes, because it does not implement the multi-round
 // negotiation those modes are for.
 //
-// The engine needs no rounds: a fetch is one request carrying its wants, its
-// haves (negotiate.go) and "done". To it a multi_ack server answers, before
+// The engine needs no rounds: a request carries its wants, its haves and
+// "done" (negotiate.go: a second request only after a force-push). To it a multi_ack server answers, before
 // the pack, one "ACK <oid> continue" per have in common (multi_ack_detailed:
 // "ACK <oid> common", and "ACK <oid> ready" once it could stop), over SSH a
 // "NAK" where go-git's flush ends the haves, and last "ACK <oid>" (the last
@@ -95,8 +95,8 @@ func refusedForMultiACK(err error) bool {
 
 // uploadPack asks the server for the pack of wants, telling it haves, with
 // go-git's capabilities and, if the server requires it, multi_ack and
-// thin-pack (see above). A refusal for lacking multi_ack marks the clone as such and is
-// retried at once, so the fetch that meets it succeeds.
+// thin-pack (see above). A refusal for lacking multi_ack marks the clone as
+// such and is retried at once, so the fetch that meets it succeeds.
 func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) (*packp.UploadPackResponse, *packp.UploadPackRequest, error) {
 	for {
 		multiACK := r.multiACK.Load()
