@@ -18,7 +18,6 @@ package git
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -29,7 +28,7 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
-// Sizes of BenchmarkAzureFullFetch: a GitOps repository of azureFiles
+// Sizes of BenchmarkMultiACKFetch: a GitOps repository of azureFiles
 // manifests of about azureFileSize bytes, each commit of its history
 // changing one of them, as a bot's do.
 const (
@@ -40,77 +39,105 @@ const (
 
 var azureHistories = []int{100, 1000, 5000}
 
-// BenchmarkAzureFullFetch measures what a fetch that brings one new commit
-// costs from a server that requires multi_ack (the engine sends no haves, so
-// the server packs everything reachable from the branch) against the same
-// server answering as a plain Git server (haves: only the new objects), for
-// histories of several lengths: bytes downloaded and wall time per fetch,
-// over azureRounds fetches each after one external commit, the pack
-// compaction they cause included. Run with
-// `go test -run '^$' -bench AzureFullFetch -benchtime=1x ./internal/git/`.
-func BenchmarkAzureFullFetch(b *testing.B) {
+// BenchmarkMultiACKFetch measures what a fetch that brings one new commit
+// downloads from a server that requires multi_ack (a git http-backend behind
+// testenv.AzureProxy, answering as Azure DevOps), for histories of several
+// lengths: the engine (multi_ack, with haves: negotiate.go) beside `git
+// fetch` of the same commit from the same server, each over azureRounds
+// fetches after one external commit, and the engine's fetch before it
+// negotiated (no haves: a fresh clone's request, the whole history). Bytes
+// are the upload-pack responses, counted at the proxy. Run with
+// `go test -run '^$' -bench MultiACKFetch -benchtime=1x ./internal/git/`.
+func BenchmarkMultiACKFetch(b *testing.B) {
 	for range b.N {
-		fmt.Printf("\n%-8s %-12s %14s %12s %12s %12s\n", "commits", "fetch", "bytes/fetch", "p50", "p99", "clone dir")
+		fmt.Printf("\n%-8s %14s %14s %10s %18s %10s %10s\n", "commits", "engine B/fetch", "git B/fetch", "engine÷git", "old (no haves) B", "engine p50", "git p50")
 		for _, n := range azureHistories {
-			for _, full := range []bool{false, true} {
-				row := azureFetchRun(b, n, full)
-				fmt.Printf("%-8d %-12s %14d %12s %12s %12s\n", n, row.mode, row.bytes, row.p50.Round(100*time.Microsecond),
-					row.p99.Round(100*time.Microsecond), fmt.Sprintf("%.1f MiB", float64(row.disk)/(1<<20)))
-				b.ReportMetric(float64(row.bytes), fmt.Sprintf("bytes/fetch-%s-%d", row.mode, n))
-			}
+			row := multiACKFetchRun(b, n)
+			fmt.Printf("%-8d %14d %14d %10.2f %18d %10s %10s\n", n, row.engine, row.git, float64(row.engine)/float64(row.git), row.old,
+				row.engineP50.Round(100*time.Microsecond), row.gitP50.Round(100*time.Microsecond))
+			b.ReportMetric(float64(row.engine), fmt.Sprintf("engine-bytes/fetch-%d", n))
+			b.ReportMetric(float64(row.git), fmt.Sprintf("git-bytes/fetch-%d", n))
+			b.ReportMetric(float64(row.old), fmt.Sprintf("old-bytes/fetch-%d", n))
 		}
 	}
 }
 
-type azureRow struct {
-	mode     string
-	bytes    int64
-	p50, p99 time.Duration
-	disk     int64
+type multiACKRow struct {
+	engine, git, old  int64 // bytes per fetch
+	engineP50, gitP50 time.Duration
 }
 
-func azureFetchRun(b *testing.B, commits int, full bool) azureRow {
+func multiACKFetchRun(b *testing.B, commits int) multiACKRow {
 	root := b.TempDir()
 	repo := testenv.NewBareRepo(b, root, "bench.git", nil)
 	importHistory(b, repo.Dir, commits)
 	h := testenv.NewHTTPServer(b, root, testUser, testToken)
 	p := testenv.NewAzureProxy(b, h.URL)
-	p.SetPassthrough(!full)
-	r, c := newRepo(b, Remote{URL: p.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}})
+	remote := Remote{URL: p.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}}
+	r, _ := newRepo(b, remote)
 	if err := r.Refresh(ctx(b), 0, "main"); err != nil {
 		b.Fatal(err)
+	}
+	bare := filepath.Join(b.TempDir(), "git.git")
+	if out, err := testenv.Git("", nil, "clone", "--bare", "--quiet", testenv.AuthURL(remote.URL, testUser, testToken), bare); err != nil {
+		b.Fatalf("git clone: %v: %s", err, out)
 	}
 	w, err := repo.NewWriter()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	p.ResetCounts()
-	took := make([]time.Duration, 0, azureRounds)
+	var row multiACKRow
+	var engineTook, gitTook []time.Duration
 	for i := range azureRounds {
 		want, err := w.Commit("main", testenv.CommitSpec{Files: map[string]string{fmt.Sprintf("apps/f%03d.yaml", i%azureFiles): manifest(commits + i)}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := time.Now()
-		if err := r.Refresh(ctx(b), 0, "main"); err != nil {
-			b.Fatal(err)
-		}
-		took = append(took, time.Since(start))
+		n, took := countFetch(b, p, func() error { return r.Refresh(ctx(b), 0, "main") })
 		if got := mustHead(b, r, "main"); got != want {
-			b.Fatalf("head %s after fetch, want %s", got, want)
+			b.Fatalf("engine head %s after fetch, want %s", got, want)
 		}
+		row.engine += n
+		engineTook = append(engineTook, took)
+		n, took = countFetch(b, p, func() error {
+			_, err := testenv.Git(bare, nil, "fetch", "--quiet", "origin", "+refs/heads/main:refs/heads/main")
+			return err
+		})
+		row.git += n
+		gitTook = append(gitTook, took)
 	}
-	cnt := p.Counts()
-	if full != (cnt.Haves == 0) {
-		b.Fatalf("full=%v but the fetches sent %d haves", full, cnt.Haves)
+	// What the engine's fetch sent before it negotiated: wants, no haves,
+	// which is a fresh clone's request.
+	row.old, _ = countFetch(b, p, func() error {
+		fresh, _ := newRepo(b, remote)
+		return fresh.Refresh(ctx(b), 0, "main")
+	})
+	row.engine /= azureRounds
+	row.git /= azureRounds
+	row.engineP50, row.gitP50 = median(engineTook), median(gitTook)
+	return row
+}
+
+// countFetch runs fetch and returns the upload-pack bytes the proxy served
+// it and its wall time.
+func countFetch(b *testing.B, p *testenv.AzureProxy, fetch func() error) (int64, time.Duration) {
+	p.ResetCounts()
+	start := time.Now()
+	if err := fetch(); err != nil {
+		b.Fatal(err)
 	}
-	slices.Sort(took)
-	mode := "incremental"
-	if full {
-		mode = "full"
+	took := time.Since(start)
+	c := p.Counts()
+	if c.Refused != 0 && c.UploadPacks == c.Refused {
+		b.Fatalf("every upload-pack request was refused: %+v", c)
 	}
-	return azureRow{mode: mode, bytes: cnt.PackBytes / azureRounds, p50: took[len(took)/2], p99: took[len(took)*99/100], disk: dirSize(b, c.dir)}
+	return c.PackBytes, took
+}
+
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // manifest is a Deployment-like YAML file of about azureFileSize bytes whose
@@ -127,7 +154,7 @@ func manifest(v int) string {
 // importHistory writes commits commits on main into the bare repository at
 // dir with git fast-import: the first adds every file, each later one
 // changes one.
-func importHistory(b *testing.B, dir string, commits int) {
+func importHistory(b testing.TB, dir string, commits int) {
 	b.Helper()
 	var s strings.Builder
 	data := func(v string) { fmt.Fprintf(&s, "data %d\n%s\n", len(v), v) }
@@ -159,19 +186,4 @@ func importHistory(b *testing.B, dir string, commits int) {
 	if _, err := testenv.Git(dir, nil, "gc", "--quiet"); err != nil {
 		b.Fatal(err)
 	}
-}
-
-func dirSize(b *testing.B, dir string) int64 {
-	b.Helper()
-	var n int64
-	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
 }

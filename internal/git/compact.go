@@ -26,11 +26,6 @@ import (
 // provider's reads slow down, and it holds ever more files open.
 const maxPacks = 32
 
-// fullFetchMaxPacks is maxPacks for a clone that fetches without haves
-// (multiack.go): each of its fetches stores a pack of the whole history, so
-// a few of them already hold many copies of every object.
-const fullFetchMaxPacks = 8
-
 const errCompact = "cannot merge the clone's pack files"
 
 // compactLocked merges the clone's packs into one when there are more than
@@ -42,12 +37,8 @@ func (r *Repository) compactLocked() error {
 		// now would drop what it downloaded.
 		return nil
 	}
-	limit := maxPacks
-	if r.fullFetch.Load() {
-		limit = fullFetchMaxPacks
-	}
 	packs, err := r.st.ObjectPacks()
-	if err != nil || len(packs) <= limit {
+	if err != nil || len(packs) <= maxPacks {
 		return errors.Wrap(err, errCompact)
 	}
 	err = r.repackLocked()

@@ -21,8 +21,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // TestPacksAreCompacted: every push adds a pack to the clone; past maxPacks
@@ -65,43 +63,5 @@ func TestPacksAreCompacted(t *testing.T) {
 	// History survives too: the first change is found by its UID.
 	if _, found, err := r.FindCommitByUID(ctx(t), "main", "uid-0", 100); err != nil || !found {
 		t.Errorf("FindCommitByUID after compaction: found=%v, err=%v", found, err)
-	}
-}
-
-// TestFullFetchPacksAreCompacted: a clone that fetches without haves stores
-// a pack of the whole history per fetch; it keeps at most fullFetchMaxPacks
-// of them, and all history stays readable.
-func TestFullFetchPacksAreCompacted(t *testing.T) {
-	t.Parallel()
-	s, _ := azureServer(t)
-	r, _ := newRepo(t, s.remote)
-	fetches := fullFetchMaxPacks + 4
-	for i := range fetches {
-		if _, err := s.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{fmt.Sprintf("p/%02d.txt", i): fmt.Sprint(i)}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-			t.Fatalf("fetch %d: %v", i, err)
-		}
-	}
-	if !r.fullFetch.Load() {
-		t.Fatal("the clone did not learn that the server requires multi_ack")
-	}
-	packs, err := r.st.ObjectPacks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(packs) > fullFetchMaxPacks {
-		t.Errorf("%d packs after %d full fetches, want at most %d", len(packs), fetches, fullFetchMaxPacks)
-	}
-	head := mustHead(t, r, "main")
-	for i := range fetches {
-		if b, err := r.ReadFile(head, fmt.Sprintf("p/%02d.txt", i)); err != nil || string(b.Content) != fmt.Sprint(i) {
-			t.Errorf("p/%02d.txt after compaction = %q, %v", i, b.Content, err)
-		}
-	}
-	// The whole history is still there: a walk to its root finds no gap.
-	if _, _, err := r.FindCommitByUID(ctx(t), "main", "uid-none", fetches+10); err != nil {
-		t.Errorf("walking history after compaction: %v", err)
 	}
 }

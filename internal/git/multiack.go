@@ -22,23 +22,40 @@ package git
 // multi_ack (HTTP 400, "TF401041: … Clients must support multi-ack."), and
 // go-git v5 never declares it: it lists multi_ack and multi_ack_detailed in
 // transport.UnsupportedCapabilities and strips them from every
-// advertisement it decodes, because it cannot read a multi_ack negotiation
-// (its decoder's own words: "TODO: Implement support for multi_ack").
-// go-git v6 implements the negotiation, but is a pre-release.
+// advertisement it decodes, because it does not implement the multi-round
+// negotiation those modes are for.
 //
-// So for such a server the engine fetches without haves: declaring
-// multi_ack_detailed (on this request only; go-git's globals are left
-// alone) is then truthful, because with no have there is nothing to
-// negotiate and the server's whole answer is one NAK before the pack, which
-// go-git v5 reads as it reads any clone's. The price is that a fetch which
-// brings anything brings everything reachable from the branches in use, as
-// a clone does; a fetch that brings nothing (the branch did not move) costs
-// the reference advertisement alone, as everywhere. Measured in
-// BenchmarkAzureFullFetch; docs/guides/azure-devops.md has the figures.
+// The engine needs no rounds: a request carries its wants, its haves and
+// "done" (negotiate.go: a second request only after a force-push). To it a multi_ack server answers, before
+// the pack, one "ACK <oid> continue" per have in common (multi_ack_detailed:
+// "ACK <oid> common", and "ACK <oid> ready" once it could stop), over SSH a
+// "NAK" where go-git's flush ends the haves, and last "ACK <oid>" (the last
+// common commit) or "NAK" (none). go-git v5's response decoder
+// (packp.ServerResponse.Decode) reads ACK and NAK lines until the next line
+// is neither, so the pack reader starts at the pack whichever mode
+// answered; TestMultiACKResponse pins that against the lines git's
+// upload-pack writes. So the request declares multi_ack (on this request
+// only; go-git's globals are left alone) and carries haves as any other:
+// a fetch after a new commit brings about that commit's objects.
+//
+// multi_ack, not multi_ack_detailed: go-git hides which of the two the
+// server advertised, and multi_ack is the one a server that requires
+// either offers (multi_ack_detailed extends it; Azure and git advertise
+// both). In one round ending with "done" the detailed answers say nothing
+// the pack does not.
+//
+// With it, thin-pack: the changed trees and files of a new commit then come
+// as deltas against what the clone holds (0.6 KB of pack for one changed
+// manifest of 200, not 3.4 KB), whose bases the indexer reads from the clone
+// (thinBase). go-git strips thin-pack from every advertisement too, and a
+// client must not ask for what was not offered; a server that requires
+// multi_ack is Azure DevOps (known by its host or its refusal), whose
+// upload-pack advertises thin-pack (testenv.AzureUploadPackCaps), so there
+// it is asked for. Other servers are fetched as before, whole objects.
 //
 // Which servers: the Azure DevOps hosts from the start, and any other (an
 // Azure DevOps Server on a company host) from its first refusal on, which
-// the fetch that met it retries at once without haves.
+// the fetch that met it retries at once with multi_ack.
 
 import (
 	"context"
@@ -76,14 +93,13 @@ func refusedForMultiACK(err error) bool {
 	return strings.Contains(reason, "tf401041") || strings.Contains(reason, "multi-ack") || strings.Contains(reason, "multi_ack")
 }
 
-// uploadPack asks the server for the pack of wants. It sends haves, and
-// go-git's capabilities, unless the server requires multi_ack: then it
-// sends none and declares multi_ack_detailed (see above). A refusal for
-// lacking multi_ack marks the clone as such and is retried at once, so the
-// fetch that meets it succeeds.
+// uploadPack asks the server for the pack of wants, telling it haves, with
+// go-git's capabilities and, if the server requires it, multi_ack and
+// thin-pack (see above). A refusal for lacking multi_ack marks the clone as
+// such and is retried at once, so the fetch that meets it succeeds.
 func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) (*packp.UploadPackResponse, *packp.UploadPackRequest, error) {
 	for {
-		full := r.fullFetch.Load()
+		multiACK := r.multiACK.Load()
 		req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
 		if ar.Capabilities.Supports(capability.NoProgress) {
 			_ = req.Capabilities.Set(capability.NoProgress)
@@ -92,15 +108,13 @@ func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSe
 		if err := r.boundRequest(ctx, req, ar.Capabilities); err != nil {
 			return nil, nil, err
 		}
-		if full {
-			req.Haves = nil
-			if !req.Capabilities.Supports(capability.MultiACK) {
-				_ = req.Capabilities.Set(capability.MultiACKDetailed)
-			}
+		if multiACK {
+			_ = req.Capabilities.Set(capability.MultiACK)
+			_ = req.Capabilities.Set(capability.ThinPack)
 		}
 		resp, err := sess.UploadPack(ctx, req)
-		if err != nil && !full && refusedForMultiACK(err) {
-			r.fullFetch.Store(true)
+		if err != nil && !multiACK && refusedForMultiACK(err) {
+			r.multiACK.Store(true)
 			continue
 		}
 		return resp, req, err

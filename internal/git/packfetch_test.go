@@ -75,11 +75,16 @@ func newPackProxy(t *testing.T, target string) *packProxy {
 // pkt frames s as a pkt-line.
 func pkt(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
 
-// sidebandPack answers an upload-pack request with "NAK" and pack on band 1,
-// as git upload-pack does with side-band-64k.
-func sidebandPack(pack []byte) []byte {
+// sidebandPack answers an upload-pack request whose haves the server holds
+// with "ACK <first have>" ("NAK" without haves) and pack on band 1, as git
+// upload-pack does with side-band-64k and without multi_ack.
+func sidebandPack(haves []string, pack []byte) []byte {
 	var b bytes.Buffer
-	b.WriteString(pkt("NAK\n"))
+	if len(haves) > 0 {
+		b.WriteString(pkt("ACK " + haves[0] + "\n"))
+	} else {
+		b.WriteString(pkt("NAK\n"))
+	}
 	for len(pack) > 0 {
 		n := min(len(pack), 65515)
 		b.WriteString(pkt("\x01" + string(pack[:n])))
@@ -135,7 +140,7 @@ func TestFetchRefusesACorruptPack(t *testing.T) {
 		wants, haves := wantsAndHaves(req)
 		pack := packObjects(t, s.repo.Dir, strings.Join(wants, "\n")+"\n^"+strings.Join(haves, "\n^")+"\n", "--delta-base-offset")
 		pack[len(pack)/2] ^= 0x40
-		return sidebandPack(pack)
+		return sidebandPack(haves, pack)
 	}
 	p.answer.Store(&corrupt)
 	err = r.Refresh(ctx(t), 0, "main")
@@ -185,7 +190,7 @@ func TestFetchCompletesAThinPack(t *testing.T) {
 			t.Errorf("an incremental fetch sent no have")
 		}
 		thin.Add(1)
-		return sidebandPack(packObjects(t, s.repo.Dir, strings.Join(wants, "\n")+"\n^"+strings.Join(haves, "\n^")+"\n", "--thin", "--delta-base-offset"))
+		return sidebandPack(haves, packObjects(t, s.repo.Dir, strings.Join(wants, "\n")+"\n^"+strings.Join(haves, "\n^")+"\n", "--thin", "--delta-base-offset"))
 	}
 	p.answer.Store(&answer)
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {

@@ -130,10 +130,10 @@ type Repository struct {
 	lastUsed time.Time // by the cache's clock
 	closed   bool      // evicted: no new operation starts
 
-	// fullFetch: the server requires multi_ack, which go-git v5 cannot
-	// negotiate, so fetches send no haves (multiack.go). Set from the host,
-	// or from the server's first refusal.
-	fullFetch atomic.Bool
+	// multiACK: the server requires multi_ack, which fetches then declare,
+	// with thin-pack (multiack.go). Set from the host, or from the server's
+	// first refusal.
+	multiACK atomic.Bool
 
 	// window overrides the cache's commit window for changes that name
 	// none; negative means the cache's.
@@ -203,7 +203,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 		return nil, err
 	}
 	repo.window.Store(-1)
-	repo.fullFetch.Store(requiresMultiACK(conn.host))
+	repo.multiACK.Store(requiresMultiACK(conn.host))
 	return repo, nil
 }
 

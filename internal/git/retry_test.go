@@ -39,7 +39,7 @@ func TestExternalWriterRace(t *testing.T) {
 }
 
 // TestExternalWriterRaceAzure is the same race through a server that
-// answers as Azure DevOps does, where every fetch is one without haves:
+// answers as Azure DevOps does, where every fetch declares multi_ack:
 // nothing is lost, nothing forced.
 func TestExternalWriterRaceAzure(t *testing.T) {
 	t.Parallel()

@@ -60,8 +60,9 @@ type errMoved struct{ remote plumbing.Hash }
 
 func (e *errMoved) Error() string { return "remote branch moved to " + e.remote.String() }
 
-// fetch downloads the given branches with one ls-refs and at most one
-// upload-pack request (two, once per clone, from a server that requires
+// fetch downloads the given branches with one ls-refs and one upload-pack
+// request (a second when the server holds none of the clone's heads:
+// negotiate.go; one more, once per clone, from a server that requires
 // multi_ack: multiack.go), and points the local refs at the remote heads. Only
 // the branches in use are requested: the full advertisement is unavoidable
 // in go-git v5 (no protocol v2), the objects are not.
@@ -108,7 +109,7 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			wants = append(wants, h)
 		}
 	}
-	if len(wants) > 0 && !r.fullFetch.Load() {
+	if len(wants) > 0 {
 		haves = r.localHeadsLocked()
 	}
 	r.mu.Unlock()
@@ -171,7 +172,7 @@ func (r *Repository) setHeadLocked(b string, h plumbing.Hash) (HeadMove, bool, e
 // file outside the storage lock, so reads are not blocked for the duration
 // of a transfer, and moves it into the clone once it is whole and checked.
 func (r *Repository) download(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
-	resp, req, err := r.uploadPack(ctx, sess, ar, wants, haves)
+	resp, req, err := r.negotiate(ctx, sess, ar, wants, haves)
 	if err != nil {
 		return errors.Wrap(classify(err), errFetch)
 	}

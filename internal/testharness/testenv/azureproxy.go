@@ -42,6 +42,16 @@ const (
 	AzureReceivePackCaps = "report-status side-band-64k quiet delete-refs"
 )
 
+// MultiACKOnlyUploadPackCaps is what a server that requires multi_ack but
+// does not speak multi_ack_detailed advertises (SetMultiACKOnly): Azure's
+// list without multi_ack_detailed.
+const MultiACKOnlyUploadPackCaps = "multi_ack thin-pack side-band side-band-64k no-progress no-done shallow allow-tip-sha1-in-want filter"
+
+// NotAdvertisedRefusal is the body a server in SetMultiACKOnly mode answers,
+// with HTTP 400, to a request that declares multi_ack_detailed, which it did
+// not advertise.
+const NotAdvertisedRefusal = "capability not advertised: multi_ack_detailed"
+
 // AzureMultiACKRefusal is the body Azure DevOps answers, with HTTP 400, to an
 // upload-pack request whose capabilities lack multi_ack: its V1 upload-pack
 // parser throws "Clients must support multi-ack." on the first want line,
@@ -66,7 +76,13 @@ type AzureProxy struct {
 	// passthrough forwards everything unchanged, only counting: the
 	// baseline of a measurement.
 	passthrough bool
-	counts      AzureCounts
+	// multiACKOnly advertises multi_ack without multi_ack_detailed and
+	// refuses requests that declare the latter.
+	multiACKOnly bool
+	counts       AzureCounts
+	// gen counts ResetCounts calls: a response that began before one
+	// counts nothing after it.
+	gen int
 	// refusal, when set, is the reason every push's ref is refused with
 	// (RefusePushes).
 	refusal string
@@ -81,8 +97,10 @@ type AzureCounts struct {
 	// cannot negotiate with multi_ack should send none.
 	Haves int64
 	// PackBytes counts the response bytes of upload-pack POSTs: what
-	// fetches downloaded.
+	// fetches downloaded; PackSizes has those of each POST, in the order
+	// they arrived.
 	PackBytes int64
+	PackSizes []int64
 	// PushAdverts counts receive-pack advertisements (push attempts: the
 	// engine reads one and sends nothing when the branch moved), and
 	// ReceivePacks the receive-pack POSTs (pushes sent).
@@ -130,11 +148,33 @@ func (p *AzureProxy) SetPassthrough(on bool) {
 	p.passthrough = on
 }
 
+// SetMultiACKOnly makes the proxy answer as a server that requires
+// multi_ack but does not offer multi_ack_detailed: its advertisement lists
+// MultiACKOnlyUploadPackCaps, and a request that declares
+// multi_ack_detailed is refused with NotAdvertisedRefusal (counted in
+// Refused). git's upload-pack behind it then negotiates in plain multi_ack
+// mode ("ACK <oid> continue"), as the request asks. The git CLI cannot
+// fetch from it over HTTP (its stateless negotiation requires
+// multi_ack_detailed); a client that sends one round ending in "done" can.
+func (p *AzureProxy) SetMultiACKOnly(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.multiACKOnly = on
+}
+
+func (p *AzureProxy) isMultiACKOnly() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.multiACKOnly
+}
+
 // Counts returns what the proxy saw so far.
 func (p *AzureProxy) Counts() AzureCounts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counts
+	c := p.counts
+	c.PackSizes = append([]int64(nil), c.PackSizes...)
+	return c
 }
 
 // ResetCounts zeroes the counts.
@@ -142,6 +182,7 @@ func (p *AzureProxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts = AzureCounts{}
+	p.gen++
 }
 
 // RefusePushes makes every push's ref refused with reason in the report
@@ -228,36 +269,52 @@ func (p *AzureProxy) uploadPack(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	caps, haves := readUploadRequest(plain)
-	refuse := !p.isPassthrough() && !hasCap(caps, "multi_ack") && !hasCap(caps, "multi_ack_detailed")
+	refusal := ""
+	switch {
+	case p.isPassthrough():
+	case !hasCap(caps, "multi_ack") && !hasCap(caps, "multi_ack_detailed"):
+		refusal = AzureMultiACKRefusal
+	case p.isMultiACKOnly() && hasCap(caps, "multi_ack_detailed"):
+		refusal = NotAdvertisedRefusal
+	}
 	p.mu.Lock()
 	p.counts.UploadPacks++
 	p.counts.Haves += int64(haves)
-	if refuse {
+	i, gen := len(p.counts.PackSizes), p.gen
+	if refusal == "" {
+		p.counts.PackSizes = append(p.counts.PackSizes, 0)
+	}
+	if refusal != "" {
 		p.counts.Refused++
 	}
 	p.mu.Unlock()
-	if refuse {
-		http.Error(w, AzureMultiACKRefusal, http.StatusBadRequest)
+	if refusal != "" {
+		http.Error(w, refusal, http.StatusBadRequest)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	cw := &countingWriter{ResponseWriter: w}
-	p.fwd.ServeHTTP(cw, r)
-	p.mu.Lock()
-	p.counts.PackBytes += cw.n
-	p.mu.Unlock()
+	p.fwd.ServeHTTP(&countingWriter{ResponseWriter: w, p: p, i: i, gen: gen}, r)
 }
 
-// countingWriter counts the bytes of a response body.
+// countingWriter counts the bytes of a response body into PackBytes, each
+// before it is written: a client that has read the whole response finds
+// every byte of it counted (counted after the handler returned, they could
+// arrive after the client's next look at Counts).
 type countingWriter struct {
 	http.ResponseWriter
-	n int64
+	p   *AzureProxy
+	i   int // its index in PackSizes
+	gen int // the proxy's gen when it began
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.ResponseWriter.Write(b)
-	c.n += int64(n)
-	return n, err
+	c.p.mu.Lock()
+	if c.gen == c.p.gen {
+		c.p.counts.PackBytes += int64(len(b))
+		c.p.counts.PackSizes[c.i] += int64(len(b))
+	}
+	c.p.mu.Unlock()
+	return c.ResponseWriter.Write(b)
 }
 
 // Flush lets the reverse proxy stream the pack as it arrives.
@@ -328,6 +385,9 @@ func (p *AzureProxy) rewriteAdvert(resp *http.Response) error {
 	switch service {
 	case "git-upload-pack":
 		caps = AzureUploadPackCaps
+		if p.isMultiACKOnly() {
+			caps = MultiACKOnlyUploadPackCaps
+		}
 	case "git-receive-pack":
 		caps = AzureReceivePackCaps
 	default:

@@ -108,3 +108,70 @@ func TestAzureProxy(t *testing.T) {
 		t.Errorf("counts %+v: want the one refusal above, and haves from git's fetch", c)
 	}
 }
+
+// TestAzureProxyMultiACKOnly: in multi_ack-only mode the proxy advertises
+// multi_ack without multi_ack_detailed, refuses a request that declares the
+// latter, and serves one that declares multi_ack, haves included, with git's
+// plain multi_ack acknowledgements ("ACK <oid> continue") before the pack.
+// (The git CLI does not fetch over HTTP from such a server: its stateless
+// negotiation requires multi_ack_detailed.)
+func TestAzureProxyMultiACKOnly(t *testing.T) {
+	root := t.TempDir()
+	r := seedRepo(t, root)
+	srv := NewHTTPServer(t, root, "u", "p")
+	proxy := NewAzureProxy(t, srv.URL)
+	proxy.SetMultiACKOnly(true)
+	repoURL := proxy.RepoURL(filepath.Base(r.Dir))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	seed := r.Head(t, "main")
+	head, err := r.Commit("main", CommitSpec{Files: map[string]string{"new.txt": "new\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(mode string) (int, string) {
+		t.Helper()
+		body := pktLine("want "+head+" "+mode+" side-band-64k no-progress\n") + "0000" + pktLine("have "+seed+"\n") + pktLine("done\n")
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, repoURL+"/git-upload-pack", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("u", "p")
+		req.Header.Set("Content-Type", "application/x-git-upload-pack-request")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, repoURL+"/info/refs?service=git-upload-pack", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("u", "p")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advert, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || !strings.Contains(string(advert), "\x00 "+MultiACKOnlyUploadPackCaps+" ") {
+		t.Errorf("advertisement %q, %v: want the capabilities %q", advert, err, MultiACKOnlyUploadPackCaps)
+	}
+	if code, body := post("multi_ack_detailed"); code != http.StatusBadRequest || !strings.Contains(body, NotAdvertisedRefusal) {
+		t.Errorf("a request declaring multi_ack_detailed: %d %q, want 400 with %q", code, body, NotAdvertisedRefusal)
+	}
+	acks := pktLine("ACK "+seed+" continue\n") + pktLine("ACK "+seed+"\n")
+	if code, body := post("multi_ack"); code != http.StatusOK || !strings.HasPrefix(body, acks) {
+		t.Errorf("a request declaring multi_ack with a common have: %d %.120q, want 200 and %q before the pack", code, body, acks)
+	}
+	if c := proxy.Counts(); c.Refused != 1 || c.Haves != 2 || len(c.PackSizes) != 1 || c.PackSizes[0] != c.PackBytes || c.PackBytes == 0 {
+		t.Errorf("counts %+v: want the one refusal above, two haves, and one answer's size", c)
+	}
+}
