@@ -65,6 +65,12 @@ func newPackProxy(t *testing.T, target string) *packProxy {
 			return
 		}
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
+		if bytes.Contains(body, []byte("deepen ")) {
+			// A request with a depth is answered with the shallow-info
+			// section first: none of these histories reaches the depth, so
+			// it is empty, as git's upload-pack writes it.
+			_, _ = w.Write([]byte("0000"))
+		}
 		_, _ = w.Write((*answer)(body))
 	}))
 	t.Cleanup(s.Close)

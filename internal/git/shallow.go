@@ -113,7 +113,7 @@ func (r *Repository) depth() int {
 
 // boundRequest makes req ask for history to the clone's depth, and names
 // the clone's shallow commits (both only where the server offers shallow
-// fetches, as every Git server since 1.5 does). A fresh fetch
+// fetches, as git's own upload-pack does). A fresh fetch
 // (withFresh) names none: the server assumes the clone holds nothing.
 func (r *Repository) boundRequest(ctx context.Context, req *packp.UploadPackRequest, caps *capability.List) error {
 	r.mu.Lock()

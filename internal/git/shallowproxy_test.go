@@ -69,26 +69,13 @@ func newShallowDropper(t testing.TB, target string) *shallowDropper {
 
 // drop returns the pkt-lines of body without those that start "shallow ".
 func (d *shallowDropper) drop(body []byte) []byte {
-	var out bytes.Buffer
-	for len(body) >= 4 {
-		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
-		if err != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
-			break
-		}
-		if n == 0 {
-			out.Write(body[:4])
-			body = body[4:]
-			continue
-		}
-		if bytes.HasPrefix(body[4:n], []byte("shallow ")) {
+	return rewritePktLines(body, func(line string) (string, bool) {
+		if strings.HasPrefix(line, "shallow ") {
 			d.drops.Add(1)
-		} else {
-			out.Write(body[:n])
+			return "", false
 		}
-		body = body[n:]
-	}
-	out.Write(body)
-	return out.Bytes()
+		return line, true
+	})
 }
 
 func (d *shallowDropper) dropped() int64 { return d.drops.Load() }
@@ -104,10 +91,33 @@ func (d *shallowDropper) unoffer(resp *http.Response) error {
 	if err != nil {
 		return err
 	}
+	body = rewritePktLines(body, func(line string) (string, bool) {
+		ref, caps, ok := strings.Cut(line, "\x00")
+		if !ok {
+			return line, true
+		}
+		var kept []string
+		for _, c := range strings.Fields(caps) {
+			if c != "shallow" {
+				kept = append(kept, c)
+			}
+		}
+		return ref + "\x00" + strings.Join(kept, " ") + "\n", true
+	})
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return nil
+}
+
+// rewritePktLines passes each pkt-line's payload of body through f, which
+// returns what to write instead, or false to drop the line. Flushes and
+// anything after a malformed length pass unchanged.
+func rewritePktLines(body []byte, f func(line string) (string, bool)) []byte {
 	var out bytes.Buffer
 	for len(body) >= 4 {
-		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
-		if err != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
+		n, perr := strconv.ParseUint(string(body[:4]), 16, 16)
+		if perr != nil || (n > 0 && (n < 4 || int(n) > len(body))) {
 			break
 		}
 		if n == 0 {
@@ -115,22 +125,11 @@ func (d *shallowDropper) unoffer(resp *http.Response) error {
 			body = body[4:]
 			continue
 		}
-		line := string(body[4:n])
-		if ref, caps, ok := strings.Cut(line, "\x00"); ok {
-			var kept []string
-			for _, c := range strings.Fields(caps) {
-				if c != "shallow" {
-					kept = append(kept, c)
-				}
-			}
-			line = ref + "\x00" + strings.Join(kept, " ") + "\n"
+		if line, keep := f(string(body[4:n])); keep {
+			fmt.Fprintf(&out, "%04x%s", len(line)+4, line)
 		}
-		fmt.Fprintf(&out, "%04x%s", len(line)+4, line)
 		body = body[n:]
 	}
 	out.Write(body)
-	resp.Body = io.NopCloser(&out)
-	resp.ContentLength = int64(out.Len())
-	resp.Header.Set("Content-Length", strconv.Itoa(out.Len()))
-	return nil
+	return out.Bytes()
 }

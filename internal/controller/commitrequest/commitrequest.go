@@ -50,6 +50,8 @@ import (
 // restart. A request that landed more than MaxWalk commits below the head
 // before its status was written would land again; 1000 commits is far more
 // than a branch moves between a push and the status write that follows it.
+// The engine's clones hold git.DefaultHistoryDepth commits (a little more),
+// and deepen where a search needs more.
 const MaxWalk = 1000
 
 // Limits, the same as the CRD's.

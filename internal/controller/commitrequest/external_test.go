@@ -366,3 +366,12 @@ func TestUpdateAndDeleteTouchNothing(t *testing.T) {
 		t.Errorf("Delete(...): %v: -want, +got:\n%s", err, diff)
 	}
 }
+
+// TestMaxWalkWithinTheClonesHistory: the search reads no further than a
+// clone's history reaches when first fetched, so a restart's search costs no
+// deepening fetch.
+func TestMaxWalkWithinTheClonesHistory(t *testing.T) {
+	if MaxWalk > git.DefaultHistoryDepth {
+		t.Errorf("MaxWalk %d is deeper than the engine's clones (git.DefaultHistoryDepth %d)", MaxWalk, git.DefaultHistoryDepth)
+	}
+}
