@@ -56,7 +56,13 @@ func (a *Attributions) Landed(key string) {
 		return
 	}
 	for rel, t := range l.spending {
-		l.after[rel] = t
+		// Never back: a plan made while the write waited in the branch
+		// writer's window may have spent later facts of the path (an
+		// ignored user's verdict), and facts once spent author nothing
+		// more.
+		if t.After(l.after[rel]) {
+			l.after[rel] = t
+		}
 		l.noticeDone(rel)
 	}
 	l.spending = nil

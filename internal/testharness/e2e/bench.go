@@ -51,6 +51,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-git/apis"
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/admission"
 	"github.com/crossplane-contrib/provider-git/internal/audit"
 	gitcontroller "github.com/crossplane-contrib/provider-git/internal/controller"
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -83,6 +84,9 @@ type BenchFlags struct {
 	Audit           *audit.Store
 	AuditMetrics    *audit.Metrics
 	AttributionWait time.Duration
+	// Admission, when set, holds the admission webhook's facts Mirrors
+	// with attribution Admission or Auto join (options.Options.Admission).
+	Admission *admission.Store
 	// Events serves forge events on loopback (BenchProvider.EventsURL),
 	// as --events-bind-address does; RelaxedPoll is --events-relaxed-poll
 	// (0: never relax).
@@ -197,7 +201,7 @@ func StartBenchProvider(b *testing.B, f BenchFlags) *BenchProvider {
 		},
 		Cache: bp.Cache, AllowInsecureRemotes: true, PollJitter: f.Poll / 10,
 		ConditionMetrics: gitcontroller.NewConditionMetrics(), Forges: f.Forges, ForgeRates: f.ForgeRates,
-		Audit: f.Audit, AuditMetrics: f.AuditMetrics, AttributionWait: f.AttributionWait,
+		Audit: f.Audit, AuditMetrics: f.AuditMetrics, AttributionWait: f.AttributionWait, Admission: f.Admission,
 	}
 	if f.Events {
 		bp.EventsURL = serveEvents(b, mgr, &o)

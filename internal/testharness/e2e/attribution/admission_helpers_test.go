@@ -130,7 +130,7 @@ func (g *holdGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // two seconds at most. It labels ns and waits until the API server calls
 // the webhook for a write there (when calls says so), and deletes the
 // configuration when the test ends.
-func webhookFor(t *testing.T, ns, value, url string, calls func() bool) {
+func webhookFor(t testing.TB, ns, value, url string, calls func() bool) {
 	t.Helper()
 	ctx := context.Background()
 	name := webhookName(ns)
@@ -190,7 +190,7 @@ func webhookFor(t *testing.T, ns, value, url string, calls func() bool) {
 func webhookName(ns string) string { return ns + ".attribution.git.m.crossplane.io" }
 
 // admittedProbe reports whether the webhook kept a fact of ns's probe.
-func admittedProbe(t *testing.T, ns string) func() bool {
+func admittedProbe(t testing.TB, ns string) func() bool {
 	return func() bool {
 		p := &corev1.ConfigMap{}
 		if err := e2e.CP.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "probe"}, p); err != nil {
@@ -244,7 +244,7 @@ func hasUser(fs []admission.Fact, user string) bool {
 // failedOpen reports whether the API server counted a call of the webhook
 // configuration name that failed and was let through (failurePolicy
 // Ignore): apiserver_admission_webhook_fail_open_count.
-func failedOpen(t *testing.T, name string) bool {
+func failedOpen(t testing.TB, name string) bool {
 	for line := range strings.SplitSeq(string(rawGet(t, "/metrics")), "\n") {
 		if strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") && strings.Contains(line, `name="`+name+`"`) && !strings.HasSuffix(line, " 0") {
 			return true
@@ -255,7 +255,7 @@ func failedOpen(t *testing.T, name string) bool {
 
 // rawGet is the body of a GET of path from the API server, as the
 // administrator.
-func rawGet(t *testing.T, path string) []byte {
+func rawGet(t testing.TB, path string) []byte {
 	t.Helper()
 	hc, err := rest.HTTPClientFor(e2e.CP.Config)
 	if err != nil {
