@@ -51,6 +51,11 @@ func (r *Repository) compactLocked() error {
 	if err != nil || len(packs) <= limit {
 		return errors.Wrap(err, errCompact)
 	}
+	if r.partial.Load() {
+		err = r.repackPresentLocked() // partialcompact.go
+		r.st.Reindex()
+		return errors.Wrap(err, errCompact)
+	}
 	repo, err := gogit.Open(r.st, nil)
 	if err != nil {
 		return errors.Wrap(err, errCompact)

@@ -59,6 +59,9 @@ func (r *Repository) ListFiles(commit, prefix string) (map[string]string, error)
 	if base == "." {
 		base = ""
 	}
+	if r.partial.Load() {
+		r.blobs.noteFolder(base)
+	}
 	if base != "" {
 		if t, err = r.subtreeLocked(t, base); err != nil || t == nil {
 			return map[string]string{}, err

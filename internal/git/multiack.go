@@ -89,6 +89,7 @@ func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSe
 			_ = req.Capabilities.Set(capability.NoProgress)
 		}
 		req.Wants, req.Haves = wants, haves
+		r.filterRequest(req, ar.Capabilities)
 		if full {
 			req.Haves = nil
 			if !req.Capabilities.Supports(capability.MultiACK) {

@@ -138,6 +138,11 @@ type Repository struct {
 	// window overrides the cache's commit window for changes that name
 	// none; negative means the cache's.
 	window atomic.Int64
+
+	// partial: the clone is fetched without blobs, which reads fetch in
+	// batches (partial.go, blobfetch.go); blobs has its own lock.
+	partial atomic.Bool
+	blobs   blobFetches
 }
 
 // SetCommitWindow sets how long this repository's branch writers collect
@@ -201,6 +206,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	}
 	repo.window.Store(-1)
 	repo.fullFetch.Store(requiresMultiACK(conn.host))
+	repo.partial.Store(isPartial(dir))
 	return repo, nil
 }
 
@@ -290,41 +296,67 @@ func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return r.readFile(commit, p, -1)
 }
 
-// readFile is ReadFile and ReadFileMax: limit < 0 reads any size.
+// readFile is ReadFile and ReadFileMax: limit < 0 reads any size. In a
+// partial clone a blob not fetched yet is fetched (blobfetch.go).
 func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
 	if err := r.begin(); err != nil {
 		return Blob{}, err
 	}
 	defer r.end()
+	if r.partial.Load() {
+		r.blobs.noteRead(p)
+	}
+	b, absent, err := r.readFileOnce(commit, p, limit)
+	for attempt := 0; !absent.IsZero() && attempt < blobFetchAttempts; attempt++ {
+		ferr := r.fetchBlob(commit, p, absent)
+		// Read again whatever the fetch said: the blob may have come in
+		// another batch.
+		b, absent, err = r.readFileOnce(commit, p, limit)
+		if !absent.IsZero() && ferr != nil {
+			return Blob{}, ferr
+		}
+	}
+	if !absent.IsZero() {
+		return Blob{}, errors.Errorf("%s: %s of %s (%s)", errBlobNotSent, absent, p, commit)
+	}
+	return b, err
+}
+
+// readFileOnce reads p at commit from the clone; absent is the blob's hash
+// when the clone does not hold it.
+func (r *Repository) readFileOnce(commit, p string, limit int64) (_ Blob, absent plumbing.Hash, _ error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, err := r.treeAt(commit)
 	if err != nil {
-		return Blob{}, err
+		return Blob{}, absent, err
 	}
 	e, err := r.findFileLocked(t, p)
 	if err != nil {
-		return Blob{}, err
+		return Blob{}, absent, err
 	}
 	b, err := object.GetBlob(r.st, e.Hash)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.partial.Load() {
+		absent = e.Hash
+	}
 	if err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
 	if limit >= 0 && b.Size > limit {
 		// Refused on the size the object header states, before a byte of
 		// it is allocated.
-		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, &TooLargeError{Path: p, Size: b.Size, Max: limit}
+		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, absent, &TooLargeError{Path: p, Size: b.Size, Max: limit}
 	}
 	rd, err := b.Reader()
 	if err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
 	defer rd.Close() //nolint:errcheck // read-only: a failed Close loses nothing
 	content := make([]byte, b.Size)
 	if _, err := io.ReadFull(rd, content); err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
-	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, nil
+	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, absent, nil
 }
 
 // findFileLocked returns the entry of the file at p in t. A path that is

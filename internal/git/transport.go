@@ -110,7 +110,13 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	if len(wants) > 0 && !r.fullFetch.Load() {
 		haves = r.localHeadsLocked()
 	}
+	if len(wants) > 0 {
+		err = r.choosePartialLocked(ar.Capabilities)
+	}
 	r.mu.Unlock()
+	if err != nil {
+		return err
+	}
 
 	downloaded := false
 	if len(wants) > 0 {

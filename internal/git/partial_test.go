@@ -1,0 +1,424 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
+)
+
+// Server configurations of the partial clone tests: git's upload-pack
+// serves filter only with uploadpack.allowFilter, and wants of blobs only
+// with uploadpack.allowAnySHA1InWant (what GitHub, GitLab and Gitea allow).
+var (
+	servesFilter  = []string{"uploadpack.allowFilter", "true", "uploadpack.allowAnySHA1InWant", "true"}
+	refusesFilter = []string(nil)
+	// filterTipsOnly serves filter but no wants beyond the refs' tips: a
+	// clone without blobs could never read one, so it is cloned whole.
+	filterTipsOnly = []string{"uploadpack.allowFilter", "true"}
+)
+
+// partialSeed has paths resources read (apps/) and one none does.
+func partialSeed() map[string][]testenv.CommitSpec {
+	return map[string][]testenv.CommitSpec{
+		"main": {
+			{Message: "seed", Files: map[string]string{"apps/a.yaml": "a: 1\n", "apps/b.yaml": "b: 1\n", "unused/big.txt": "nobody reads this\n"}},
+			{Message: "second", Files: map[string]string{"mirror/x.yaml": "x: 1\n"}},
+		},
+	}
+}
+
+// partialServer is a smart-HTTP server whose repository has config set.
+func partialServer(t *testing.T, config []string) *server {
+	t.Helper()
+	root := t.TempDir()
+	repo := testenv.NewBareRepo(t, root, "repo.git", partialSeed())
+	for i := 0; i+1 < len(config); i += 2 {
+		if _, err := testenv.Git(repo.Dir, nil, "config", config[i], config[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := testenv.NewHTTPServer(t, root, testUser, testToken)
+	return &server{name: "HTTP", root: root, repo: repo, http: s,
+		remote: Remote{URL: s.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}}}
+}
+
+// holds reports whether the clone's object store holds the object sha.
+func holds(r *Repository, sha string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hasLocked(plumbing.NewHash(sha))
+}
+
+// uploadPacks is how many upload-pack requests (fetches of objects, not
+// advertisements) the server answered.
+func uploadPacks(s *server) int64 { return s.http.ReadsOf(s.repo.Name).Fetches }
+
+func TestPartialCloneReads(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		reason  string
+		config  []string
+		partial bool
+	}{
+		"ServesFilter": {
+			reason: "A server that serves filter gets a clone without blobs; reads fetch theirs, in batches, once.",
+			config: servesFilter, partial: true,
+		},
+		"RefusesFilter": {
+			reason: "A server without filter gets today's full clone: every read is local.",
+			config: refusesFilter,
+		},
+		"FilterTipsOnly": {
+			reason: "A server that filters but refuses wants of blobs gets a full clone: a partial one could never read.",
+			config: filterTipsOnly,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := partialServer(t, tc.config)
+			dir := t.TempDir()
+			c, err := NewCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			r, err := c.Repository(s.remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatal(err)
+			}
+			if r.Partial() != tc.partial {
+				t.Fatalf("%s\nPartial() = %v, want %v", tc.reason, r.Partial(), tc.partial)
+			}
+			unused, a, b := hashObject(t, "nobody reads this\n"), hashObject(t, "a: 1\n"), hashObject(t, "b: 1\n")
+			if holds(r, unused) == tc.partial || holds(r, a) == tc.partial {
+				t.Errorf("%s\nafter the first fetch: holds unused blob %v, read blob %v; want %v", tc.reason, holds(r, unused), holds(r, a), !tc.partial)
+			}
+			head, _ := r.Head("main")
+			before := uploadPacks(s)
+			read := func(p, want string) {
+				t.Helper()
+				got, err := r.ReadFile(head, p)
+				if err != nil || string(got.Content) != want {
+					t.Fatalf("%s\nReadFile(%s) = %q, %v; want %q", tc.reason, p, got.Content, err, want)
+				}
+			}
+			read("apps/a.yaml", "a: 1\n")
+			read("apps/a.yaml", "a: 1\n")
+			read("apps/b.yaml", "b: 1\n")
+			wantFetches := int64(0)
+			if tc.partial {
+				wantFetches = 2 // a, then b: each read first alone
+			}
+			if got := uploadPacks(s) - before; got != wantFetches {
+				t.Errorf("%s\nthree reads of two files: %d upload-pack requests, want %d (a read again is local)", tc.reason, got, wantFetches)
+			}
+			if !holds(r, a) || !holds(r, b) || holds(r, unused) == tc.partial {
+				t.Errorf("%s\nafter the reads: holds a %v, b %v, unused %v", tc.reason, holds(r, a), holds(r, b), holds(r, unused))
+			}
+
+			// Someone changes both read files and the unused one: the first
+			// read at the new head brings both new blobs in one request.
+			if _, err := s.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{
+				"apps/a.yaml": "a: 2\n", "apps/b.yaml": "b: 2\n", "unused/big.txt": "still nobody\n",
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatal(err)
+			}
+			head, _ = r.Head("main")
+			before = uploadPacks(s)
+			read("apps/b.yaml", "b: 2\n")
+			read("apps/a.yaml", "a: 2\n")
+			if tc.partial {
+				wantFetches = 1
+			}
+			if got := uploadPacks(s) - before; got != wantFetches {
+				t.Errorf("%s\ntwo reads after a head move: %d upload-pack requests, want %d", tc.reason, got, wantFetches)
+			}
+			if got := holds(r, hashObject(t, "still nobody\n")); got == tc.partial {
+				t.Errorf("%s\nthe unused path's new blob: held %v, want %v", tc.reason, got, !tc.partial)
+			}
+
+			// A restarted provider reopens the clone: still partial, and
+			// what it fetched is still there.
+			c.Close()
+			c2, err := NewCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			r2, err := c2.Repository(s.remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r2.Partial() != tc.partial {
+				t.Errorf("%s\nreopened: Partial() = %v, want %v", tc.reason, r2.Partial(), tc.partial)
+			}
+			before = uploadPacks(s)
+			if got, err := r2.ReadFile(head, "apps/a.yaml"); err != nil || string(got.Content) != "a: 2\n" {
+				t.Errorf("%s\nreopened: ReadFile = %q, %v", tc.reason, got.Content, err)
+			}
+			if got := uploadPacks(s) - before; got != 0 {
+				t.Errorf("%s\nreopened: a blob fetched before was fetched again (%d requests)", tc.reason, got)
+			}
+		})
+	}
+}
+
+// TestPartialCloneWrites lands every write path on a clone whose remote
+// moved since it last fetched, so each is rebuilt on the new head and
+// pushed again: File (a put), CommitRequest (a commit of its own), Mirror
+// (a folder written on expectations), Branch (created from a branch).
+// Nothing may be lost or forced, and no write may fetch a blob.
+func TestPartialCloneWrites(t *testing.T) {
+	t.Parallel()
+	for name, config := range map[string][]string{"ServesFilter": servesFilter, "RefusesFilter": refusesFilter} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			partial := name == "ServesFilter"
+			s := partialServer(t, config)
+			r, _ := newRepo(t, s.remote, WithCommitWindow(time.Millisecond))
+			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+				t.Fatal(err)
+			}
+			if r.Partial() != partial {
+				t.Fatalf("Partial() = %v, want %v", r.Partial(), partial)
+			}
+			unused := hashObject(t, "nobody reads this\n")
+			before := uploadPacks(s)
+			writes := []struct {
+				what  string
+				write func() Result
+			}{
+				{"File", func() Result {
+					return r.Submit(ctx(t), "main", Change{Puts: map[string]File{"apps/a.yaml": {Content: []byte("a: file\n")}}, Message: "file"})
+				}},
+				{"CommitRequest", func() Result {
+					return r.Submit(ctx(t), "main", Change{OwnCommit: true, Message: "request",
+						Puts: map[string]File{"apps/new.yaml": {Content: []byte("new: 1\n")}}, Deletes: []string{"apps/b.yaml"}})
+				}},
+				{"Mirror", func() Result {
+					x := hashObject(t, "x: 1\n")
+					return r.Submit(ctx(t), "main", Change{Message: "mirror",
+						Puts:   map[string]File{"mirror/x.yaml": {Content: []byte("x: 2\n")}, "mirror/y.yaml": {Content: []byte("y: 1\n")}},
+						Expect: map[string]string{"mirror/x.yaml": x, "mirror/y.yaml": ""}})
+				}},
+				{"Branch", func() Result { return r.CreateBranch(ctx(t), "feature", "main") }},
+			}
+			var external []string
+			for _, w := range writes {
+				// The remote moves under the clone before every write.
+				p := "ext/" + strings.ToLower(w.what)
+				if _, err := s.repo.Commit("main", testenv.CommitSpec{Message: "external", Files: map[string]string{p: p}}); err != nil {
+					t.Fatal(err)
+				}
+				external = append(external, p)
+				if res := w.write(); res.Err != nil {
+					t.Fatalf("%s on a moved remote: %v", w.what, res.Err)
+				}
+			}
+			files := s.repo.Files(t, "main")
+			want := map[string]string{"apps/a.yaml": "a: file\n", "apps/new.yaml": "new: 1\n", "mirror/x.yaml": "x: 2\n", "mirror/y.yaml": "y: 1\n", "unused/big.txt": "nobody reads this\n"}
+			for _, p := range external {
+				want[p] = p
+			}
+			for p, content := range want {
+				if files[p] != content {
+					t.Errorf("%s on the server: %q, want %q (lost?)", p, files[p], content)
+				}
+			}
+			if _, ok := files["apps/b.yaml"]; ok {
+				t.Error("apps/b.yaml: the CommitRequest's delete was lost")
+			}
+			if got, want := s.repo.Head(t, "feature"), s.repo.Head(t, "main"); got != want {
+				t.Errorf("feature at %s, want main's head %s", got, want)
+			}
+			for _, u := range s.repo.Reflog(t, "main") {
+				if u.Old != strings.Repeat("0", 40) && !s.repo.IsAncestor(t, u.Old, u.New) {
+					t.Errorf("main moved %s -> %s without fast-forward", u.Old[:7], u.New[:7])
+				}
+			}
+			if partial && holds(r, unused) {
+				t.Errorf("the clone holds the unused path's blob after the writes (%d upload-pack requests)", uploadPacks(s)-before)
+			}
+			// What the writes pushed is held: reading it back is local.
+			head, _ := r.Head("main")
+			before = uploadPacks(s)
+			for _, p := range []string{"apps/a.yaml", "mirror/y.yaml"} {
+				if got, err := r.ReadFile(head, p); err != nil || string(got.Content) != want[p] {
+					t.Errorf("ReadFile(%s) = %q, %v; want %q", p, got.Content, err, want[p])
+				}
+			}
+			if got := uploadPacks(s) - before; got != 0 {
+				t.Errorf("reading back what the engine pushed: %d upload-pack requests, want 0", got)
+			}
+		})
+	}
+}
+
+// TestExternalWriterRacePartial is TestExternalWriterRace on a partial
+// clone: engine writers lose placed races to an external writer, rebase on
+// the moved head and push again; nothing is lost, nothing forced.
+func TestExternalWriterRacePartial(t *testing.T) {
+	t.Parallel()
+	s := partialServer(t, servesFilter)
+	externalWriterRace(t, s)
+}
+
+// TestPartialCloneCompacts: merging a partial clone's packs (every push
+// and blob fetch adds one; past maxPacks they are merged) keeps the blobs
+// the clone holds, does not ask for the others, and loses no commit or
+// tree.
+func TestPartialCloneCompacts(t *testing.T) {
+	t.Parallel()
+	s := partialServer(t, servesFilter)
+	r, _ := newRepo(t, s.remote, WithCommitWindow(0))
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Head("main")
+	if _, err := r.ReadFile(head, "apps/a.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxPacks {
+		p := fmt.Sprintf("apps/c%02d.yaml", i)
+		if res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}}); res.Err != nil {
+			t.Fatalf("push %d: %v", i, res.Err)
+		}
+	}
+	r.mu.Lock()
+	packs, _ := r.st.ObjectPacks()
+	r.mu.Unlock()
+	if len(packs) > maxPacks {
+		t.Errorf("%d packs after %d pushes: never merged", len(packs), maxPacks)
+	}
+	if !holds(r, hashObject(t, "a: 1\n")) || !holds(r, hashObject(t, "apps/c00.yaml")) {
+		t.Error("the merge dropped a blob the clone held")
+	}
+	if holds(r, hashObject(t, "nobody reads this\n")) {
+		t.Error("the merge fetched a blob nobody read")
+	}
+	head, _ = r.Head("main")
+	if got, found, err := r.FindCommitByUID("main", "none", 100); err != nil || found {
+		t.Errorf("history walk after the merge: %+v, %v, %v", got, found, err)
+	}
+	before := uploadPacks(s)
+	if got, err := r.ReadFile(head, "apps/c00.yaml"); err != nil || string(got.Content) != "apps/c00.yaml" {
+		t.Errorf("ReadFile after the merge = %q, %v", got.Content, err)
+	}
+	if got := uploadPacks(s) - before; got != 0 {
+		t.Errorf("a held blob was fetched again after the merge (%d requests)", got)
+	}
+	if got, err := r.ReadFile(head, "apps/b.yaml"); err != nil || string(got.Content) != "b: 1\n" {
+		t.Errorf("ReadFile of a blob never fetched, after the merge = %q, %v", got.Content, err)
+	}
+}
+
+// TestBlobPackChecks: what a server answers to a request for blobs is
+// stored only when it holds the blobs asked for and nothing else.
+func TestBlobPackChecks(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewStorage()
+	asked, err := storeBlob(mem, []byte("asked for\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := storeBlob(mem, []byte("someone else's\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := storeObject(mem, &object.Tree{Entries: []object.TreeEntry{{Name: "f", Mode: filemode.Regular, Hash: asked}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack := func(hs ...plumbing.Hash) []byte {
+		var buf bytes.Buffer
+		if _, err := packfile.NewEncoder(&buf, mem, false).Encode(hs, 0); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	cases := map[string]struct {
+		reason string
+		pack   []byte
+		wants  []plumbing.Hash
+		stored []plumbing.Hash
+		err    string
+	}{
+		"Asked": {
+			reason: "The blob asked for is stored.",
+			pack:   pack(asked), wants: []plumbing.Hash{asked}, stored: []plumbing.Hash{asked},
+		},
+		"AnotherBlob": {
+			reason: "A blob answered with another is refused, and nothing of it stored.",
+			pack:   pack(other), wants: []plumbing.Hash{asked}, err: errBlobUnasked,
+		},
+		"Extra": {
+			reason: "A server cannot add objects to the clone that nobody asked for.",
+			pack:   pack(asked, other), wants: []plumbing.Hash{asked}, err: errBlobUnasked,
+		},
+		"NotABlob": {
+			reason: "Only blobs are asked for: a tree under an asked hash is refused.",
+			pack:   pack(tree), wants: []plumbing.Hash{tree}, err: errBlobUnasked,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, _ := newRepo(t, Remote{URL: "https://git.example.com/repo.git"})
+			err := r.storeBlobPack(ctx(t), bytes.NewReader(tc.pack), capability.NewList(), tc.wants)
+			if got := fmt.Sprint(err); (tc.err == "") != (err == nil) || !strings.Contains(got, tc.err) {
+				t.Errorf("%s\nstoreBlobPack() = %v, want an error saying %q", tc.reason, err, tc.err)
+			}
+			for _, h := range []plumbing.Hash{asked, other, tree} {
+				if got, want := holds(r, h.String()), slices.Contains(tc.stored, h); got != want {
+					t.Errorf("%s\nthe clone holds %s: %v, want %v", tc.reason, h, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCapped: a batch of blobs may bring so many bytes and no more.
+func TestCapped(t *testing.T) {
+	t.Parallel()
+	c := &capped{r: strings.NewReader("0123456789abc"), left: 10}
+	got, err := io.ReadAll(c)
+	if string(got) != "0123456789" || err == nil || !strings.Contains(err.Error(), errBlobBatchBytes) {
+		t.Errorf("ReadAll past the cap = %q, %v; want the first 10 bytes and an error saying %q", got, err, errBlobBatchBytes)
+	}
+}
