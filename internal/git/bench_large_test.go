@@ -240,11 +240,14 @@ func TestLargeRepositoryChild(t *testing.T) {
 	case "engine":
 		largeEngineOpen(t, url, dest)
 		res.RSSKiB, res.BaseKiB = procStatusKiB(t, "VmHWM"), base
-	case "bare", "depth1":
+	case "bare", "depth1", "bare-filter":
 		args := []string{"clone", "-q", "--bare", testenv.AuthURL(url, testUser, testToken), dest}
-		if mode == "depth1" {
+		switch mode {
+		case "depth1":
 			args = []string{"clone", "-q", "--depth=1", testenv.AuthURL(url, testUser, testToken), dest}
 			gitDir = filepath.Join(dest, ".git")
+		case "bare-filter": // BenchmarkLargePartialClone
+			args = []string{"clone", "-q", "--bare", "--filter=blob:none", testenv.AuthURL(url, testUser, testToken), dest}
 		}
 		res.RSSKiB, res.Bound = gitPeakRSS(t, work, args)
 	default:

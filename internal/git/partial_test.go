@@ -37,10 +37,14 @@ import (
 
 // Server configurations of the partial clone tests: git's upload-pack
 // serves filter only with uploadpack.allowFilter, and wants of blobs only
-// with uploadpack.allowAnySHA1InWant (what GitHub, GitLab and Gitea allow).
+// with uploadpack.allowAnySHA1InWant (what GitHub, GitLab and Gitea allow)
+// or allowReachableSHA1InWant.
 var (
-	servesFilter  = []string{"uploadpack.allowFilter", "true", "uploadpack.allowAnySHA1InWant", "true"}
-	refusesFilter = []string(nil)
+	servesFilter = []string{"uploadpack.allowFilter", "true", "uploadpack.allowAnySHA1InWant", "true"}
+	// servesFilterReachable allows wants of objects the refs reach only:
+	// enough for blobs.
+	servesFilterReachable = []string{"uploadpack.allowFilter", "true", "uploadpack.allowReachableSHA1InWant", "true"}
+	refusesFilter         = []string(nil)
 	// filterTipsOnly serves filter but no wants beyond the refs' tips: a
 	// clone without blobs could never read one, so it is cloned whole.
 	filterTipsOnly = []string{"uploadpack.allowFilter", "true"}
@@ -92,6 +96,10 @@ func TestPartialCloneReads(t *testing.T) {
 		"ServesFilter": {
 			reason: "A server that serves filter gets a clone without blobs; reads fetch theirs, in batches, once.",
 			config: servesFilter, partial: true,
+		},
+		"ServesFilterReachable": {
+			reason: "A server that allows wants of reachable objects serves the blobs a partial clone reads.",
+			config: servesFilterReachable, partial: true,
 		},
 		"RefusesFilter": {
 			reason: "A server without filter gets today's full clone: every read is local.",

@@ -16,7 +16,7 @@ limitations under the License.
 
 package git
 
-// Locking. Six mutexes, each guarding only its own fields:
+// Locking. Seven mutexes, each guarding only its own fields:
 //
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.lmu: whether the clone is in use or evicted (evict.go).
@@ -29,6 +29,8 @@ package git
 //   - Repository.wmu: the branch writers and the results of enqueued
 //     changes not yet taken (async.go).
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
+//   - blobFetches.mu: a partial clone's batches of blobs and the paths
+//     read (blobfetch.go).
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
 // uploads, with no lock held, and takes Repository.mu only to store what it

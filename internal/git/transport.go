@@ -110,12 +110,13 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	if len(wants) > 0 && !r.fullFetch.Load() {
 		haves = r.localHeadsLocked()
 	}
+	var perr error
 	if len(wants) > 0 {
-		err = r.choosePartialLocked(ar.Capabilities)
+		perr = r.choosePartialLocked(ar.Capabilities)
 	}
 	r.mu.Unlock()
-	if err != nil {
-		return err
+	if perr != nil {
+		return perr
 	}
 
 	downloaded := false
