@@ -31,8 +31,9 @@ package git
 // for. A blob it did not send fails the reads that wanted it.
 //
 // Locking: blobFetches.mu guards the tracked paths and the batches in
-// flight and collecting; it is a leaf, never held across the network or
-// while Repository.mu is taken.
+// flight and collecting. It is never held across the network, nor taken
+// under Repository.mu or the other way round; starting a batch under it
+// takes only Repository.lmu (a leaf), as starting a fetch does under rmu.
 
 import (
 	"context"

@@ -430,3 +430,19 @@ func TestCapped(t *testing.T) {
 		t.Errorf("ReadAll past the cap = %q, %v; want the first 10 bytes and an error saying %q", got, err, errBlobBatchBytes)
 	}
 }
+
+// TestAzureDevOpsIsNotPartial: Azure DevOps advertises filter, but over
+// the protocol go-git v5 speaks no want beyond a ref's tip
+// (allow-tip-sha1-in-want only): a partial clone could never fetch a blob,
+// so it is cloned whole.
+func TestAzureDevOpsIsNotPartial(t *testing.T) {
+	t.Parallel()
+	s, _ := azureServer(t)
+	r, _ := newRepo(t, s.remote)
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Partial() {
+		t.Error("a clone from Azure DevOps is partial: its reads could never fetch a blob")
+	}
+}
