@@ -17,20 +17,13 @@ limitations under the License.
 package git
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
@@ -115,7 +108,11 @@ func TestPartialCloneReads(t *testing.T) {
 			t.Parallel()
 			s := partialServer(t, tc.config)
 			dir := t.TempDir()
-			c, err := NewCache(dir)
+			m, reg := NewMetrics(), prometheus.NewRegistry()
+			if err := m.Register(reg); err != nil {
+				t.Fatal(err)
+			}
+			c, err := NewCache(dir, WithMetrics(m))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,6 +176,17 @@ func TestPartialCloneReads(t *testing.T) {
 			}
 			if got := holds(r, hashObject(t, "still nobody\n")); got == tc.partial {
 				t.Errorf("%s\nthe unused path's new blob: held %v, want %v", tc.reason, got, !tc.partial)
+			}
+			// Three requests (a; b; a and b again), for four blobs.
+			var wantRequests, wantBlobs float64
+			if tc.partial {
+				wantRequests, wantBlobs = 3, 4
+			}
+			if got := counterOf(t, reg, "provider_git_blob_fetches_total", "success"); got != wantRequests {
+				t.Errorf("%s\nprovider_git_blob_fetches_total{result=success} = %v, want %v", tc.reason, got, wantRequests)
+			}
+			if got := counterOf(t, reg, "provider_git_blobs_fetched_total", ""); got != wantBlobs {
+				t.Errorf("%s\nprovider_git_blobs_fetched_total = %v, want %v", tc.reason, got, wantBlobs)
 			}
 
 			// A restarted provider reopens the clone: still partial, and
@@ -356,81 +364,6 @@ func TestPartialCloneCompacts(t *testing.T) {
 	}
 }
 
-// TestBlobPackChecks: what a server answers to a request for blobs is
-// stored only when it holds the blobs asked for and nothing else.
-func TestBlobPackChecks(t *testing.T) {
-	t.Parallel()
-	mem := memory.NewStorage()
-	asked, err := storeBlob(mem, []byte("asked for\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := storeBlob(mem, []byte("someone else's\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := storeObject(mem, &object.Tree{Entries: []object.TreeEntry{{Name: "f", Mode: filemode.Regular, Hash: asked}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack := func(hs ...plumbing.Hash) []byte {
-		var buf bytes.Buffer
-		if _, err := packfile.NewEncoder(&buf, mem, false).Encode(hs, 0); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
-	cases := map[string]struct {
-		reason string
-		pack   []byte
-		wants  []plumbing.Hash
-		stored []plumbing.Hash
-		err    string
-	}{
-		"Asked": {
-			reason: "The blob asked for is stored.",
-			pack:   pack(asked), wants: []plumbing.Hash{asked}, stored: []plumbing.Hash{asked},
-		},
-		"AnotherBlob": {
-			reason: "A blob answered with another is refused, and nothing of it stored.",
-			pack:   pack(other), wants: []plumbing.Hash{asked}, err: errBlobUnasked,
-		},
-		"Extra": {
-			reason: "A server cannot add objects to the clone that nobody asked for.",
-			pack:   pack(asked, other), wants: []plumbing.Hash{asked}, err: errBlobUnasked,
-		},
-		"NotABlob": {
-			reason: "Only blobs are asked for: a tree under an asked hash is refused.",
-			pack:   pack(tree), wants: []plumbing.Hash{tree}, err: errBlobUnasked,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r, _ := newRepo(t, Remote{URL: "https://git.example.com/repo.git"})
-			err := r.storeBlobPack(ctx(t), bytes.NewReader(tc.pack), capability.NewList(), tc.wants)
-			if got := fmt.Sprint(err); (tc.err == "") != (err == nil) || !strings.Contains(got, tc.err) {
-				t.Errorf("%s\nstoreBlobPack() = %v, want an error saying %q", tc.reason, err, tc.err)
-			}
-			for _, h := range []plumbing.Hash{asked, other, tree} {
-				if got, want := holds(r, h.String()), slices.Contains(tc.stored, h); got != want {
-					t.Errorf("%s\nthe clone holds %s: %v, want %v", tc.reason, h, got, want)
-				}
-			}
-		})
-	}
-}
-
-// TestCapped: a batch of blobs may bring so many bytes and no more.
-func TestCapped(t *testing.T) {
-	t.Parallel()
-	c := &capped{r: strings.NewReader("0123456789abc"), left: 10}
-	got, err := io.ReadAll(c)
-	if string(got) != "0123456789" || err == nil || !strings.Contains(err.Error(), errBlobBatchBytes) {
-		t.Errorf("ReadAll past the cap = %q, %v; want the first 10 bytes and an error saying %q", got, err, errBlobBatchBytes)
-	}
-}
-
 // TestAzureDevOpsIsNotPartial: Azure DevOps advertises filter, but over
 // the protocol go-git v5 speaks no want beyond a ref's tip
 // (allow-tip-sha1-in-want only): a partial clone could never fetch a blob,
@@ -444,5 +377,32 @@ func TestAzureDevOpsIsNotPartial(t *testing.T) {
 	}
 	if r.Partial() {
 		t.Error("a clone from Azure DevOps is partial: its reads could never fetch a blob")
+	}
+}
+
+// TestFullCloneStaysFull: a clone that began full holds every blob, and
+// keeps fetching them when its server starts serving filter: a later read
+// never waits on the network.
+func TestFullCloneStaysFull(t *testing.T) {
+	t.Parallel()
+	s := partialServer(t, refusesFilter)
+	r, _ := newRepo(t, s.remote)
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(servesFilter); i += 2 {
+		if _, err := testenv.Git(s.repo.Dir, nil, "config", servesFilter[i], servesFilter[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.repo.Commit("main", testenv.CommitSpec{Files: map[string]string{"later.txt": "later\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Partial() || !holds(r, hashObject(t, "later\n")) {
+		t.Errorf("a full clone after its server began to serve filter: Partial() = %v, holds the new blob %v; want false, true",
+			r.Partial(), holds(r, hashObject(t, "later\n")))
 	}
 }
