@@ -19,6 +19,7 @@ package git
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,55 +316,6 @@ func TestExternalWriterRacePartial(t *testing.T) {
 	externalWriterRace(t, s)
 }
 
-// TestPartialCloneCompacts: merging a partial clone's packs (every push
-// and blob fetch adds one; past maxPacks they are merged) keeps the blobs
-// the clone holds, does not ask for the others, and loses no commit or
-// tree.
-func TestPartialCloneCompacts(t *testing.T) {
-	t.Parallel()
-	s := partialServer(t, servesFilter)
-	r, _ := newRepo(t, s.remote, WithCommitWindow(0))
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
-	head, _ := r.Head("main")
-	if _, err := r.ReadFile(head, "apps/a.yaml"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range maxPacks {
-		p := fmt.Sprintf("apps/c%02d.yaml", i)
-		if res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{p: {Content: []byte(p)}}}); res.Err != nil {
-			t.Fatalf("push %d: %v", i, res.Err)
-		}
-	}
-	r.mu.Lock()
-	packs, _ := r.st.ObjectPacks()
-	r.mu.Unlock()
-	if len(packs) > maxPacks {
-		t.Errorf("%d packs after %d pushes: never merged", len(packs), maxPacks)
-	}
-	if !holds(r, hashObject(t, "a: 1\n")) || !holds(r, hashObject(t, "apps/c00.yaml")) {
-		t.Error("the merge dropped a blob the clone held")
-	}
-	if holds(r, hashObject(t, "nobody reads this\n")) {
-		t.Error("the merge fetched a blob nobody read")
-	}
-	head, _ = r.Head("main")
-	if got, found, err := r.FindCommitByUID("main", "none", 100); err != nil || found {
-		t.Errorf("history walk after the merge: %+v, %v, %v", got, found, err)
-	}
-	before := uploadPacks(s)
-	if got, err := r.ReadFile(head, "apps/c00.yaml"); err != nil || string(got.Content) != "apps/c00.yaml" {
-		t.Errorf("ReadFile after the merge = %q, %v", got.Content, err)
-	}
-	if got := uploadPacks(s) - before; got != 0 {
-		t.Errorf("a held blob was fetched again after the merge (%d requests)", got)
-	}
-	if got, err := r.ReadFile(head, "apps/b.yaml"); err != nil || string(got.Content) != "b: 1\n" {
-		t.Errorf("ReadFile of a blob never fetched, after the merge = %q, %v", got.Content, err)
-	}
-}
-
 // TestAzureDevOpsIsNotPartial: Azure DevOps advertises filter, but over
 // the protocol go-git v5 speaks no want beyond a ref's tip
 // (allow-tip-sha1-in-want only): a partial clone could never fetch a blob,
@@ -404,5 +356,57 @@ func TestFullCloneStaysFull(t *testing.T) {
 	if r.Partial() || !holds(r, hashObject(t, "later\n")) {
 		t.Errorf("a full clone after its server began to serve filter: Partial() = %v, holds the new blob %v; want false, true",
 			r.Partial(), holds(r, hashObject(t, "later\n")))
+	}
+}
+
+// TestPartialCloneConcurrentReads: reads that miss at once share requests.
+// Once the paths were read, the first miss after a head move asks for all
+// of their new blobs; a read that missed before that request was queued
+// joins the next one. However the reads interleave, that is at most two
+// requests for twenty reads.
+func TestPartialCloneConcurrentReads(t *testing.T) {
+	t.Parallel()
+	s := partialServer(t, servesFilter)
+	r, _ := newRepo(t, s.remote)
+	const n = 20
+	write := func(v int) {
+		t.Helper()
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("many/f%02d.yaml", i)] = fmt.Sprintf("f%02d: %d\n", i, v)
+		}
+		if _, err := s.repo.Commit("main", testenv.CommitSpec{Files: files}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(v int) {
+		t.Helper()
+		head, _ := r.Head("main")
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p, want := fmt.Sprintf("many/f%02d.yaml", i), fmt.Sprintf("f%02d: %d\n", i, v)
+				if got, err := r.ReadFile(head, p); err != nil || string(got.Content) != want {
+					t.Errorf("ReadFile(%s) = %q, %v; want %q", p, got.Content, err, want)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	write(1)
+	if !r.Partial() {
+		t.Fatal("the clone is not partial")
+	}
+	readAll(1)
+	write(2)
+	before := uploadPacks(s)
+	readAll(2)
+	if got := uploadPacks(s) - before; got < 1 || got > 2 {
+		t.Errorf("%d concurrent reads after a head move: %d upload-pack requests, want 1 or 2", n, got)
 	}
 }
