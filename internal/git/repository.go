@@ -70,8 +70,9 @@ const (
 )
 
 // Repository is the local clone of one remote identity, shared by every
-// resource that uses it. Reads never touch the network; Refresh and the
-// branch writers do. Safe for concurrent use.
+// resource that uses it. Reads never touch the network, but for a partial
+// clone's blob not fetched yet (blobfetch.go); Refresh and the branch
+// writers do. Safe for concurrent use.
 type Repository struct {
 	cache *Cache
 	conn  *connection
@@ -292,8 +293,10 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 }
 
 // ReadFile returns the file at p in commit, or an error wrapping
-// ErrNotExist. It does not touch the network. It reads the whole blob,
-// whatever its size: content that will be parsed is read with ReadFileMax.
+// ErrNotExist. It does not touch the network, but in a partial clone for a
+// blob not fetched yet: then it waits for a batch that brings it, at most
+// the fetch timeout. It reads the whole blob, whatever its size: content
+// that will be parsed is read with ReadFileMax.
 func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return r.readFile(commit, p, -1)
 }
