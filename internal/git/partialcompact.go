@@ -81,8 +81,17 @@ func (r *Repository) repackPresentLocked() error {
 
 // presentObjects lists the objects the refs of st reach, without reading a
 // blob: commits and trees must be there (an error otherwise), blobs are
-// listed when st holds them. A gitlink names another repository's commit.
+// listed when st holds them. A gitlink names another repository's commit;
+// the parents of a shallow clone's boundary commits are not in the clone.
 func presentObjects(st *filesystem.Storage) ([]plumbing.Hash, error) {
+	shallow, err := st.Shallow()
+	if err != nil {
+		return nil, err
+	}
+	boundary := map[plumbing.Hash]bool{}
+	for _, h := range shallow {
+		boundary[h] = true
+	}
 	seen := map[plumbing.Hash]bool{}
 	var objs, stack []plumbing.Hash
 	refs, err := st.IterReferences()
@@ -113,7 +122,9 @@ func presentObjects(st *filesystem.Storage) ([]plumbing.Hash, error) {
 		switch o := o.(type) {
 		case *object.Commit:
 			stack = append(stack, o.TreeHash)
-			stack = append(stack, o.ParentHashes...)
+			if !boundary[h] {
+				stack = append(stack, o.ParentHashes...)
+			}
 		case *object.Tree:
 			for _, e := range o.Entries {
 				switch {

@@ -18,7 +18,17 @@ package git
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestPartialCloneCompacts: merging a partial clone's packs (every push
@@ -67,5 +77,46 @@ func TestPartialCloneCompacts(t *testing.T) {
 	}
 	if got, err := r.ReadFile(head, "apps/b.yaml"); err != nil || string(got.Content) != "b: 1\n" {
 		t.Errorf("ReadFile of a blob never fetched, after the merge = %q, %v", got.Content, err)
+	}
+}
+
+// TestPresentObjectsStopsAtShallowBoundary: a shallow clone lacks the
+// parents of its boundary commits; compaction lists what it holds, absent
+// blobs left out, and does not fail on them.
+func TestPresentObjectsStopsAtShallowBoundary(t *testing.T) {
+	t.Parallel()
+	st := filesystem.NewStorage(osfs.New(t.TempDir()), cache.NewObjectLRUDefault())
+	blob, err := storeBlob(st, []byte("held\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := plumbing.ComputeHash(plumbing.BlobObject, []byte("never fetched\n"))
+	tree, err := storeObject(st, &object.Tree{Entries: []object.TreeEntry{
+		{Name: "absent", Mode: filemode.Regular, Hash: absent},
+		{Name: "held", Mode: filemode.Regular, Hash: blob},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := plumbing.ComputeHash(plumbing.CommitObject, []byte("not in the clone"))
+	commit, err := storeObject(st, &object.Commit{TreeHash: tree, ParentHashes: []plumbing.Hash{parent}, Message: "boundary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetShallow([]plumbing.Hash{commit}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetReference(plumbing.NewHashReference(branchRef("main"), commit)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := presentObjects(st)
+	if err != nil {
+		t.Fatalf("presentObjects: %v", err)
+	}
+	slices.SortFunc(got, func(a, b plumbing.Hash) int { return strings.Compare(a.String(), b.String()) })
+	want := []plumbing.Hash{commit, tree, blob}
+	slices.SortFunc(want, func(a, b plumbing.Hash) int { return strings.Compare(a.String(), b.String()) })
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("presentObjects: -want, +got:\n%s", diff)
 	}
 }
