@@ -92,6 +92,7 @@ type blobFetches struct {
 	folders  map[string]bool // folders ListFiles listed
 }
 
+// note adds p to the set *m, unless it holds maxTrackedReads already.
 func note(m *map[string]bool, p string) {
 	if *m == nil {
 		*m = map[string]bool{}

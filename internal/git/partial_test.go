@@ -228,7 +228,11 @@ func TestPartialCloneWrites(t *testing.T) {
 			t.Parallel()
 			partial := name == "ServesFilter"
 			s := partialServer(t, config)
-			r, _ := newRepo(t, s.remote, WithCommitWindow(time.Millisecond))
+			m, reg := NewMetrics(), prometheus.NewRegistry()
+			if err := m.Register(reg); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := newRepo(t, s.remote, WithCommitWindow(time.Millisecond), WithMetrics(m))
 			if err := r.Refresh(ctx(t), 0, "main"); err != nil {
 				t.Fatal(err)
 			}
@@ -291,6 +295,9 @@ func TestPartialCloneWrites(t *testing.T) {
 			}
 			if partial && holds(r, unused) {
 				t.Errorf("the clone holds the unused path's blob after the writes (%d upload-pack requests)", uploadPacks(s)-before)
+			}
+			if got := counterOf(t, reg, "provider_git_blob_fetches_total", ""); got != 0 {
+				t.Errorf("the writes and their rebases fetched blobs: %v requests, want 0", got)
 			}
 			// What the writes pushed is held: reading it back is local.
 			head, _ := r.Head("main")
