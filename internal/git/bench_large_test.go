@@ -251,14 +251,16 @@ func TestLargeRepositoryChild(t *testing.T) {
 		}
 		largeEngineOpen(t, url, dest, opts...)
 		res.RSSKiB, res.BaseKiB = procStatusKiB(t, "VmHWM"), base
-	case "bare", "depth1", "bare-depth":
+	case "bare", "depth1", "bare-depth", "bare-filter":
 		args := []string{"clone", "-q", "--bare", testenv.AuthURL(url, testUser, testToken), dest}
-		if mode == "bare-depth" { // BenchmarkBoundedHistory's
+		switch mode {
+		case "bare-depth": // BenchmarkBoundedHistory's
 			args = append(args, fmt.Sprintf("--depth=%d", DefaultHistoryDepth))
-		}
-		if mode == "depth1" {
+		case "depth1":
 			args = []string{"clone", "-q", "--depth=1", testenv.AuthURL(url, testUser, testToken), dest}
 			gitDir = filepath.Join(dest, ".git")
+		case "bare-filter": // BenchmarkLargePartialClone
+			args = []string{"clone", "-q", "--bare", "--filter=blob:none", testenv.AuthURL(url, testUser, testToken), dest}
 		}
 		res.RSSKiB, res.Bound = gitPeakRSS(t, work, args)
 	default:

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package git is provider-git's Git engine: one shared local clone per remote
-// identity, reads that never touch the network, coalesced fetches, and a
-// batched, race-proof writer per branch that never force-pushes.
+// identity, reads from it (the network only for a partial clone's blob not
+// fetched yet), coalesced fetches, and a batched, race-proof writer per
+// branch that never force-pushes.
 package git
 
 import (

@@ -19,12 +19,14 @@ package git
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
@@ -225,14 +227,26 @@ func TestExpectHoldsWhereTheCommitLands(t *testing.T) {
 // retriesOf reads provider_git_push_retries_total from reg.
 func retriesOf(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
+	return counterOf(t, reg, "provider_git_push_retries_total", "")
+}
+
+// counterOf sums the series of the counter name in reg, of those with
+// result (any, when empty).
+func counterOf(t *testing.T, reg *prometheus.Registry, name, result string) float64 {
+	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := 0.0
 	for _, mf := range mfs {
-		if mf.GetName() == "provider_git_push_retries_total" {
-			for _, m := range mf.GetMetric() {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if result == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+				return l.GetName() == "result" && l.GetValue() == result
+			}) {
 				sum += m.GetCounter().GetValue()
 			}
 		}

@@ -49,15 +49,18 @@ func (r *Repository) ListFiles(commit, prefix string) (map[string]string, error)
 		return nil, err
 	}
 	defer r.end()
+	base := strings.Trim(prefix, "/")
+	if base == "." {
+		base = ""
+	}
+	if r.partial.Load() {
+		r.blobs.noteFolder(base)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, err := r.treeAt(commit)
 	if err != nil {
 		return nil, err
-	}
-	base := strings.Trim(prefix, "/")
-	if base == "." {
-		base = ""
 	}
 	if base != "" {
 		if t, err = r.subtreeLocked(t, base); err != nil || t == nil {

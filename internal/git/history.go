@@ -127,6 +127,19 @@ func (r *Repository) repackLocked() error {
 			}
 		}
 	}
+	packed := make(map[plumbing.Hash]bool, len(objs))
+	for _, o := range objs {
+		packed[o] = true
+	}
+	err = r.st.ForEachObjectHash(func(o plumbing.Hash) error {
+		if !packed[o] {
+			return nil
+		}
+		return r.st.DeleteLooseObject(o)
+	})
+	if err != nil {
+		return err
+	}
 	r.st.Reindex()
 	// A shallow commit no ref reached went with its pack.
 	return r.recordShallowLocked(nil)
@@ -134,10 +147,12 @@ func (r *Repository) repackLocked() error {
 
 // reachableLocked lists the objects reachable from the refs. History ends
 // at a parent the clone lacks: the clone's shallow commits' (recorded or
-// not: a shallow file lost in a crash costs no compaction), never a tree's
-// or a blob's.
+// not: a shallow file lost in a crash costs no compaction), never a tree's.
+// A partial clone's blobs are listed when it holds them: compaction neither
+// drops a blob a read fetched nor asks for one never fetched (partial.go).
 func (r *Repository) reachableLocked() ([]plumbing.Hash, error) {
-	seen := map[plumbing.Hash]bool{}
+	partial := r.partial.Load()
+	seen, absent := map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
 	var todo []plumbing.Hash
 	refs, err := r.st.IterReferences()
 	if err != nil {
@@ -179,7 +194,13 @@ func (r *Repository) reachableLocked() ([]plumbing.Hash, error) {
 				case filemode.Submodule:
 					// Another repository's commit: not in this one.
 				default:
-					seen[e.Hash] = true
+					// A blob: looked up once, however many trees name it.
+					if partial && !seen[e.Hash] && !absent[e.Hash] && !r.hasLocked(e.Hash) {
+						absent[e.Hash] = true
+					}
+					if !absent[e.Hash] {
+						seen[e.Hash] = true
+					}
 				}
 			}
 		case *object.Tag:

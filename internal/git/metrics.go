@@ -37,6 +37,8 @@ type Metrics struct {
 	pushesWithheld *prometheus.CounterVec
 	apiCommits     *prometheus.CounterVec
 	apiFallbacks   *prometheus.CounterVec
+	blobFetches    *prometheus.CounterVec
+	blobsFetched   *prometheus.CounterVec
 }
 
 // NewMetrics returns unregistered metrics; the caller registers them on its
@@ -81,11 +83,17 @@ func NewMetrics() *Metrics {
 		apiFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_api_fallbacks_total", Help: "Batches of a configuration with spec.commit.via API pushed instead, by reason (files, bytes, requests, empty-repository, object-differs).",
 		}, []string{"host", "reason"}),
+		blobFetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_blob_fetches_total", Help: "Requests for the blobs a partial clone lacks, made when a read meets one (many blobs each), by result.",
+		}, hostResult),
+		blobsFetched: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "provider_git_blobs_fetched_total", Help: "Blobs asked for by the requests of provider_git_blob_fetches_total that succeeded.",
+		}, host),
 	}
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks, m.blobFetches, m.blobsFetched}
 }
 
 // Register registers every metric on r.
@@ -160,5 +168,17 @@ func (m *Metrics) apiCommitted(host string, _ time.Time, err error) {
 func (m *Metrics) apiFellBack(host, reason string) {
 	if m != nil {
 		m.apiFallbacks.WithLabelValues(host, reason).Inc()
+	}
+}
+
+// blobFetched counts one request for n blobs of a partial clone
+// (blobfetch.go).
+func (m *Metrics) blobFetched(host string, n int, err error) {
+	if m == nil {
+		return
+	}
+	m.blobFetches.WithLabelValues(host, result(err)).Inc()
+	if err == nil {
+		m.blobsFetched.WithLabelValues(host).Add(float64(n))
 	}
 }

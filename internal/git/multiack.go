@@ -108,6 +108,7 @@ func (r *Repository) uploadPack(ctx context.Context, sess transport.UploadPackSe
 		if err := r.boundRequest(ctx, req, ar.Capabilities); err != nil {
 			return nil, nil, err
 		}
+		r.filterRequest(req, ar.Capabilities)
 		if multiACK {
 			_ = req.Capabilities.Set(capability.MultiACK)
 			_ = req.Capabilities.Set(capability.ThinPack)

@@ -16,7 +16,7 @@ limitations under the License.
 
 package git
 
-// Locking. Six mutexes, each guarding only its own fields:
+// Locking. Seven mutexes, each guarding only its own fields:
 //
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.lmu: whether the clone is in use or evicted (evict.go).
@@ -29,6 +29,8 @@ package git
 //   - Repository.wmu: the branch writers and the results of enqueued
 //     changes not yet taken (async.go).
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
+//   - blobFetches.mu: a partial clone's batches of blobs and the paths
+//     read (blobfetch.go).
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
 // uploads, with no lock held, and takes Repository.mu only to store what it
@@ -68,8 +70,9 @@ const (
 )
 
 // Repository is the local clone of one remote identity, shared by every
-// resource that uses it. Reads never touch the network; Refresh and the
-// branch writers do. Safe for concurrent use.
+// resource that uses it. Reads never touch the network, but for a partial
+// clone's blob not fetched yet (blobfetch.go); Refresh and the branch
+// writers do. Safe for concurrent use.
 type Repository struct {
 	cache *Cache
 	conn  *connection
@@ -141,6 +144,10 @@ type Repository struct {
 
 	// hist is how deep the clone's history reaches (shallow.go).
 	hist history
+	// partial: the clone is fetched without blobs, which reads fetch in
+	// batches (partial.go, blobfetch.go); blobs has its own lock.
+	partial atomic.Bool
+	blobs   blobFetches
 }
 
 // SetCommitWindow sets how long this repository's branch writers collect
@@ -204,6 +211,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	}
 	repo.window.Store(-1)
 	repo.multiACK.Store(requiresMultiACK(conn.host))
+	repo.partial.Store(isPartial(dir))
 	return repo, nil
 }
 
@@ -287,47 +295,75 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 }
 
 // ReadFile returns the file at p in commit, or an error wrapping
-// ErrNotExist. It does not touch the network. It reads the whole blob,
-// whatever its size: content that will be parsed is read with ReadFileMax.
+// ErrNotExist. It does not touch the network, but in a partial clone for a
+// blob not fetched yet: then it waits for a batch that brings it, at most
+// the fetch timeout. It reads the whole blob, whatever its size: content
+// that will be parsed is read with ReadFileMax.
 func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return r.readFile(commit, p, -1)
 }
 
-// readFile is ReadFile and ReadFileMax: limit < 0 reads any size.
+// readFile is ReadFile and ReadFileMax: limit < 0 reads any size. In a
+// partial clone a blob not fetched yet is fetched (blobfetch.go).
 func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
 	if err := r.begin(); err != nil {
 		return Blob{}, err
 	}
 	defer r.end()
+	if r.partial.Load() {
+		r.blobs.noteRead(p)
+	}
+	b, absent, err := r.readFileOnce(commit, p, limit)
+	for attempt := 0; !absent.IsZero() && attempt < blobFetchAttempts; attempt++ {
+		ferr := r.fetchBlob(commit, p, absent)
+		// Read again whatever the fetch said: the blob may have come in
+		// another batch.
+		b, absent, err = r.readFileOnce(commit, p, limit)
+		if !absent.IsZero() && ferr != nil {
+			return Blob{}, ferr
+		}
+	}
+	if !absent.IsZero() {
+		return Blob{}, errors.Errorf("%s: %s of %s (%s)", errBlobNotSent, absent, p, commit)
+	}
+	return b, err
+}
+
+// readFileOnce reads p at commit from the clone; absent is the blob's hash
+// when the clone does not hold it.
+func (r *Repository) readFileOnce(commit, p string, limit int64) (_ Blob, absent plumbing.Hash, _ error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, err := r.treeAt(commit)
 	if err != nil {
-		return Blob{}, err
+		return Blob{}, absent, err
 	}
 	e, err := r.findFileLocked(t, p)
 	if err != nil {
-		return Blob{}, err
+		return Blob{}, absent, err
 	}
 	b, err := object.GetBlob(r.st, e.Hash)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.partial.Load() {
+		absent = e.Hash
+	}
 	if err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
 	if limit >= 0 && b.Size > limit {
 		// Refused on the size the object header states, before a byte of
 		// it is allocated.
-		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, &TooLargeError{Path: p, Size: b.Size, Max: limit}
+		return Blob{Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, absent, &TooLargeError{Path: p, Size: b.Size, Max: limit}
 	}
 	rd, err := b.Reader()
 	if err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
 	defer rd.Close() //nolint:errcheck // read-only: a failed Close loses nothing
 	content := make([]byte, b.Size)
 	if _, err := io.ReadFull(rd, content); err != nil {
-		return Blob{}, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, errors.Wrap(err, errReadBlob)
 	}
-	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, nil
+	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, absent, nil
 }
 
 // findFileLocked returns the entry of the file at p in t. A path that is

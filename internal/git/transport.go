@@ -112,7 +112,14 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	if len(wants) > 0 {
 		haves = r.localHeadsLocked()
 	}
+	var perr error
+	if len(wants) > 0 {
+		perr = r.choosePartialLocked(ar.Capabilities)
+	}
 	r.mu.Unlock()
+	if perr != nil {
+		return perr
+	}
 
 	downloaded := false
 	if len(wants) > 0 {
