@@ -37,6 +37,7 @@ type Metrics struct {
 	pushesWithheld *prometheus.CounterVec
 	apiCommits     *prometheus.CounterVec
 	apiFallbacks   *prometheus.CounterVec
+	memory         memoryMetrics
 }
 
 // NewMetrics returns unregistered metrics; the caller registers them on its
@@ -81,11 +82,13 @@ func NewMetrics() *Metrics {
 		apiFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_api_fallbacks_total", Help: "Batches of a configuration with spec.commit.via API pushed instead, by reason (files, bytes, requests, empty-repository, object-differs).",
 		}, []string{"host", "reason"}),
+		memory: newMemoryMetrics(),
 	}
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks,
+		m.memory.cacheBytes, m.memory.budgetBytes, m.memory.clones}
 }
 
 // Register registers every metric on r.
