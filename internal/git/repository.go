@@ -29,13 +29,15 @@ package git
 //   - Repository.wmu: the branch writers and the results of enqueued
 //     changes not yet taken (async.go).
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
+//   - memoryBudget.mu: the caches of all clones (memory.go).
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
 // uploads, with no lock held, and takes Repository.mu only to store what it
 // got), and none is held while another is taken, so there is no lock order
 // to get wrong and a slow server never blocks a read. The one exception is
 // eviction, which takes Repository.lmu (a leaf) and then Repository.mu (of a
-// clone nothing uses any more) under Cache.mu.
+// clone nothing uses any more) under Cache.mu; and memoryBudget.mu, a leaf
+// taken under Repository.mu by go-git's reads of the clone's cache.
 
 import (
 	"io"
