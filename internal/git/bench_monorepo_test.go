@@ -68,7 +68,7 @@ func BenchmarkMonorepo(b *testing.B) {
 		eng := runBenchChild(b, "mono-open", "MONO_URL="+url, "MONO_WRITES="+strconv.Itoa(writes), "MONO_FILES="+strconv.Itoa(files))
 		bare := runBenchChild(b, "many-bare", "MANY_URLS="+urlsFile(b, b.TempDir(), url))
 		bare.Writes = gitWrites(b, filepath.Join(work, "bare", "0"), url, writes, files)
-		printMono(os.Stdout, files, commits, generated, packBytes(b, dir), eng, bare)
+		printMono(os.Stdout, monoRepo{files, commits, packedObjects(b, dir), packBytes(b, dir), generated}, eng, bare)
 		b.ReportMetric(eng.Wall.Seconds(), "open-s")
 		b.ReportMetric(float64(eng.PeakKiB)/1024, "peak-MiB")
 		b.ReportMetric(eng.Wall.Seconds()/bare.Wall.Seconds(), "wall-vs-bare")
@@ -114,9 +114,36 @@ func packBytes(b *testing.B, dir string) int64 {
 	return n
 }
 
-func printMono(w io.Writer, files, commits int, generated time.Duration, pack int64, eng, bare benchFigures) {
-	fmt.Fprintf(w, "\nmonorepo: %d files, %d commits (generated in %s, a %.1f MiB pack), local smart-HTTP server\n\n",
-		files, commits, generated.Round(time.Second), float64(pack)/(1<<20))
+// packedObjects counts the objects in the repository's packs.
+func packedObjects(b *testing.B, dir string) int64 {
+	b.Helper()
+	out, err := testenv.Git(dir, nil, "count-objects", "-v")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "in-pack: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatalf("no in-pack count in %q", out)
+	return 0
+}
+
+// monoRepo is the generated repository's size.
+type monoRepo struct {
+	files, commits int
+	objects, bytes int64
+	generated      time.Duration
+}
+
+func printMono(w io.Writer, repo monoRepo, eng, bare benchFigures) {
+	fmt.Fprintf(w, "\nmonorepo: %d files, %d commits (generated in %s: %d objects, a %.1f MiB pack), local smart-HTTP server\n\n",
+		repo.files, repo.commits, repo.generated.Round(time.Second), repo.objects, float64(repo.bytes)/(1<<20))
 	fmt.Fprintf(w, "| %-44s | %9s | %9s |\n", "first open", "wall", "peak RSS")
 	fmt.Fprintf(w, "|%s|%s|%s|\n", dashes(46), dashes(11), dashes(11))
 	fmt.Fprintf(w, "| %-44s | %9s | %5d MiB |\n", "provider-git engine (open + refresh + read)", eng.Wall.Round(time.Millisecond), eng.PeakKiB/1024)
@@ -131,8 +158,9 @@ func printMono(w io.Writer, files, commits int, generated time.Duration, pack in
 		len(eng.Writes), p50(eng.Writes).Round(time.Millisecond), slices.Max(append([]time.Duration{0}, eng.Writes...)).Round(time.Millisecond),
 		p50(bare.Writes).Round(time.Millisecond), slices.Max(append([]time.Duration{0}, bare.Writes...)).Round(time.Millisecond))
 	fmt.Fprintf(w, "peak RSS of the process with the writes: %d MiB\n", eng.WritesPeakKiB/1024)
-	fmt.Fprintf(w, "at rest after them: RSS %d MiB (%d MiB above the process before the clone), Go heap %d MiB, clone cache %.1f of %d MiB\n\n",
-		eng.SteadyKiB/1024, (eng.SteadyKiB-eng.BaseKiB)/1024, eng.HeapKiB/1024, float64(eng.Cache.CacheBytes)/(1<<20), eng.Cache.CacheBudget>>20)
+	fmt.Fprintf(w, "at rest after them: RSS %d MiB (%d MiB above the process before the clone: %d bytes an object), Go heap %d MiB, clone cache %.1f of %d MiB\n\n",
+		eng.SteadyKiB/1024, (eng.SteadyKiB-eng.BaseKiB)/1024, (eng.SteadyKiB-eng.BaseKiB)*1024/max(repo.objects, 1), eng.HeapKiB/1024,
+		float64(eng.Cache.CacheBytes)/(1<<20), eng.Cache.CacheBudget>>20)
 }
 
 // monoOpen opens, refreshes and reads the monorepo, taking the peak RSS
