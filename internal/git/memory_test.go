@@ -291,13 +291,17 @@ func TestCloneMemoryShared(t *testing.T) {
 	if diff := cmp.Diff(Memory{CacheBytes: got.CacheBytes, CacheBudget: budget, Clones: clones}, got); diff != "" {
 		t.Errorf("Memory: -want +got:\n%s", diff)
 	}
-	metrics := Memory{
+	if diff := cmp.Diff(got, memoryMetricsOf(m)); diff != "" {
+		t.Errorf("the metrics must report what the cache holds: -cache +metrics:\n%s", diff)
+	}
+}
+
+// memoryMetricsOf is what m's memory gauges report.
+func memoryMetricsOf(m *Metrics) Memory {
+	return Memory{
 		CacheBytes:  int64(testutil.ToFloat64(m.memory.cacheBytes)),
 		CacheBudget: int64(testutil.ToFloat64(m.memory.budgetBytes)),
 		Clones:      int(testutil.ToFloat64(m.memory.clones)),
-	}
-	if diff := cmp.Diff(got, metrics); diff != "" {
-		t.Errorf("the metrics must report what the cache holds: -cache +metrics:\n%s", diff)
 	}
 }
 
@@ -350,12 +354,7 @@ func TestEvictedCloneReleasesItsShare(t *testing.T) {
 		t.Errorf("the evicted clone still holds %d bytes of the budget", n)
 	}
 	checkBudget(t, c.memory)
-	metrics := Memory{
-		CacheBytes:  int64(testutil.ToFloat64(m.memory.cacheBytes)),
-		CacheBudget: int64(testutil.ToFloat64(m.memory.budgetBytes)),
-		Clones:      int(testutil.ToFloat64(m.memory.clones)),
-	}
-	if diff := cmp.Diff(got, metrics); diff != "" {
+	if diff := cmp.Diff(got, memoryMetricsOf(m)); diff != "" {
 		t.Errorf("the metrics must report what the cache holds: -cache +metrics:\n%s", diff)
 	}
 }
