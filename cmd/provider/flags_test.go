@@ -174,3 +174,40 @@ func TestForwardAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestCloneMemoryFlag: --clone-memory takes a size with a unit, and run
+// refuses 0, a negative size or no size at all before it reaches for an
+// API server.
+func TestCloneMemoryFlag(t *testing.T) {
+	// No API server config: a flag let through fails on that instead.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	const noServer = "cannot get a Kubernetes API server config"
+	cases := map[string]struct {
+		reason string
+		value  string
+		want   string
+	}{
+		"Default": {reason: "The default is taken.", value: "", want: noServer},
+		"MiB":     {reason: "A size in MiB is taken.", value: "128MiB", want: noServer},
+		"GiB":     {reason: "A size in GiB is taken.", value: "1GiB", want: noServer},
+		"Zero":    {reason: "0 would leave every read to decode its trees again.", value: "0", want: `--clone-memory must be above 0 (a size such as 64MiB), not "0"`},
+		"Negative": {reason: "A negative size is refused like 0.", value: "-1MiB",
+			want: `--clone-memory must be above 0 (a size such as 64MiB), not "-1MiB"`},
+		"NoSize": {reason: "A word that is no size is refused, naming the flag.", value: "lots", want: `--clone-memory "lots" is not a size such as 64MiB or 1GiB`},
+		"SI":     {reason: "kB (1,000 bytes) is refused: the unit is base 2.", value: "64kB", want: `--clone-memory "64kB" is not a size such as 64MiB or 1GiB`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			args := []string{"--cache-dir=" + filepath.Join(t.TempDir(), "cache")}
+			if tc.value != "" {
+				args = append(args, "--clone-memory="+tc.value)
+			}
+			err := run(ctx, args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s\nrun with --clone-memory=%q: got %v, want an error containing %q", tc.reason, tc.value, err, tc.want)
+			}
+		})
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"k8s.io/utils/clock"
 )
 
@@ -39,6 +40,7 @@ const (
 	errCacheDir    = "cannot create cache directory"
 	errIdentityKey = "cannot read or create the cache identity key"
 	errClosed      = "git cache is closed"
+	errMemory      = "the clones' memory budget must be positive"
 )
 
 // Defaults. A clone idle for ten minutes is one no resource polls (the
@@ -87,6 +89,9 @@ type Options struct {
 	// uses stays open; then it is closed and its directory removed. 0 keeps
 	// every clone.
 	IdleTimeout time.Duration
+	// CloneMemory is the budget, in bytes, of the object and tree caches
+	// of all clones together (memory.go).
+	CloneMemory int64
 	// Proxy chooses the proxy of an HTTP(S) request, as http.Transport's
 	// Proxy does; nil: ProxyFromEnvironment.
 	Proxy func(*http.Request) (*url.URL, error)
@@ -129,6 +134,10 @@ func WithProxy(p func(*http.Request) (*url.URL, error)) Option {
 // WithIdleTimeout sets how long an unused clone stays open (0: forever).
 func WithIdleTimeout(d time.Duration) Option { return func(o *Options) { o.IdleTimeout = d } }
 
+// WithCloneMemory sets the budget, in bytes, of the object and tree caches
+// of all clones together.
+func WithCloneMemory(bytes int64) Option { return func(o *Options) { o.CloneMemory = bytes } }
+
 // WithMetrics records metrics on m.
 func WithMetrics(m *Metrics) Option { return func(o *Options) { o.Metrics = m } }
 
@@ -148,6 +157,9 @@ type Cache struct {
 	// by an earlier process that nothing opened for an idle timeout since
 	// is stale (its credentials rotated, its configuration went away).
 	started time.Time
+
+	// memory is the budget every clone's caches draw from.
+	memory *memoryBudget
 
 	mu     sync.Mutex
 	repos  map[string]*Repository
@@ -184,6 +196,7 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		Committer:       Signature{Name: "provider-git", Email: "provider-git@crossplane.io"},
 		IdleTimeout:     DefaultIdleTimeout,
 		HistoryDepth:    DefaultHistoryDepth,
+		CloneMemory:     DefaultCloneMemory,
 		sleep:           sleep,
 		Clock:           clock.RealClock{},
 	}
@@ -193,6 +206,9 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
+	if o.CloneMemory <= 0 {
+		return nil, errors.Errorf("%s, not %d", errMemory, o.CloneMemory)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errors.Wrap(err, errCacheDir)
 	}
@@ -201,7 +217,8 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		return nil, errors.Wrap(err, errIdentityKey)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{}}
+	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{},
+		memory: newMemoryBudget(cache.FileSize(o.CloneMemory), o.Metrics)}
 	c.work.init()
 	if o.IdleTimeout > 0 {
 		c.work.start(func() { c.sweepEvery(o.IdleTimeout / 4) })
@@ -244,7 +261,25 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 	}
 	repo.lastUsed = c.opts.Clock.Now()
 	c.repos[id] = repo
+	c.opts.Metrics.openClones(len(c.repos))
 	return repo, nil
+}
+
+// Memory is what the clones of the cache hold in memory now.
+type Memory struct {
+	// CacheBytes is what their object and tree caches hold together, at
+	// most CacheBudget.
+	CacheBytes, CacheBudget int64
+	// Clones is how many are open.
+	Clones int
+}
+
+// Memory returns what the clones hold in memory now.
+func (c *Cache) Memory() Memory {
+	c.mu.Lock()
+	n := len(c.repos)
+	c.mu.Unlock()
+	return Memory{CacheBytes: c.memory.inUse(), CacheBudget: c.memory.max, Clones: n}
 }
 
 // closeWait bounds how long Close waits for the goroutines it cancelled: a

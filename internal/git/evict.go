@@ -129,6 +129,7 @@ func (c *Cache) Sweep() int {
 			gone = append(gone, d)
 		}
 	}
+	c.opts.Metrics.openClones(len(c.repos))
 	if now.Sub(c.started) >= idle {
 		for _, d := range c.staleLocked() {
 			if !slices.Contains(gone, d) {
@@ -159,11 +160,13 @@ func (c *Cache) sweepEvery(d time.Duration) {
 	}
 }
 
-// closeStorage releases the clone's storage; nothing uses it any more.
+// closeStorage releases the clone's storage, and gives its share of the
+// memory budget back; nothing uses it any more.
 func (r *Repository) closeStorage() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_ = r.st.Close() // the directory goes next; nothing to flush
+	r.trees.share.release()
 }
 
 // tombstone renames a clone directory out of the way, so a clone of the

@@ -39,6 +39,7 @@ type Metrics struct {
 	apiFallbacks   *prometheus.CounterVec
 	blobFetches    *prometheus.CounterVec
 	blobsFetched   *prometheus.CounterVec
+	memory         memoryMetrics
 }
 
 // NewMetrics returns unregistered metrics; the caller registers them on its
@@ -89,11 +90,13 @@ func NewMetrics() *Metrics {
 		blobsFetched: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "provider_git_blobs_fetched_total", Help: "Blobs asked for by the requests of provider_git_blob_fetches_total that succeeded.",
 		}, host),
+		memory: newMemoryMetrics(),
 	}
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks, m.blobFetches, m.blobsFetched}
+	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks,
+		m.blobFetches, m.blobsFetched, m.memory.cacheBytes, m.memory.budgetBytes, m.memory.clones}
 }
 
 // Register registers every metric on r.

@@ -31,13 +31,15 @@ package git
 //   - writer.mu: one branch writer's queue and whether its goroutine runs.
 //   - blobFetches.mu: a partial clone's batches of blobs and the paths
 //     read (blobfetch.go).
+//   - memoryBudget.mu: the caches of all clones (memory.go).
 //
 // The rule: none is held across network I/O (a fetch downloads, and a push
 // uploads, with no lock held, and takes Repository.mu only to store what it
 // got), and none is held while another is taken, so there is no lock order
 // to get wrong and a slow server never blocks a read. The one exception is
 // eviction, which takes Repository.lmu (a leaf) and then Repository.mu (of a
-// clone nothing uses any more) under Cache.mu.
+// clone nothing uses any more) under Cache.mu; and memoryBudget.mu, a leaf
+// taken under Repository.mu by go-git's reads of the clone's cache.
 
 import (
 	"io"
@@ -51,7 +53,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -163,12 +164,6 @@ func (r *Repository) commitWindow() time.Duration {
 	return r.cache.opts.CommitWindow
 }
 
-// objectCacheSize bounds each clone's decoded-object cache. go-git's default
-// is 96 MiB per repository, which a provider serving a few dozen repositories
-// (or whose credentials rotate, each rotation opening a clone) cannot afford;
-// the objects reconciles read again are trees and small blobs.
-const objectCacheSize = 16 * cache.MiByte
-
 func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 	conn, err := connect(r, c.dir, func(a *AppInstallationAuth) (*appTokens, error) { return c.appTokens(a, r.CABundle) })
 	if err != nil {
@@ -194,12 +189,15 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	// at most maxPacks+1 names. Measured on two busy cores, five interleaved
 	// runs each, without and with it: ReadFile median 164 and 188 µs, 1,000
 	// batched changes median 1.12 and 1.10 s, both within the noise.
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCacheSize), filesystem.Options{})
+	// The clone's objects are cached within the memory budget every clone
+	// of the cache shares (memory.go); go-git's default is 96 MiB for each.
+	mem := c.memory.share()
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), mem, filesystem.Options{})
 	if _, err := gogit.Init(st, nil); err != nil && !errors.Is(err, gogit.ErrRepositoryAlreadyExists) {
 		return nil, errors.Wrap(err, errInitRepo)
 	}
 	repo := &Repository{
-		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer,
+		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer, trees: treeCache{share: mem},
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
 		announced: map[string]plumbing.Hash{},
 	}
@@ -207,6 +205,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	// the empty one, which a Fence holds like any other.
 	repo.key, _ = RepositoryKey(r.URL)
 	if repo.api, err = openAPI(c, r, conn); err != nil {
+		mem.release()
 		return nil, err
 	}
 	repo.window.Store(-1)

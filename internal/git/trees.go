@@ -23,49 +23,31 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// maxTreeEntries bounds a clone's decoded trees by their entries (about
-// 130 bytes each with the index go-git builds: some 13 MiB). What
-// reconciles read again and again are the few trees on the paths to their
-// files: the root, and the directories that hold many resources' files. A
-// count of trees would not bound memory: every push makes a new version of
-// a directory of 10,000 entries.
-const maxTreeEntries = 100_000
-
 // A treeCache keeps decoded trees by hash, so a read does not decode the
 // trees on its path again. A tree never changes under its hash; decoding
 // one costs time in proportion to its entries, and go-git's object cache
 // keeps only the encoded object: before this cache every ReadFile of a path
 // in a directory of 10,000 entries decoded (and indexed) all of them again,
 // 8 ms a read, and a provider restarted over 10,000 Files spent over a
-// minute on that, one read at a time under the clone's lock. Use it with
+// minute on that, one read at a time under the clone's lock. What
+// reconciles read again and again are the few trees on the paths to their
+// files: the root, and the directories that hold many resources' files.
+// The trees are held within the memory budget of all clones (memory.go),
+// by their entries: a count of trees would not bound memory, as every push
+// makes a new version of a directory of 10,000 entries. Use it with
 // Repository.mu held: a cached tree builds its entry index on first use.
 type treeCache struct {
-	trees map[plumbing.Hash]*object.Tree
-	// order is the insertion order, oldest first: the oldest goes when the
-	// cache is full (the trees of an older head are read less and less).
-	order []plumbing.Hash
-	// entries is the number of entries of the trees held.
-	entries int
+	share *cloneShare
 }
 
 func (c *treeCache) get(s storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {
-	if t, ok := c.trees[h]; ok {
+	if t, ok := c.share.tree(h); ok {
 		return t, nil
 	}
 	t, err := object.GetTree(s, h)
 	if err != nil {
 		return nil, errors.Wrap(err, errReadTree)
 	}
-	if c.trees == nil {
-		c.trees = map[plumbing.Hash]*object.Tree{}
-	}
-	for len(c.order) > 0 && c.entries+len(t.Entries) > maxTreeEntries {
-		c.entries -= len(c.trees[c.order[0]].Entries)
-		delete(c.trees, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.trees[h] = t
-	c.order = append(c.order, h)
-	c.entries += len(t.Entries)
+	c.share.putTree(h, t)
 	return t, nil
 }

@@ -21,23 +21,26 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
-// TestTreeCache: a tree read twice is decoded once, the cache holds at most
-// maxTreeEntries entries, and the oldest tree goes first.
+// TestTreeCache: a tree read twice is decoded once, the trees held never
+// cost more than the budget, and the least recently used goes first.
 func TestTreeCache(t *testing.T) {
 	t.Parallel()
-	const perTree = 1000
+	const perTree, fit = 1000, 10
 	st := memory.NewStorage()
-	hashes := make([]plumbing.Hash, maxTreeEntries/perTree+1)
+	hashes := make([]plumbing.Hash, fit+1)
+	var cost int64
 	for i := range hashes {
 		tr := &object.Tree{}
 		for j := range perTree {
-			tr.Entries = append(tr.Entries, object.TreeEntry{Name: fmt.Sprintf("f-%d-%04d", i, j), Mode: filemode.Regular, Hash: plumbing.ZeroHash})
+			tr.Entries = append(tr.Entries, object.TreeEntry{Name: fmt.Sprintf("f-%02d-%04d", i, j), Mode: filemode.Regular, Hash: plumbing.ZeroHash})
 		}
+		cost = treeCost(tr) // the same for each: names of one length
 		o := st.NewEncodedObject()
 		if err := tr.Encode(o); err != nil {
 			t.Fatal(err)
@@ -48,7 +51,8 @@ func TestTreeCache(t *testing.T) {
 		}
 		hashes[i] = h
 	}
-	c := &treeCache{}
+	b := newMemoryBudget(cache.FileSize(fit*cost), nil)
+	c := &treeCache{share: b.share()}
 	first, err := c.get(st, hashes[0])
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +65,11 @@ func TestTreeCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c.entries != maxTreeEntries || len(c.trees)*perTree != maxTreeEntries || len(c.order) != len(c.trees) {
-		t.Errorf("the cache holds %d trees (%d in order) of %d entries, want %d entries at most", len(c.trees), len(c.order), c.entries, maxTreeEntries)
+	if b.used != fit*cost || len(c.share.trees) != fit || b.peak > b.max {
+		t.Errorf("the cache holds %d trees costing %d (at most %d), want %d trees costing %d, never above %d", len(c.share.trees), b.used, b.peak, fit, fit*cost, b.max)
 	}
-	if _, ok := c.trees[hashes[0]]; ok {
-		t.Errorf("the oldest tree must go first")
+	if _, ok := c.share.tree(hashes[0]); ok {
+		t.Errorf("the least recently used tree must go first")
 	}
 	if _, err := c.get(st, plumbing.NewHash("0123456789012345678901234567890123456789")); err == nil {
 		t.Errorf("a tree missing from storage must be an error")
