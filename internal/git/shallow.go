@@ -229,8 +229,20 @@ func (r *Repository) cutLocked(h plumbing.Hash) bool {
 }
 
 // wantHeld reports whether this fetch wants the heads the clone holds too:
-// once after a search asked to deepen.
-func (r *Repository) wantHeld() bool { return r.hist.deepen.Swap(false) }
+// once after a search asked to deepen, and while a clone that fetches the
+// whole history still has a boundary (one a bounded configuration left).
+func (r *Repository) wantHeld() bool {
+	if r.hist.deepen.Swap(false) {
+		return true
+	}
+	if r.depth() != 0 {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	shallow, err := r.st.Shallow()
+	return err == nil && len(shallow) > 0
+}
 
 // deepenTo makes the clone's history reach depth commits below the heads in
 // use: it raises the depth fetches ask for and fetches, wanting the heads
