@@ -308,19 +308,23 @@ func assertReadsLikeServer(t *testing.T, r *Repository, s *server, commit string
 	}
 }
 
+// droppedServer is a deepServer of 200 commits behind a shallowDropper.
+func droppedServer(t *testing.T) (*server, *shallowDropper) {
+	t.Helper()
+	s := deepServer(t, 200)
+	p := newShallowDropper(t, s.http.URL)
+	s.remote.URL = p.URL + "/" + s.repo.Name
+	return s, p
+}
+
 // TestForcePushServerIgnoresShallow: a server that takes the clone for
 // whole (it drops the clone's shallow lines) leaves out a head below the
 // clone's boundary; the engine fetches the branch again as a fresh clone,
 // and nothing is lost.
 func TestForcePushServerIgnoresShallow(t *testing.T) {
 	t.Parallel()
-	s := deepServer(t, 200)
-	p := newShallowDropper(t, s.http.URL)
-	s.remote.URL = p.URL + "/" + s.repo.Name
-	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
+	s, p := droppedServer(t)
+	r := boundedClone(t, s)
 	head := forceMain(t, s, s.rev(t, "main~50"))
 	before := s.fetches()
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
@@ -348,13 +352,8 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 // the clone holds; and then fetches a rewritten branch.
 func TestServerStopsOfferingShallow(t *testing.T) {
 	t.Parallel()
-	s := deepServer(t, 200)
-	p := newShallowDropper(t, s.http.URL)
-	s.remote.URL = p.URL + "/" + s.repo.Name
-	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
+	s, p := droppedServer(t)
+	r := boundedClone(t, s)
 	p.unoffered.Store(true)
 
 	before := s.fetches()
@@ -390,15 +389,7 @@ func TestWholeHistoryUnboundsAClone(t *testing.T) {
 	s := deepServer(t, 200)
 	dir := t.TempDir()
 	open := func(opts ...Option) *Repository {
-		c, err := NewCache(dir, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		r, err := c.Repository(s.remote)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, _ := newRepoIn(t, dir, s.remote, opts...)
 		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
 			t.Fatal(err)
 		}
