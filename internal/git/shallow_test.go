@@ -336,6 +336,12 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 	if p.dropped() == 0 {
 		t.Error("the proxy dropped no shallow line: the test tests nothing")
 	}
+	r.mu.Lock()
+	unreferenced := r.unreferenced
+	r.mu.Unlock()
+	if unreferenced != 0 {
+		t.Errorf("%d packs counted as not yet reachable after the refresh: compaction would wait for ever", unreferenced)
+	}
 	if got := mustHead(t, r, "main"); got != head {
 		t.Fatalf("head %s, want %s", got, head)
 	}
