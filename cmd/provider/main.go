@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,7 @@ func run(ctx context.Context, args []string) error {
 		cacheDir       = app.Flag("cache-dir", "Directory of the local Git clones, one per repository, shared by every resource.").Default(filepath.Join(os.TempDir(), "provider-git")).String()
 		cloneIdle      = app.Flag("clone-idle-timeout", "How long a local clone no resource uses stays open before it is closed and its directory removed (0: never).").Default("10m").Duration()
 		cloneMemory    = cloneMemoryFlag(app)
+		cloneDepth     = app.Flag("clone-history-depth", "How many commits down each branch a local clone fetches; a search for a CommitRequest's commit that needs more fetches more (0: the whole history).").Default(strconv.Itoa(git.DefaultHistoryDepth)).Int()
 		allowInsecure  = app.Flag("allow-insecure-remotes", "Accept http://, git:// and file:// repository URLs, and an http:// GitHub App API URL. For tests and the local default only: credentials would cross the network in clear text.").Default("false").Bool()
 
 		eventsAddr     = app.Flag("events-bind-address", "The address forge webhook deliveries are served on, plain HTTP behind the cluster's ingress (empty: off). Each configuration with credentials.secretRef.webhookSecretKey receives at the path in its status.events.path.").Default("").String()
@@ -156,7 +158,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	log.Info("Starting", "sync-interval", syncInterval.String(), "poll-interval", pollInterval.String(),
 		"poll-jitter-percentage", *pollJitter, "max-reconcile-rate", *maxReconcile, "cache-dir", *cacheDir,
-		"clone-idle-timeout", cloneIdle.String(), "clone-memory", cloneMemory.String(), "allow-insecure-remotes", *allowInsecure,
+		"clone-idle-timeout", cloneIdle.String(), "clone-memory", cloneMemory.String(), "clone-history-depth", *cloneDepth, "allow-insecure-remotes", *allowInsecure,
 		"watch-label-selector", selector.String(), "share-repositories", *shareRepos, "replica-name", *replicaName)
 
 	cfg, err := ctrl.GetConfig()
@@ -209,7 +211,7 @@ func run(ctx context.Context, args []string) error {
 	if err := metrics.Registry.Register(conditions); err != nil {
 		return errors.Wrap(err, "cannot register the condition metrics")
 	}
-	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithCloneMemory(int64(*cloneMemory)), git.WithUserAgent("provider-git/" + *replicaName),
+	gitOpts := []git.Option{git.WithMetrics(gitMetrics), git.WithIdleTimeout(*cloneIdle), git.WithCloneMemory(int64(*cloneMemory)), git.WithHistoryDepth(*cloneDepth), git.WithUserAgent("provider-git/" + *replicaName),
 		git.WithCommitAPI(gitconfig.NewCommitAPIOpener(forge.NewPacer(clock.RealClock{})))}
 	var member *share.Membership
 	if *shareRepos {

@@ -81,7 +81,14 @@ func servers(t *testing.T) []*server { return []*server{httpServer(t), sshServer
 
 func newRepo(t testing.TB, remote Remote, opts ...Option) (*Repository, *Cache) {
 	t.Helper()
-	c, err := NewCache(t.TempDir(), append([]Option{WithCommitWindow(testWindow)}, opts...)...)
+	return newRepoIn(t, t.TempDir(), remote, opts...)
+}
+
+// newRepoIn is newRepo with its cache in dir: a second cache in the same
+// dir opens the same clone, as a restarted provider does.
+func newRepoIn(t testing.TB, dir string, remote Remote, opts ...Option) (*Repository, *Cache) {
+	t.Helper()
+	c, err := NewCache(dir, append([]Option{WithCommitWindow(testWindow)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

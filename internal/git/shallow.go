@@ -229,8 +229,20 @@ func (r *Repository) cutLocked(h plumbing.Hash) bool {
 }
 
 // wantHeld reports whether this fetch wants the heads the clone holds too:
-// once after a search asked to deepen.
-func (r *Repository) wantHeld() bool { return r.hist.deepen.Swap(false) }
+// once after a search asked to deepen, and while a clone that fetches the
+// whole history still has a boundary (one a bounded configuration left).
+func (r *Repository) wantHeld() bool {
+	if r.hist.deepen.Swap(false) {
+		return true
+	}
+	if r.depth() != 0 {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	shallow, err := r.st.Shallow()
+	return err == nil && len(shallow) > 0
+}
 
 // deepenTo makes the clone's history reach depth commits below the heads in
 // use: it raises the depth fetches ask for and fetches, wanting the heads
@@ -264,10 +276,9 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 	if len(missing) == 0 {
 		return nil
 	}
-	r.mu.Lock()
-	// The refs the caller moves make the next pack reachable, not this one.
-	r.unreferenced--
-	r.mu.Unlock()
+	// The refs the caller moves make the next pack reachable, not this one;
+	// and no ref moves after an error.
+	r.referenced()
 	sess, ar, err := r.uploadSession(ctx)
 	if err != nil {
 		return err
@@ -277,9 +288,19 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 		return err
 	}
 	if missing := r.missing(missing); len(missing) > 0 {
+		r.referenced()
 		return errors.Errorf(errIncompleteFmt, missing[0])
 	}
 	return nil
+}
+
+// referenced undoes a download's count of packs not yet reachable
+// (Repository.unreferenced) where no ref will make its pack reachable:
+// compaction waits while it is above zero.
+func (r *Repository) referenced() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.unreferenced--
 }
 
 // missing returns the hashes of hs the clone lacks.

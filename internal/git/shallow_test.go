@@ -308,19 +308,23 @@ func assertReadsLikeServer(t *testing.T, r *Repository, s *server, commit string
 	}
 }
 
+// droppedServer is a deepServer of 200 commits behind a shallowDropper.
+func droppedServer(t *testing.T) (*server, *shallowDropper) {
+	t.Helper()
+	s := deepServer(t, 200)
+	p := newShallowDropper(t, s.http.URL)
+	s.remote.URL = p.URL + "/" + s.repo.Name
+	return s, p
+}
+
 // TestForcePushServerIgnoresShallow: a server that takes the clone for
 // whole (it drops the clone's shallow lines) leaves out a head below the
 // clone's boundary; the engine fetches the branch again as a fresh clone,
 // and nothing is lost.
 func TestForcePushServerIgnoresShallow(t *testing.T) {
 	t.Parallel()
-	s := deepServer(t, 200)
-	p := newShallowDropper(t, s.http.URL)
-	s.remote.URL = p.URL + "/" + s.repo.Name
-	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
+	s, p := droppedServer(t)
+	r := boundedClone(t, s)
 	head := forceMain(t, s, s.rev(t, "main~50"))
 	before := s.fetches()
 	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
@@ -331,6 +335,12 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 	}
 	if p.dropped() == 0 {
 		t.Error("the proxy dropped no shallow line: the test tests nothing")
+	}
+	r.mu.Lock()
+	unreferenced := r.unreferenced
+	r.mu.Unlock()
+	if unreferenced != 0 {
+		t.Errorf("%d packs counted as not yet reachable after the refresh: compaction would wait for ever", unreferenced)
 	}
 	if got := mustHead(t, r, "main"); got != head {
 		t.Fatalf("head %s, want %s", got, head)
@@ -348,13 +358,8 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 // the clone holds; and then fetches a rewritten branch.
 func TestServerStopsOfferingShallow(t *testing.T) {
 	t.Parallel()
-	s := deepServer(t, 200)
-	p := newShallowDropper(t, s.http.URL)
-	s.remote.URL = p.URL + "/" + s.repo.Name
-	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
+	s, p := droppedServer(t)
+	r := boundedClone(t, s)
 	p.unoffered.Store(true)
 
 	before := s.fetches()
@@ -380,4 +385,32 @@ func TestServerStopsOfferingShallow(t *testing.T) {
 		t.Fatalf("head %s, want %s", got, head)
 	}
 	assertReadsLikeServer(t, r, s, head)
+}
+
+// TestWholeHistoryUnboundsAClone: a clone a bounded configuration left on
+// disk is made whole by the first fetch of a configuration that fetches
+// the whole history, though no branch moved.
+func TestWholeHistoryUnboundsAClone(t *testing.T) {
+	t.Parallel()
+	s := deepServer(t, 200)
+	dir := t.TempDir()
+	open := func(opts ...Option) *Repository {
+		r, _ := newRepoIn(t, dir, s.remote, opts...)
+		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	bounded := open(WithHistoryDepth(10))
+	if commits, shallow := clonedCommits(t, bounded); commits != 10 || shallow != 1 {
+		t.Fatalf("bounded clone: %d commits, %d shallow; want 10, 1", commits, shallow)
+	}
+	bounded.cache.Close()
+	whole := open(WithHistoryDepth(0))
+	if whole.dir != bounded.dir {
+		t.Fatalf("the second cache opened %s, not the bounded clone %s", whole.dir, bounded.dir)
+	}
+	if commits, shallow := clonedCommits(t, whole); commits != 200 || shallow != 0 {
+		t.Errorf("after a whole-history fetch: %d commits, %d shallow; want 200, 0", commits, shallow)
+	}
 }
