@@ -151,65 +151,85 @@ func (r *Repository) repackLocked() error {
 // A partial clone's blobs are listed when it holds them: compaction neither
 // drops a blob a read fetched nor asks for one never fetched (partial.go).
 func (r *Repository) reachableLocked() ([]plumbing.Hash, error) {
-	partial := r.partial.Load()
-	seen, absent := map[plumbing.Hash]bool{}, map[plumbing.Hash]bool{}
-	var todo []plumbing.Hash
+	w := reachWalk{r: r, partial: r.partial.Load(), seen: map[plumbing.Hash]bool{}, absent: map[plumbing.Hash]bool{}}
 	refs, err := r.st.IterReferences()
 	if err != nil {
 		return nil, err
 	}
 	err = refs.ForEach(func(ref *plumbing.Reference) error {
 		if ref.Type() == plumbing.HashReference {
-			todo = append(todo, ref.Hash())
+			w.todo = append(w.todo, ref.Hash())
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for len(todo) > 0 {
-		h := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if seen[h] {
+	for len(w.todo) > 0 {
+		h := w.todo[len(w.todo)-1]
+		w.todo = w.todo[:len(w.todo)-1]
+		if w.seen[h] {
 			continue
 		}
-		seen[h] = true
+		w.seen[h] = true
 		o, err := object.GetObject(r.st, h)
 		if err != nil {
 			return nil, errors.Wrapf(err, "%s %s", errWalk, h)
 		}
-		switch o := o.(type) {
-		case *object.Commit:
-			todo = append(todo, o.TreeHash)
-			for _, p := range o.ParentHashes {
-				if r.hasLocked(p) {
-					todo = append(todo, p)
-				}
-			}
-		case *object.Tree:
-			for _, e := range o.Entries {
-				switch e.Mode {
-				case filemode.Dir:
-					todo = append(todo, e.Hash)
-				case filemode.Submodule:
-					// Another repository's commit: not in this one.
-				default:
-					// A blob: looked up once, however many trees name it.
-					if partial && !seen[e.Hash] && !absent[e.Hash] && !r.hasLocked(e.Hash) {
-						absent[e.Hash] = true
-					}
-					if !absent[e.Hash] {
-						seen[e.Hash] = true
-					}
-				}
-			}
-		case *object.Tag:
-			todo = append(todo, o.Target)
-		}
+		w.visit(o)
 	}
+	seen := w.seen
 	out := make([]plumbing.Hash, 0, len(seen))
 	for h := range seen {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// reachWalk is the state of reachableLocked's walk: what is still to read,
+// what was listed, and a partial clone's blobs found absent.
+type reachWalk struct {
+	r            *Repository
+	partial      bool
+	todo         []plumbing.Hash
+	seen, absent map[plumbing.Hash]bool
+}
+
+// visit queues what o names: a commit's tree and the parents the clone
+// holds, a tree's subtrees, a tag's target. A tree's blobs are listed
+// without being read.
+func (w *reachWalk) visit(o object.Object) {
+	switch o := o.(type) {
+	case *object.Commit:
+		w.todo = append(w.todo, o.TreeHash)
+		for _, p := range o.ParentHashes {
+			if w.r.hasLocked(p) {
+				w.todo = append(w.todo, p)
+			}
+		}
+	case *object.Tree:
+		for _, e := range o.Entries {
+			switch e.Mode {
+			case filemode.Dir:
+				w.todo = append(w.todo, e.Hash)
+			case filemode.Submodule:
+				// Another repository's commit: not in this one.
+			default:
+				w.blob(e.Hash)
+			}
+		}
+	case *object.Tag:
+		w.todo = append(w.todo, o.Target)
+	}
+}
+
+// blob lists h unless a partial clone lacks it: looked up once, however
+// many trees name it.
+func (w *reachWalk) blob(h plumbing.Hash) {
+	if w.partial && !w.seen[h] && !w.absent[h] && !w.r.hasLocked(h) {
+		w.absent[h] = true
+	}
+	if !w.absent[h] {
+		w.seen[h] = true
+	}
 }
