@@ -52,6 +52,15 @@ func (r *Repository) FindCommitByUID(ctx context.Context, branch, uid string, ma
 	if err != nil || found || cut.IsZero() {
 		return c, found, err
 	}
+	// The clone, not its shallow file, says where its history ends: a
+	// crash between a pack's install and the file's write leaves a cut the
+	// file does not name, and a deepen that does not name it brings nothing.
+	r.mu.Lock()
+	err = r.recordShallowLocked([]plumbing.Hash{cut})
+	r.mu.Unlock()
+	if err != nil {
+		return Commit{}, false, errors.Wrap(err, errDeepen)
+	}
 	depth := maxWalk + historySlack
 	if err := r.deepenTo(ctx, branch, depth); err != nil {
 		return Commit{}, false, errors.Wrap(err, errDeepen)

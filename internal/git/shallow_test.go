@@ -414,3 +414,28 @@ func TestWholeHistoryUnboundsAClone(t *testing.T) {
 		t.Errorf("after a whole-history fetch: %d commits, %d shallow; want 200, 0", commits, shallow)
 	}
 }
+
+// TestSearchRecordsAnUnnamedCut: a clone whose shallow file does not name
+// its boundary (a crash between a pack's install and the file's write)
+// still deepens when a search meets that boundary, and finds the commit.
+func TestSearchRecordsAnUnnamedCut(t *testing.T) {
+	t.Parallel()
+	s := deepServer(t, 50)
+	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	err := r.writeShallowLocked(nil)
+	r.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, sh := clonedCommits(t, r); sh != 0 {
+		t.Fatalf("%d shallow commits named after the file was emptied, want 0", sh)
+	}
+	c, found, err := r.FindCommitByUID(ctx(t), "main", "uid-5", 100)
+	if err != nil || !found || c.SHA != s.rev(t, "main~44") {
+		t.Errorf("FindCommitByUID(uid-5) = %v, %v, %v; want main~44", c.SHA, found, err)
+	}
+}
