@@ -90,6 +90,49 @@ type blobFetches struct {
 	next     *blobCall
 	paths    map[string]bool // files reads asked for
 	folders  map[string]bool // folders ListFiles listed
+	// failed are the blobs of batches that failed, asked for again only
+	// by a read of their own: one blob the server cannot send within a
+	// batch's bytes (a file over 512 MiB) must not fail every later read
+	// it would ride along with.
+	failed map[plumbing.Hash]bool
+	// maxBytes bounds one batch's pack; 0: maxBlobBatchBytes.
+	maxBytes int64
+}
+
+// ended records the outcome of a batch of wants.
+func (b *blobFetches) ended(wants []plumbing.Hash, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, h := range wants {
+		switch {
+		case err == nil:
+			delete(b.failed, h)
+		case len(b.failed) < maxTrackedReads:
+			if b.failed == nil {
+				b.failed = map[plumbing.Hash]bool{}
+			}
+			b.failed[h] = true
+		}
+	}
+}
+
+// failedSet is a copy of the blobs of failed batches.
+func (b *blobFetches) failedSet() map[plumbing.Hash]bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[plumbing.Hash]bool, len(b.failed))
+	for h := range b.failed {
+		out[h] = true
+	}
+	return out
+}
+
+// batchBytes is the most one batch's pack may hold.
+func (b *blobFetches) batchBytes() int64 {
+	if b.maxBytes > 0 {
+		return b.maxBytes
+	}
+	return maxBlobBatchBytes
 }
 
 // note adds p to the set *m, unless it holds maxTrackedReads already.
@@ -163,6 +206,7 @@ func (r *Repository) fetchBlob(commit, p string, h plumbing.Hash) error {
 // read before and of the listed folders that hold p, at most maxBlobWants.
 func (r *Repository) missingAround(commit, p string, want plumbing.Hash) []plumbing.Hash {
 	paths, folders := r.blobs.tracked(strings.Trim(p, "/"))
+	failed := r.blobs.failedSet()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	batch := []plumbing.Hash{want}
@@ -171,7 +215,7 @@ func (r *Repository) missingAround(commit, p string, want plumbing.Hash) []plumb
 		if len(batch) >= maxBlobWants {
 			return false
 		}
-		if !in[h] && !r.hasLocked(h) {
+		if !in[h] && !failed[h] && !r.hasLocked(h) {
 			in[h] = true
 			batch = append(batch, h)
 		}
@@ -257,6 +301,7 @@ func (r *Repository) startBlobsLocked() {
 			c.err = &Error{Kind: KindTransient, Err: errors.New(errCacheClosing)}
 		} else {
 			c.err = r.downloadBlobs(ctx, wants)
+			b.ended(wants, c.err)
 		}
 		b.mu.Lock()
 		b.inflight = nil
@@ -321,7 +366,7 @@ func (r *Repository) storeBlobPack(ctx context.Context, resp io.Reader, caps *ca
 	case caps.Supports(capability.Sideband):
 		rd = sideband.NewDemuxer(sideband.Sideband, resp)
 	}
-	src := &readErrs{r: &capped{r: rd, left: maxBlobBatchBytes}}
+	src := &readErrs{r: &capped{r: rd, left: r.blobs.batchBytes(), max: r.blobs.batchBytes()}}
 	p, err := indexPack(ctx, f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
 	if err != nil {
 		if src.err != nil && !errors.Is(src.err, io.EOF) {
@@ -353,13 +398,13 @@ func (r *Repository) storeBlobPack(ctx context.Context, resp io.Reader, caps *ca
 
 // capped reads at most left bytes, then fails.
 type capped struct {
-	r    io.Reader
-	left int64
+	r         io.Reader
+	left, max int64
 }
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		return 0, errors.Errorf("%s: %d bytes", errBlobBatchBytes, maxBlobBatchBytes)
+		return 0, errors.Errorf("%s: %d bytes", errBlobBatchBytes, c.max)
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // TestBlobPackChecks: what a server answers to a request for blobs is
@@ -100,9 +103,48 @@ func TestBlobPackChecks(t *testing.T) {
 // TestCapped: a batch of blobs may bring so many bytes and no more.
 func TestCapped(t *testing.T) {
 	t.Parallel()
-	c := &capped{r: strings.NewReader("0123456789abc"), left: 10}
+	c := &capped{r: strings.NewReader("0123456789abc"), left: 10, max: 10}
 	got, err := io.ReadAll(c)
 	if string(got) != "0123456789" || err == nil || !strings.Contains(err.Error(), errBlobBatchBytes) {
 		t.Errorf("ReadAll past the cap = %q, %v; want the first 10 bytes and an error saying %q", got, err, errBlobBatchBytes)
+	}
+}
+
+// TestBlobTooLargeFailsAlone: a read of a blob larger than a batch may
+// bring fails, and does not fail the reads after it, which its path would
+// otherwise ride along with in every batch.
+func TestBlobTooLargeFailsAlone(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	big := make([]byte, 256<<10)
+	rng := rand.New(rand.NewPCG(1, 2)) // incompressible test data, not a secret
+	for i := range big {
+		big[i] = byte(rng.Uint32())
+	}
+	repo := testenv.NewBareRepo(t, root, "repo.git", map[string][]testenv.CommitSpec{
+		"main": {{Message: "seed", Files: map[string]string{"big.bin": string(big), "apps/a.yaml": "a: 1\n", "apps/b.yaml": "b: 1\n"}}},
+	})
+	for _, kv := range [][2]string{{"uploadpack.allowFilter", "true"}, {"uploadpack.allowReachableSHA1InWant", "true"}} {
+		if _, err := testenv.Git(repo.Dir, nil, "config", kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := testenv.NewHTTPServer(t, root, testUser, testToken)
+	r, _ := newRepo(t, Remote{URL: s.RepoURL(repo.Name), Auth: &BasicAuth{Username: testUser, Password: testToken}})
+	r.blobs.maxBytes = 64 << 10
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial() {
+		t.Fatal("the clone is not partial: the test tests nothing")
+	}
+	head := mustHead(t, r, "main")
+	if _, err := r.ReadFile(head, "big.bin"); err == nil {
+		t.Fatal("a blob larger than a batch may bring was read")
+	}
+	for _, p := range []string{"apps/a.yaml", "apps/b.yaml"} {
+		if b, err := r.ReadFile(head, p); err != nil || len(b.Content) == 0 {
+			t.Errorf("ReadFile(%s) after big.bin failed = %q, %v; want its content", p, b.Content, err)
+		}
 	}
 }

@@ -295,8 +295,11 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 
 // ReadFile returns the file at p in commit, or an error wrapping
 // ErrNotExist. It does not touch the network, but in a partial clone for a
-// blob not fetched yet: then it waits for a batch that brings it, at most
-// the fetch timeout. It reads the whole blob, whatever its size: content
+// blob not fetched yet: then it waits for a batch that brings it, each
+// batch bounded by the fetch timeout: the one in flight, its own, and
+// once more if the blob went meanwhile, so up to about four fetch
+// timeouts (it takes no context of its caller's: left undone). It reads
+// the whole blob, whatever its size: content
 // that will be parsed is read with ReadFileMax.
 func (r *Repository) ReadFile(commit, p string) (Blob, error) {
 	return r.readFile(commit, p, -1)
