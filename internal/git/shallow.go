@@ -150,6 +150,15 @@ func (r *Repository) boundRequest(ctx context.Context, req *packp.UploadPackRequ
 	return nil
 }
 
+// errShallowLinesFmt refuses an answer naming more boundary commits than
+// maxShallowLines allows.
+const errShallowLinesFmt = "the server named %d shallow commits for %d wanted heads"
+
+// maxShallowLines is the most boundary commits an answer to wants heads
+// may name: a history cut at one depth has about one boundary a branch,
+// more where merges cross it; a thousand is far past any GitOps history.
+func maxShallowLines(wants int) int { return 1000 + 16*wants }
+
 // recordShallowLocked records the clone's boundary after a pack was
 // stored: the commits the server named (announced) and those recorded
 // before, each kept only while the clone holds it without one of its

@@ -133,3 +133,68 @@ func rewritePktLines(body []byte, f func(line string) (string, bool)) []byte {
 	out.Write(body)
 	return out.Bytes()
 }
+
+// TestTooManyShallowLinesRefused: a server whose answer names thousands of
+// boundary commits for one wanted head (each would be looked up under the
+// clone's lock) has its fetch refused, and nothing of it stored.
+func TestTooManyShallowLinesRefused(t *testing.T) {
+	t.Parallel()
+	s := deepServer(t, 30)
+	u, err := url.Parse(s.http.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost || !strings.HasSuffix(resp.Request.URL.Path, "/git-upload-pack") {
+			return nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = addShallowLines(body, maxShallowLines(1)+1, &added)
+		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	s.remote.URL = srv.URL + "/" + s.repo.Name
+	r, _ := newRepo(t, s.remote, WithHistoryDepth(10))
+	if err := r.Refresh(ctx(t), 0, "main"); err == nil {
+		t.Fatal("a fetch whose answer names thousands of shallow commits for one head was taken")
+	}
+	if added.Load() == 0 {
+		t.Fatal("the proxy added no shallow line: the test tests nothing")
+	}
+	if n, sh := clonedCommits(t, r); n != 0 || sh != 0 {
+		t.Errorf("the refused fetch left %d commits and %d shallow commits in the clone, want none", n, sh)
+	}
+}
+
+// addShallowLines writes n made-up "shallow" pkt-lines after the first
+// one of an upload-pack answer's shallow-info section.
+func addShallowLines(body []byte, n int, added *atomic.Int64) []byte {
+	i := bytes.Index(body, []byte("shallow "))
+	if i < 4 {
+		return body
+	}
+	end := i - 4 + int(mustHex(body[i-4:i]))
+	var extra bytes.Buffer
+	for k := range n {
+		fmt.Fprintf(&extra, "%04xshallow %040x\n", 4+8+40+1, k+1)
+	}
+	added.Add(int64(n))
+	return append(append(append([]byte{}, body[:end]...), extra.Bytes()...), body[end:]...)
+}
+
+func mustHex(b []byte) uint64 {
+	n, err := strconv.ParseUint(string(b), 16, 16)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

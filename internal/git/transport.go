@@ -208,6 +208,11 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 		}
 		return errors.Wrap(err, errStorePack)
 	}
+	if n := len(resp.Shallows); n > maxShallowLines(len(wants)) {
+		// A server names about one boundary a branch; each is looked up
+		// under the clone's lock, which a million would hold for long.
+		return errors.Wrap(errors.Errorf(errShallowLinesFmt, n, len(wants)), errStorePack)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	added, err := p.install(r.dir)
