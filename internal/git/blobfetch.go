@@ -38,7 +38,6 @@ package git
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -47,7 +46,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 )
 
 const (
@@ -353,27 +351,14 @@ func (r *Repository) downloadBlobs(ctx context.Context, wants []plumbing.Hash) (
 // storeBlobPack indexes the pack of a blob batch, refuses one that brings
 // more than maxBlobBatchBytes or any object not in wants, and stores it.
 func (r *Repository) storeBlobPack(ctx context.Context, resp io.Reader, caps *capability.List, wants []plumbing.Hash) error {
-	f, err := os.CreateTemp(r.dir, "blobs-*.pack")
+	limit := r.blobs.batchBytes()
+	p, done, err := r.receive(ctx, resp, caps, "blobs-*.pack", func(rd io.Reader) io.Reader {
+		return &capped{r: rd, left: limit, max: limit}
+	}, errFetchBlobs)
 	if err != nil {
-		return errors.Wrap(err, errSpool)
+		return err
 	}
-	defer os.Remove(f.Name()) //nolint:errcheck // gone once moved into the clone
-	defer f.Close()           //nolint:errcheck // flushed and checked before it is moved
-	rd := resp
-	switch {
-	case caps.Supports(capability.Sideband64k):
-		rd = sideband.NewDemuxer(sideband.Sideband64k, resp)
-	case caps.Supports(capability.Sideband):
-		rd = sideband.NewDemuxer(sideband.Sideband, resp)
-	}
-	src := &readErrs{r: &capped{r: rd, left: r.blobs.batchBytes(), max: r.blobs.batchBytes()}}
-	p, err := indexPack(ctx, f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
-	if err != nil {
-		if src.err != nil && !errors.Is(src.err, io.EOF) {
-			return errors.Wrap(classify(src.err), errFetchBlobs)
-		}
-		return errors.Wrap(err, errStorePack)
-	}
+	defer done()
 	asked := make(map[plumbing.Hash]bool, len(wants))
 	for _, h := range wants {
 		asked[h] = true

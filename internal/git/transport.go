@@ -184,30 +184,11 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 		return errors.Wrap(classify(err), errFetch)
 	}
 	defer resp.Close() //nolint:errcheck // read fully below
-
-	f, err := os.CreateTemp(r.dir, "fetch-*.pack")
+	p, done, err := r.receive(ctx, resp, req.Capabilities, "fetch-*.pack", nil, errFetch)
 	if err != nil {
-		return errors.Wrap(err, errSpool)
+		return err
 	}
-	defer os.Remove(f.Name()) //nolint:errcheck // gone once moved into the clone; a stray spool file harms nothing
-	defer f.Close()           //nolint:errcheck // its content is flushed and checked before it is moved
-
-	var rd io.Reader = resp
-	switch {
-	case req.Capabilities.Supports(capability.Sideband64k):
-		rd = sideband.NewDemuxer(sideband.Sideband64k, resp)
-	case req.Capabilities.Supports(capability.Sideband):
-		rd = sideband.NewDemuxer(sideband.Sideband, resp)
-	}
-	src := &readErrs{r: rd}
-	p, err := indexPack(ctx, f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
-	if err != nil {
-		if src.err != nil && !errors.Is(src.err, io.EOF) {
-			// The transfer broke: the pack is incomplete, not corrupt.
-			return errors.Wrap(classify(src.err), errFetch)
-		}
-		return errors.Wrap(err, errStorePack)
-	}
+	defer done()
 	if n := len(resp.Shallows); n > maxShallowLines(len(wants)) {
 		// A server names about one boundary a branch; each is looked up
 		// under the clone's lock, which a million would hold for long.
@@ -228,6 +209,45 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	}
 	r.unreferenced++
 	return nil
+}
+
+// receive indexes the pack of an upload-pack answer as it arrives (packscan.go),
+// spooled to a file of the clone's directory named by pattern, outside the
+// storage lock, so reads are not blocked for the duration of a transfer;
+// wrap, if not nil, wraps the demultiplexed stream (a byte cap). A broken
+// transfer is wrapped in errTransfer, a pack that fails a check in
+// errStorePack. The caller installs the pack, then calls done, which
+// removes the spool.
+func (r *Repository) receive(ctx context.Context, answer io.Reader, caps *capability.List, pattern string, wrap func(io.Reader) io.Reader, errTransfer string) (*indexedPack, func(), error) {
+	f, err := os.CreateTemp(r.dir, pattern)
+	if err != nil {
+		return nil, nil, errors.Wrap(err, errSpool)
+	}
+	done := func() {
+		_ = f.Close()           // its content is flushed and checked before it is moved
+		_ = os.Remove(f.Name()) // gone once moved into the clone; a stray spool file harms nothing
+	}
+	rd := answer
+	switch {
+	case caps.Supports(capability.Sideband64k):
+		rd = sideband.NewDemuxer(sideband.Sideband64k, answer)
+	case caps.Supports(capability.Sideband):
+		rd = sideband.NewDemuxer(sideband.Sideband, answer)
+	}
+	if wrap != nil {
+		rd = wrap(rd)
+	}
+	src := &readErrs{r: rd}
+	p, err := indexPack(ctx, f, src, packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}, r.thinBase)
+	if err != nil {
+		done()
+		if src.err != nil && !errors.Is(src.err, io.EOF) {
+			// The transfer broke: the pack is incomplete, not corrupt.
+			return nil, nil, errors.Wrap(classify(src.err), errTransfer)
+		}
+		return nil, nil, errors.Wrap(err, errStorePack)
+	}
+	return p, done, nil
 }
 
 // What indexing a fetched pack holds besides one 40-byte entry per object:
