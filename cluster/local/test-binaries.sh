@@ -26,6 +26,12 @@ run() { # BINARY DIR PACKAGE
   log=$(mktemp "$OUT/log.XXXXXX")
   (cd "$2" && exec "$1" -test.count=1 -test.paniconexit0 -test.timeout="$TIMEOUT") > "$log" 2>&1 || rc=$?
   local took; took=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+  # The CPU of the test binary and every process it waited for (API server, etcd, Gitea, git): the
+  # second line of `times`, this shell's children, is only that test and mktemp.
+  # (times in a pipe or $(...) would be a subshell's, which has no children.)
+  times > "$log.times"
+  awk -v p="$3" 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%.1f %s\n", s, p }' "$log.times" >> "$OUT/cpu"
+  rm -f "$log.times"
   if [ "$rc" -eq 0 ]; then printf 'ok  \t%s\t%ss\n' "$3" "$took" > "$log"; else printf 'FAIL\t%s\t%ss\n' "$3" "$took" >> "$log"; fi
   printf '%s %s\n' "$took" "$3" >> "$OUT/took.new"
   flock "$OUT/.lock" cat "$log"; rm -f "$log"
@@ -35,7 +41,7 @@ export -f run
 
 # The previous run's times order this one, or on a fresh clone test-times beside this script; a
 # package not timed yet goes first.
-: > "$OUT/took.new"; [ -s "$OUT/took" ] || grep -v '^#' "$(dirname "$0")/test-times" > "$OUT/took"
+: > "$OUT/took.new"; : > "$OUT/cpu"; [ -s "$OUT/took" ] || grep -v '^#' "$(dirname "$0")/test-times" > "$OUT/took"
 rc=0
 awk -v out="$OUT" 'FILENAME == ARGV[1] { took[$2] = $1; next }
   { print (($3 in took) ? took[$3] : 999999), out "/" $1 "/" $2 ".test", $4, $3 }' "$OUT/took" "$OUT/packages" |

@@ -19,18 +19,15 @@ package localenv
 import (
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 const (
-	errFmtMkdir      = "cannot create %s"
-	errFmtNoRef      = "cannot branch %s from %s: no such commit"
-	errFmtWriteHook  = "cannot write the %s hook"
-	errFmtWriteFile  = "cannot write %s"
-	errWriterWorkdir = "cannot create the writer's work tree"
+	errFmtMkdir     = "cannot create %s"
+	errFmtNoRef     = "cannot branch %s from %s: no such commit"
+	errFmtWriteHook = "cannot write the %s hook"
+	errFmtWriteFile = "cannot write %s"
 )
 
 // BareRepo is a bare repository on disk that the Git servers serve, written
@@ -51,6 +48,33 @@ type CommitSpec struct {
 	Deletes []string
 }
 
+// repoConfig is added to each bare repository's own configuration. A reflog
+// lets tests prove that no update was a force push. Housekeeping is off as in
+// noHousekeeping: a push over a local path reaches receive-pack without the
+// pusher's GIT_CONFIG_* variables (git clears them for a local transport).
+const repoConfig = `[core]
+	logAllRefUpdates = always
+[receive]
+	autoGC = false
+[gc]
+	auto = 0
+[maintenance]
+	auto = false
+`
+
+// appendFile appends s to the file at p.
+func appendFile(p, s string) error {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return errors.Wrapf(err, errFmtWriteFile, p)
+	}
+	if _, err := f.WriteString(s); err != nil {
+		_ = f.Close()
+		return errors.Wrapf(err, errFmtWriteFile, p)
+	}
+	return errors.Wrapf(f.Close(), errFmtWriteFile, p)
+}
+
 // NewBareRepo creates root/name (name should end in .git) as a bare
 // repository. Each entry of branches becomes a branch holding the given
 // commits in order; the first commit of every branch is a root commit unless
@@ -65,32 +89,13 @@ func NewBareRepo(root, name string, branches map[string][]CommitSpec) (*BareRepo
 	if _, err := Git(dir, nil, "init", "--bare", "--initial-branch=main", "--quiet"); err != nil {
 		return nil, err
 	}
-	// A reflog on the bare repository lets tests prove that no update was a
-	// force push.
-	if _, err := Git(dir, nil, "config", "core.logAllRefUpdates", "always"); err != nil {
+	if err := appendFile(filepath.Join(dir, "config"), repoConfig); err != nil {
 		return nil, err
 	}
-	r := &BareRepo{Dir: dir, Name: name}
-
-	names := make([]string, 0, len(branches))
-	for b := range branches {
-		names = append(names, b)
+	if err := seed(dir, branches); err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		branch, from, _ := strings.Cut(n, "=")
-		if from != "" {
-			if err := r.CreateBranch(branch, from); err != nil {
-				return nil, err
-			}
-		}
-		for _, c := range branches[n] {
-			if _, err := r.Commit(branch, c); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return r, nil
+	return &BareRepo{Dir: dir, Name: name}, nil
 }
 
 // CreateBranch points a new branch at the head of ref without a commit.
@@ -125,85 +130,4 @@ func (r *BareRepo) Commit(branch string, c CommitSpec) (string, error) {
 	}
 	defer w.Close()
 	return w.Commit(branch, c)
-}
-
-// Writer is a writer with its own clone of a bare repository. It pushes over
-// the file system, so the HTTP server does not count its requests.
-type Writer struct {
-	dir string
-}
-
-// NewWriter makes a temporary work tree whose origin is the repository.
-// Close removes it.
-func (r *BareRepo) NewWriter() (*Writer, error) {
-	dir, err := os.MkdirTemp("", "gitwriter-")
-	if err != nil {
-		return nil, errors.Wrap(err, errWriterWorkdir)
-	}
-	w := &Writer{dir: dir}
-	if _, err := Git(dir, nil, "init", "--quiet", "--initial-branch=main"); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if _, err := Git(dir, nil, "remote", "add", "origin", r.Dir); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-// Close removes the writer's work tree.
-func (w *Writer) Close() { _ = os.RemoveAll(w.dir) }
-
-// Commit fetches branch, applies c on top of its head (or as a root commit
-// when the branch does not exist), commits and pushes without force. It
-// returns the pushed head, or an error when the push was rejected.
-func (w *Writer) Commit(branch string, c CommitSpec) (string, error) {
-	exists := true
-	if _, err := Git(w.dir, nil, "fetch", "--quiet", "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch); err != nil {
-		if !strings.Contains(err.Error(), "couldn't find remote ref") {
-			return "", err
-		}
-		exists = false
-	}
-	if exists {
-		if _, err := Git(w.dir, nil, "checkout", "--quiet", "-B", branch, "refs/remotes/origin/"+branch); err != nil {
-			return "", err
-		}
-	} else {
-		if _, err := Git(w.dir, nil, "checkout", "--quiet", "--orphan", branch); err != nil {
-			return "", err
-		}
-		// An orphan checkout keeps the previous branch's files staged.
-		_, _ = Git(w.dir, nil, "rm", "-rfq", "--ignore-unmatch", ".")
-	}
-	for p, content := range c.Files {
-		full := filepath.Join(w.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return "", errors.Wrapf(err, errFmtWriteFile, p)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			return "", errors.Wrapf(err, errFmtWriteFile, p)
-		}
-	}
-	for _, p := range c.Deletes {
-		if _, err := Git(w.dir, nil, "rm", "-q", "--ignore-unmatch", p); err != nil {
-			return "", err
-		}
-	}
-	if _, err := Git(w.dir, nil, "add", "-A"); err != nil {
-		return "", err
-	}
-	msg := c.Message
-	if msg == "" {
-		msg = "external commit"
-	}
-	if _, err := Git(w.dir, nil, "commit", "--quiet", "--allow-empty", "-m", msg); err != nil {
-		return "", err
-	}
-	if _, err := Git(w.dir, nil, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch); err != nil {
-		return "", err
-	}
-	out, err := Git(w.dir, nil, "rev-parse", "HEAD")
-	return strings.TrimSpace(out), err
 }

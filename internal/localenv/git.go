@@ -44,7 +44,7 @@ const errFmtGit = "git %s: %s"
 // gitEnv isolates the git CLI from the machine's and user's configuration so
 // that it behaves the same on a laptop and in CI.
 func gitEnv() []string {
-	return append(os.Environ(),
+	return append(append(os.Environ(), noHousekeeping()...),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0",
@@ -53,6 +53,21 @@ func gitEnv() []string {
 		"GIT_COMMITTER_NAME="+writerName,
 		"GIT_COMMITTER_EMAIL="+writerEmail,
 	)
+}
+
+// noHousekeeping is configuration, in the environment so every git process a
+// test starts inherits it (hooks, http-backend's upload-pack, receive-pack),
+// that keeps git from starting housekeeping after a command: after each fetch,
+// commit or push git would start `git maintenance run --auto` or `git gc
+// --auto`, about 1,100 processes in internal/git's tests alone, a third of the
+// CPU of its git processes, for repositories that live a few seconds.
+func noHousekeeping() []string {
+	return []string{
+		"GIT_CONFIG_COUNT=3",
+		"GIT_CONFIG_KEY_0=maintenance.auto", "GIT_CONFIG_VALUE_0=false",
+		"GIT_CONFIG_KEY_1=gc.auto", "GIT_CONFIG_VALUE_1=0",
+		"GIT_CONFIG_KEY_2=receive.autoGC", "GIT_CONFIG_VALUE_2=false",
+	}
 }
 
 // Git runs the git CLI in dir with an isolated configuration and returns its

@@ -201,14 +201,14 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 		// http-backend's complaints ("Not a git repository") are what tests
 		// provoke on purpose; the HTTP status carries them.
 		Stderr: io.Discard,
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + s.Root,
+		Env: append(noHousekeeping(),
+			"GIT_PROJECT_ROOT="+s.Root,
 			"GIT_HTTP_EXPORT_ALL=1",
 			// REMOTE_USER enables receive-pack in http-backend.
-			"REMOTE_USER=" + u,
+			"REMOTE_USER="+u,
 			"GIT_CONFIG_NOSYSTEM=1",
 			"GIT_CONFIG_GLOBAL=/dev/null",
-		},
+		),
 	}
 	if isReceivePack(r) {
 		start := time.Now()

@@ -179,7 +179,7 @@ func writeConfig(dir, login, home string, hostPEM []byte, client ssh.Signer) (st
 		"AcceptEnv GIT_PROTOCOL",
 		// Quoted: sshd splits SetEnv's arguments at spaces, which TMPDIR
 		// may hold.
-		`SetEnv "HOME=` + home + `" SHLVL=1`,
+		`SetEnv "HOME=` + home + `" SHLVL=1 ` + strings.Join(noHousekeeping(), " "),
 		"PermitUserRC no",
 		"PermitUserEnvironment no",
 		"LogLevel VERBOSE",
