@@ -196,7 +196,7 @@ func fastImport(dir string, in []byte, args ...string) (map[string]string, error
 	if _, err := gitIn(dir, bytes.NewReader(append(in, "done\n"...)), nil, args...); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(marks) //nolint:gosec // a file of our own, just written.
+	f, err := os.Open(marks)
 	if err != nil {
 		return nil, errors.Wrapf(err, errFmtNoMark, dir)
 	}
