@@ -107,13 +107,24 @@ func seed(dir string, branches map[string][]CommitSpec) error {
 		names = append(names, b)
 	}
 	sort.Strings(names)
+	if len(names) == 0 {
+		return nil
+	}
+	// A repository made before keeps its branches: commits go on top.
+	heads, err := (&BareRepo{Dir: dir}).Heads()
+	if err != nil {
+		return err
+	}
 	in := &bytes.Buffer{}
 	now := time.Now()
 	for _, n := range names {
 		branch, from, _ := strings.Cut(n, "=")
 		ref := "refs/heads/" + branch
-		if from != "" {
+		switch {
+		case from != "":
 			fmt.Fprintf(in, "reset %s\nfrom refs/heads/%s\n\ncheckpoint\n\n", ref, from)
+		case heads[branch] != "":
+			fmt.Fprintf(in, "reset %s\nfrom %s\n\n", ref, heads[branch])
 		}
 		for _, c := range branches[n] {
 			writeCommit(in, ref, 0, "", c, now)
@@ -123,7 +134,7 @@ func seed(dir string, branches map[string][]CommitSpec) error {
 	if in.Len() == 0 {
 		return nil
 	}
-	_, err := fastImport(dir, in.Bytes())
+	_, err = fastImport(dir, in.Bytes())
 	return err
 }
 
