@@ -18,9 +18,6 @@ package shards_test
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"testing"
@@ -58,14 +55,7 @@ func TestShareRelaxesOnTheHolder(t *testing.T) {
 	kubeconfig := e2e.KubeconfigFile(t)
 	ns := sharing.Namespace(t)
 	f := sharing.Repos(t, 1)[0]
-	rs := make([]*e2e.Replica, 2)
-	for i := range rs {
-		rs[i] = e2e.StartReplica(t, kubeconfig, fmt.Sprintf("replica-%d", i), "--share-repositories",
-			"--share-lease-duration="+sharing.Lease.String(), "--share-namespace="+ns,
-			"--poll="+relaxPoll.String(), "--events-relaxed-poll="+relaxedPoll.String(),
-			"--events-bind-address=127.0.0.1:"+e2e.FreePort(t), "--pod-ip=127.0.0.1")
-	}
-	sharing.Settled(t, rs, 2)
+	rs := startEventReplicas(t, kubeconfig, ns, "--poll="+relaxPoll.String(), "--events-relaxed-poll="+relaxedPoll.String())
 	path := e2e.SetWebhook(t, f.Namespace, "git-credentials", relaxSecret, nil, e2e.EventsPublished).Status.Events.Path
 	const file, managed = "apps/app.yaml", "app: managed\n"
 	e2e.Create(t, e2e.NewFile(f, "app", file, managed))
@@ -83,11 +73,7 @@ func TestShareRelaxesOnTheHolder(t *testing.T) {
 	deliver := func() {
 		sent++
 		body := fmt.Sprintf(`{"ref":"refs/heads/elsewhere","after":"%040d","repository":{"clone_url":%q}}`, sent, cloneURL)
-		sig := hmac.New(sha256.New, []byte(relaxSecret))
-		sig.Write([]byte(body))
-		h := http.Header{"X-Github-Event": {"push"}, "X-Github-Delivery": {fmt.Sprint("relax-", sent)},
-			"X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(sig.Sum(nil))}}
-		if code := post(t, other.EventsURL+path, h, body); code != http.StatusAccepted {
+		if code := post(t, other.EventsURL+path, signedPush(relaxSecret, fmt.Sprint("relax-", sent), body), body); code != http.StatusAccepted {
 			t.Fatalf("delivery %d to the non-holder was answered %d, want %d", sent, code, http.StatusAccepted)
 		}
 	}
@@ -135,23 +121,6 @@ func TestShareRelaxesOnTheHolder(t *testing.T) {
 		return nil
 	})
 	t.Logf("without events, a person's edit was put back %s later (--poll=%s)", time.Since(edited).Round(100*time.Millisecond), relaxPoll)
-}
-
-// holderOf is the replica of rs that the configuration of f names as its
-// writer, and the other one.
-func holderOf(t *testing.T, f *e2e.Fixture, rs []*e2e.Replica) (holder, other *e2e.Replica) {
-	t.Helper()
-	testenv.Eventually(t, 30*time.Second, func() error {
-		w := sharing.WriterOf(t, f)
-		for i, r := range rs {
-			if r.Name == w {
-				holder, other = r, rs[1-i]
-				return nil
-			}
-		}
-		return fmt.Errorf("the ProviderConfig names writer %q, not a replica", w)
-	})
-	return holder, other
 }
 
 // pollIntervalOf is the relaxed poll interval f's configuration publishes,
