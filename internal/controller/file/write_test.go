@@ -98,7 +98,7 @@ func TestWrite(t *testing.T) {
 		"UpdateAfterAFailure": {
 			reason: "An update of a File not Synced (its last write of this generation failed) is not taken for a put-back.",
 			args: args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("x", "a", converged(3, 3), func(f *v1alpha1.File) {
-				f.SetConditions(xpv2.ReconcileError(errors.New("boom")))
+				f.SetConditions(xpv2.ReconcileError(errors.New("boom")).WithObservedGeneration(3))
 			})},
 			want: want{commit: landed, change: &git.Change{
 				Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource,
