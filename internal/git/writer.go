@@ -68,6 +68,12 @@ type Change struct {
 	// commit: its configuration's commit window. nil takes the repository's
 	// (window.go).
 	Window *time.Duration
+	// PutBack marks a change that puts back what its resource already
+	// held in Git after someone else changed it (drift a poll or a forge
+	// event found), not a change of the resource's spec. A round that
+	// holds put-backs only closes once none joined for a quarter of its
+	// window, rather than at the window's end (window.go).
+	PutBack bool
 	// Parts, when set, make the change a sequence of commits, one per part
 	// in order, each with its own message, author and resource trailers,
 	// still pushed with the rest of the window's batch (parts.go). Puts,
@@ -108,6 +114,9 @@ type op struct {
 	key      string
 	callback func(Result)
 	w        *writer
+	// at is when the op was queued, or last replaced by a newer change
+	// under its key (startLocked): a round of put-backs closes by it.
+	at time.Time
 }
 
 func (o *op) finish(r Result) {
@@ -184,6 +193,7 @@ func (r *Repository) writerFor(branch string) *writer {
 // round under way that o arrived (o may name a smaller window). Call it with
 // w.mu held, after queueing o.
 func (w *writer) startLocked(o *op) {
+	o.at = w.repo.cache.opts.Clock.Now()
 	if !w.running {
 		// The goroutine lives while there is work, so an idle branch costs
 		// nothing and nothing leaks. It holds the clone while it runs.

@@ -408,6 +408,7 @@ func (e *external) enqueue(mg *v1alpha1.File, a Action, want git.File) error {
 	}
 	c := changeOf(mg, a, want)
 	c.Message, c.Author, c.Window = msg, e.author, e.window
+	c.PutBack = a == ActionUpdate && putsBack(mg)
 	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c,
 		e.watch.Waker(v1alpha1.FileKind, types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}))
 	return committing(mg, a)

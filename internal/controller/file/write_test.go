@@ -23,6 +23,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -32,6 +33,15 @@ import (
 	"github.com/crossplane-contrib/provider-git/internal/testharness/controllertest"
 	"github.com/crossplane-contrib/provider-git/internal/validate"
 )
+
+// converged makes a File Ready and Synced as of observed, at generation gen.
+func converged(gen, observed int64) func(*v1alpha1.File) {
+	return func(f *v1alpha1.File) {
+		f.SetGeneration(gen)
+		f.Status.ObservedGeneration = observed
+		f.SetConditions(xpv2.Available().WithObservedGeneration(observed), xpv2.ReconcileSuccess().WithObservedGeneration(observed))
+	}
+}
 
 // TestWrite covers Create, Update and Delete: each hands one change for the
 // File's own path to the branch writer, and the next Observe records the
@@ -69,6 +79,36 @@ func TestWrite(t *testing.T) {
 			want: want{commit: landed, change: &git.Change{
 				Puts:    map[string]git.File{"run.sh": {Content: []byte("#!/bin/sh\n"), Executable: true}},
 				Message: "Update run.sh", Author: author, Resource: resource,
+			}},
+		},
+		"UpdatePutsBack": {
+			reason: "An update of a File Ready and Synced at its generation puts back what someone else changed in Git: its change is a put-back, which the writer need not hold for a whole window.",
+			args:   args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("x", "a", converged(3, 3))},
+			want: want{commit: landed, change: &git.Change{
+				Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource, PutBack: true,
+			}},
+		},
+		"UpdateOfAnEditedSpec": {
+			reason: "An update after the spec changed (conditions of an older generation) is a change of the spec, batched for the whole window.",
+			args:   args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("x", "a", converged(4, 3))},
+			want: want{commit: landed, change: &git.Change{
+				Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource,
+			}},
+		},
+		"UpdateAfterAFailure": {
+			reason: "An update of a File not Synced (its last write of this generation failed) is not taken for a put-back.",
+			args: args{action: ActionUpdate, result: git.Result{Commit: landed}, mg: fileOn("x", "a", converged(3, 3), func(f *v1alpha1.File) {
+				f.SetConditions(xpv2.ReconcileError(errors.New("boom")).WithObservedGeneration(3))
+			})},
+			want: want{commit: landed, change: &git.Change{
+				Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Update x", Author: author, Resource: resource,
+			}},
+		},
+		"CreateIsNoPutBack": {
+			reason: "A create is never a put-back, even of a File that was Ready (its file was deleted in Git): it may be one of many a Composition adds, batched for the whole window.",
+			args:   args{action: ActionCreate, result: git.Result{Commit: landed}, mg: fileOn("x", "a", converged(3, 3))},
+			want: want{commit: landed, change: &git.Change{
+				Puts: map[string]git.File{"x": {Content: []byte("a")}}, Message: "Create x", Author: author, Resource: resource,
 			}},
 		},
 		"Delete": {

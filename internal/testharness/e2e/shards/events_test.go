@@ -51,28 +51,12 @@ func TestShareForwardsEvents(t *testing.T) {
 	kubeconfig := e2e.KubeconfigFile(t)
 	ns := sharing.Namespace(t)
 	f := sharing.Repos(t, 1)[0]
-	rs := make([]*e2e.Replica, 2)
-	for i := range rs {
-		rs[i] = e2e.StartReplica(t, kubeconfig, fmt.Sprintf("replica-%d", i), "--share-repositories",
-			"--share-lease-duration="+sharing.Lease.String(), "--share-namespace="+ns, "--poll=1h",
-			"--events-bind-address=127.0.0.1:"+e2e.FreePort(t), "--pod-ip=127.0.0.1")
-	}
-	sharing.Settled(t, rs, 2)
+	rs := startEventReplicas(t, kubeconfig, ns, "--poll=1h")
 	path := e2e.SetWebhook(t, f.Namespace, "git-credentials", forwardSecret, nil, e2e.EventsPublished).Status.Events.Path
 	const file, managed = "apps/app.yaml", "app: managed\n"
 	e2e.Create(t, e2e.NewFile(f, "app", file, managed))
 	sharing.ReadyIn(t, []string{f.Namespace}, 2*time.Minute)
-	var holder, other *e2e.Replica
-	testenv.Eventually(t, 30*time.Second, func() error {
-		w := sharing.WriterOf(t, f)
-		for i, r := range rs {
-			if r.Name == w {
-				holder, other = r, rs[1-i]
-				return nil
-			}
-		}
-		return fmt.Errorf("the ProviderConfig names writer %q, not a replica", w)
-	})
+	holder, other := holderOf(t, f, rs)
 
 	if _, err := f.Repo.Commit("main", testenv.CommitSpec{Message: "a person's edit", Files: map[string]string{file: "app: edited\n"}}); err != nil {
 		t.Fatal(err)
@@ -109,11 +93,8 @@ func TestShareForwardsEvents(t *testing.T) {
 	}
 
 	// The forge's delivery reaches the non-holder.
-	sig := hmac.New(sha256.New, []byte(forwardSecret))
-	sig.Write([]byte(push(3)))
 	start := time.Now()
-	h := http.Header{"X-Github-Event": {"push"}, "X-Github-Delivery": {"d3"}, "X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(sig.Sum(nil))}}
-	if code := post(t, other.EventsURL+path, h, push(3)); code != http.StatusAccepted {
+	if code := post(t, other.EventsURL+path, signedPush(forwardSecret, "d3", push(3)), push(3)); code != http.StatusAccepted {
 		t.Fatalf("the forge's delivery to the non-holder was answered %d, want %d", code, http.StatusAccepted)
 	}
 	testenv.Eventually(t, 20*time.Second, func() error {
@@ -127,6 +108,46 @@ func TestShareForwardsEvents(t *testing.T) {
 	if diff := counts(t, rs, want); diff != "" {
 		t.Errorf("after the forge's delivery: %s", diff)
 	}
+}
+
+// startEventReplicas starts two replicas sharing the repositories, their
+// Leases in ns, each serving forge events on a loopback port it publishes
+// to the other, with args besides, and waits until they see each other.
+func startEventReplicas(t *testing.T, kubeconfig, ns string, args ...string) []*e2e.Replica {
+	t.Helper()
+	rs := make([]*e2e.Replica, 2)
+	for i := range rs {
+		rs[i] = e2e.StartReplica(t, kubeconfig, fmt.Sprintf("replica-%d", i), append([]string{"--share-repositories",
+			"--share-lease-duration=" + sharing.Lease.String(), "--share-namespace=" + ns,
+			"--events-bind-address=127.0.0.1:" + e2e.FreePort(t), "--pod-ip=127.0.0.1"}, args...)...)
+	}
+	sharing.Settled(t, rs, 2)
+	return rs
+}
+
+// holderOf is the replica of rs that the configuration of f names as its
+// writer, and the other one.
+func holderOf(t *testing.T, f *e2e.Fixture, rs []*e2e.Replica) (holder, other *e2e.Replica) {
+	t.Helper()
+	testenv.Eventually(t, 30*time.Second, func() error {
+		w := sharing.WriterOf(t, f)
+		for i, r := range rs {
+			if r.Name == w {
+				holder, other = r, rs[1-i]
+				return nil
+			}
+		}
+		return fmt.Errorf("the ProviderConfig names writer %q, not a replica", w)
+	})
+	return holder, other
+}
+
+// signedPush is the headers of GitHub's push delivery id of body, signed
+// with secret.
+func signedPush(secret, id, body string) http.Header {
+	sig := hmac.New(sha256.New, []byte(secret))
+	sig.Write([]byte(body))
+	return http.Header{"X-Github-Event": {"push"}, "X-Github-Delivery": {id}, "X-Hub-Signature-256": {"sha256=" + hex.EncodeToString(sig.Sum(nil))}}
 }
 
 // post sends body with h to url and returns the status.

@@ -65,8 +65,10 @@ func BenchmarkForgeEventsMergeReady(b *testing.B) {
 }
 
 // measure makes n changes on repo's forge and returns how long each took
-// to be acted on, sorted; it fails b after timeout.
-type measure func(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration
+// to be acted on, sorted, and, when d relays Gitea's deliveries, how long
+// from the first delivery that reached the provider after each change;
+// it fails b after timeout.
+type measure func(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, d *relay, n int, timeout time.Duration) (all, provider []time.Duration)
 
 // eventsAgainstPolling measures nEvents changes with Gitea's webhook and
 // polls an hour apart, then nPoll with polling alone every minute, each on
@@ -76,19 +78,25 @@ func eventsAgainstPolling(b *testing.B, title string, nEvents, nPoll int, m meas
 	for range b.N {
 		bp := e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: time.Hour, Forges: giteaOpeners(), Events: true})
 		ns, repo := benchGitea(b, g, "")
-		benchHook(b, g, ns, repo, bp.EventsURL)
-		withEvents := m(b, g, ns, repo, nEvents, time.Minute)
+		d := startRelay(b, bp.EventsURL)
+		benchHook(b, g, ns, repo, d.url)
+		withEvents, fromDelivery := m(b, g, ns, repo, d, nEvents, time.Minute)
 		bp.Stop()
 
 		e2e.StartBenchProvider(b, e2e.BenchFlags{Rate: e2e.DefaultRate, Poll: e2e.DefaultPoll, Forges: giteaOpeners()})
 		ns, repo = benchGitea(b, g, "")
-		polled := m(b, g, ns, repo, nPoll, 3*e2e.DefaultPoll)
+		polled, _ := m(b, g, ns, repo, nil, nPoll, 3*e2e.DefaultPoll)
 
 		fmt.Printf("\n%s\n| | p50 | p99 | samples |\n|----|----|----|----|\n"+
 			"| baseline: polling alone, --poll=%s | %s | %s | %d |\n"+
 			"| Gitea's webhook, --poll=1h | %s | %s | %d (goal: p50 <= 2s) |\n",
 			title, e2e.DefaultPoll, quantile(polled, 0.5).Round(time.Millisecond), quantile(polled, 0.99).Round(time.Millisecond), nPoll,
 			quantile(withEvents, 0.5).Round(time.Millisecond), quantile(withEvents, 0.99).Round(time.Millisecond), nEvents)
+		if len(fromDelivery) > 0 {
+			fmt.Printf("| of which the provider's: from Gitea's delivery reaching it | %s | %s | %d |\n",
+				quantile(fromDelivery, 0.5).Round(time.Millisecond), quantile(fromDelivery, 0.99).Round(time.Millisecond), len(fromDelivery))
+			b.ReportMetric(quantile(fromDelivery, 0.5).Seconds(), "s-p50-from-delivery")
+		}
 		b.ReportMetric(quantile(withEvents, 0.5).Seconds(), "s-p50-events")
 		b.ReportMetric(quantile(withEvents, 0.99).Seconds(), "s-p99-events")
 		b.ReportMetric(quantile(polled, 0.5).Seconds(), "s-p50-poll")
@@ -103,8 +111,10 @@ func benchHook(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo
 	g.AddHook(b, repo.Name, eventsURL+pc.Status.Events.Path, hookSecret)
 }
 
-// putBacks measures n pushes over a managed File until each is put back.
-func putBacks(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration {
+// putBacks measures n pushes over a managed File until each is put back:
+// from the push's answer, and from the first of Gitea's deliveries that
+// reached the provider after it (d's), which leaves out Gitea's own queue.
+func putBacks(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, d *relay, n int, timeout time.Duration) (all, provider []time.Duration) {
 	b.Helper()
 	const want = "owner: provider\n"
 	fl := &v1alpha1.File{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "managed"},
@@ -112,7 +122,6 @@ func putBacks(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo,
 	fl.Spec.ProviderConfigReference = e2e.PCRef()
 	benchCreate(b, fl)
 	readyIn(b, ns, &v1alpha1.FileList{}, 1, time.Now(), time.Minute)
-	var out []time.Duration
 	for i := range n {
 		g.OverwriteFile(b, repo.Name, "main", "managed.yaml", fmt.Sprintf("owner: a person, edit %d\n", i))
 		start := time.Now()
@@ -122,14 +131,20 @@ func putBacks(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo,
 			}
 			return nil
 		})
-		out = append(out, time.Since(start))
+		back := time.Now()
+		all = append(all, back.Sub(start))
+		if at, ok := d.firstAfter(start); ok && at.Before(back) {
+			provider = append(provider, back.Sub(at))
+		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(all)
+	slices.Sort(provider)
+	return all, provider
 }
 
-// mergesReady measures n reviewer merges until each PullRequest is Ready.
-func mergesReady(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, n int, timeout time.Duration) []time.Duration {
+// mergesReady measures n reviewer merges until each PullRequest is Ready
+// (from the merge's answer only).
+func mergesReady(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRepo, _ *relay, n int, timeout time.Duration) ([]time.Duration, []time.Duration) {
 	b.Helper()
 	reviewer := g.CreateUser(b, "bench-reviewer-"+ns, repo.Name)
 	var out []time.Duration
@@ -163,7 +178,7 @@ func mergesReady(b *testing.B, g *testenv.Gitea, ns string, repo testenv.GiteaRe
 		out = append(out, time.Since(start))
 	}
 	slices.Sort(out)
-	return out
+	return out, nil
 }
 
 // waitUntil checks every 20ms until check passes, failing b after timeout.
