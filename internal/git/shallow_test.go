@@ -387,34 +387,6 @@ func TestServerStopsOfferingShallow(t *testing.T) {
 	assertReadsLikeServer(t, r, s, head)
 }
 
-// TestWholeHistoryUnboundsAClone: a clone a bounded configuration left on
-// disk is made whole by the first fetch of a configuration that fetches
-// the whole history, though no branch moved.
-func TestWholeHistoryUnboundsAClone(t *testing.T) {
-	t.Parallel()
-	s := deepServer(t, 200)
-	dir := t.TempDir()
-	open := func(opts ...Option) *Repository {
-		r, _ := newRepoIn(t, dir, s.remote, opts...)
-		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	bounded := open(WithHistoryDepth(10))
-	if commits, shallow := clonedCommits(t, bounded); commits != 10 || shallow != 1 {
-		t.Fatalf("bounded clone: %d commits, %d shallow; want 10, 1", commits, shallow)
-	}
-	bounded.cache.Close()
-	whole := open(WithHistoryDepth(0))
-	if whole.dir != bounded.dir {
-		t.Fatalf("the second cache opened %s, not the bounded clone %s", whole.dir, bounded.dir)
-	}
-	if commits, shallow := clonedCommits(t, whole); commits != 200 || shallow != 0 {
-		t.Errorf("after a whole-history fetch: %d commits, %d shallow; want 200, 0", commits, shallow)
-	}
-}
-
 // TestSearchRecordsAnUnnamedCut: a clone whose shallow file does not name
 // its boundary (a crash between a pack's install and the file's write)
 // still deepens when a search meets that boundary, and finds the commit.
