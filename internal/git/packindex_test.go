@@ -129,6 +129,12 @@ func TestIndexPack(t *testing.T) {
 			budget: packBudget{deltas: 0, bases: 1, object: packObjectBudget},
 			want:   want{ofs: true},
 		},
+		"SomeKept": {
+			reason: "With a budget that keeps the first delta payloads and not the rest, those kept are read from pass 1's arena, the others again from the spooled pack: the same index.",
+			pack:   func(t *testing.T) []byte { return packObjects(t, repo, all, "--delta-base-offset") },
+			budget: packBudget{deltas: 200, bases: packBaseBudget, object: packObjectBudget},
+			want:   want{ofs: true},
+		},
 		"ThinPack": {
 			reason: "A thin pack's deltas are resolved from the clone's objects, and the bases are appended so the stored pack is whole.",
 			pack:   func(t *testing.T) []byte { return packObjects(t, repo, tip, "--thin", "--delta-base-offset") },

@@ -290,7 +290,7 @@ func (x *packResolver) build(f *baseFrame) ([]byte, error) {
 
 // apply applies the delta at idx to base.
 func (x *packResolver) apply(base []byte, idx int32) ([]byte, error) {
-	delta := x.p.deltas[idx]
+	delta := x.p.delta(idx)
 	if delta == nil {
 		var err error
 		if delta, err = x.read(idx); err != nil {

@@ -72,7 +72,7 @@ func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget
 		return nil, err
 	}
 	// The kept payloads are not needed any more.
-	p.deltas = nil
+	p.kept, p.keptEnd = nil, nil
 	ip := &indexedPack{scannedPack: p, f: f, thin: len(thin)}
 	if len(thin) > 0 {
 		if err := ip.complete(thin); err != nil {
