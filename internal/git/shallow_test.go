@@ -126,7 +126,7 @@ func TestFirstOpenIsBounded(t *testing.T) {
 				t.Errorf("commits and shallow commits in the clone: -want, +got:\n%s", diff)
 			}
 			head := mustHead(t, r, "main")
-			if b, err := r.ReadFile(head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
+			if b, err := r.ReadFile(ctx(t), head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
 				t.Errorf("ReadFile(log/9.txt) = %q, %v; want 2999", b.Content, err)
 			}
 		})
@@ -301,7 +301,7 @@ func forceMain(t *testing.T, s *server, sha string) string {
 func assertReadsLikeServer(t *testing.T, r *Repository, s *server, commit string) {
 	t.Helper()
 	for p, want := range s.repo.Files(t, commit) {
-		b, err := r.ReadFile(commit, p)
+		b, err := r.ReadFile(ctx(t), commit, p)
 		if err != nil || string(b.Content) != want {
 			t.Errorf("ReadFile(%s, %s) = %q, %v; want %q", commit, p, b.Content, err, want)
 		}

@@ -112,7 +112,7 @@ func run(url, dir, branch, path string, depth int, profile string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.ReadFile(h, path); err != nil {
+	if _, err := r.ReadFile(ctx, h, path); err != nil {
 		return err
 	}
 	var ms runtime.MemStats
