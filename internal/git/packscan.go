@@ -26,10 +26,11 @@ package git
 // 243 MiB peak RSS against git's 32 MiB; docs/concepts/clones.md).
 //
 // Pass 1 (scanPack) reads the pack as it arrives: it copies it to the spool
-// file, hashes each whole object, notes where each delta's base is, keeps
-// small delta payloads while they fit a budget, and checks the pack's
+// file, hashes each whole object, notes where each delta's base is,
+// inflates each delta to check it (and drops it), and checks the pack's
 // checksum. Pass 2 (packresolve.go) resolves the deltas base by base, depth
-// first, with the bases along the chain held within a budget. A pack that
+// first, each delta read again from the spool file, with the bases along
+// the chain held within a budget. A pack that
 // fails any check is refused and nothing of it is stored (packstore.go).
 
 import (
@@ -41,7 +42,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -91,15 +91,6 @@ type scannedPack struct {
 	entries []packEntry
 	// refBases are the REF deltas' bases, by the index of the delta.
 	refBases map[int32]plumbing.Hash
-	// kept holds the payloads of the deltas kept from pass 1, one after
-	// the other, and keptEnd[i] where entry i's ends: entry i's payload is
-	// kept[keptEnd[i-1]:keptEnd[i]] (none when they are equal: a delta is
-	// never empty). One arena and 4 bytes an entry, not a slice of 24
-	// bytes an entry and an allocation per payload: 28,338 deltas of
-	// BenchmarkLargeRepository's bounded clone averaged 42 bytes, and held
-	// so took 2.2 MB instead of 1.3 MB.
-	kept    []byte
-	keptEnd []uint32
 	// size is the pack's length, checksum included.
 	size     int64
 	checksum plumbing.Hash
@@ -206,9 +197,6 @@ func unexpectedEOF(err error) error {
 
 // packBudget bounds the memory of indexing one pack.
 type packBudget struct {
-	// deltas is how many bytes of delta payloads pass 1 keeps for pass 2,
-	// which otherwise reads them again from the spool file.
-	deltas int64
 	// bases is how many bytes of resolved bases pass 2 holds along the
 	// delta chain it is walking; past it, the shallowest are dropped and
 	// rebuilt from the pack when needed again.
@@ -221,7 +209,7 @@ type packBudget struct {
 }
 
 // scanPack is pass 1: it reads a whole pack from src, copying it to out.
-func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, error) {
+func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 	s := newPackStream(src, out)
 	var hdr [12]byte
 	if _, err := io.ReadFull(s, hdr[:]); err != nil {
@@ -238,7 +226,7 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 	p := &scannedPack{
 		// The count is the sender's word: no more room than 64Ki entries
 		// is taken on it before the objects are there.
-		entries: make([]packEntry, 0, min(count, 1<<16)), keptEnd: make([]uint32, 0, min(count, 1<<16)), refBases: map[int32]plumbing.Hash{},
+		entries: make([]packEntry, 0, min(count, 1<<16)), refBases: map[int32]plumbing.Hash{},
 	}
 	var zr io.ReadCloser
 	for i := uint32(0); i < count; i++ {
@@ -266,8 +254,9 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 			return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
 		}
 		if e.isDelta() {
-			keep := int64(len(p.kept))+size <= budget.deltas
-			if p.kept, err = inflateDelta(p.kept, zr, size, keep); err != nil {
+			// Checked, then dropped: pass 2 reads it again from the spool
+			// file when it applies it.
+			if err := inflateExactly(io.Discard, zr, size); err != nil {
 				return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
 			}
 		} else {
@@ -279,7 +268,6 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 		}
 		e.crc = s.objectCRC()
 		p.entries = append(p.entries, e)
-		p.keptEnd = append(p.keptEnd, uint32(len(p.kept))) //nolint:gosec // at most budget.deltas, far below 4 GiB
 	}
 	p.checksum = s.checksum()
 	var trailer plumbing.Hash
@@ -400,30 +388,4 @@ func inflateAll(zr io.Reader, size int64) ([]byte, error) {
 		return nil, errors.Wrapf(unexpectedEOF(err), "%s: %d of %d bytes", errPackSize, n, size)
 	}
 	return b, inflateEnd(zr)
-}
-
-// inflateDelta inflates a delta payload of size bytes, appending it to
-// kept when keep is set and discarding it otherwise.
-func inflateDelta(kept []byte, zr io.Reader, size int64, keep bool) ([]byte, error) {
-	if !keep {
-		return kept, inflateExactly(io.Discard, zr, size)
-	}
-	n := len(kept)
-	kept = slices.Grow(kept, int(size))[:n+int(size)]
-	if got, err := io.ReadFull(zr, kept[n:]); err != nil {
-		return nil, errors.Wrapf(unexpectedEOF(err), "%s: %d of %d bytes", errPackSize, got, size)
-	}
-	return kept, inflateEnd(zr)
-}
-
-// delta returns the payload of the delta at idx kept from pass 1, or nil.
-func (p *scannedPack) delta(idx int32) []byte {
-	start := uint32(0)
-	if idx > 0 {
-		start = p.keptEnd[idx-1]
-	}
-	if end := p.keptEnd[idx]; end > start {
-		return p.kept[start:end:end]
-	}
-	return nil
 }
