@@ -233,7 +233,7 @@ func runLarge(b *testing.B, prog, mode, url string) largeResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer os.RemoveAll(work) //nolint:errcheck // a benchmark's temporary directory, removed again at its end
+	defer os.RemoveAll(work)
 	dest := filepath.Join(work, "clone")
 	gitDir := dest
 	var res largeResult

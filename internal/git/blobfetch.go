@@ -195,7 +195,7 @@ func (r *Repository) fetchBlob(ctx context.Context, commit, p string, h plumbing
 	}
 	c := r.blobs.pending(h)
 	if c == nil {
-		c = r.enqueueBlobs(r.missingAround(commit, p, h))
+		c = r.enqueueBlobs(r.missingAround(commit, p, h)) //nolint:contextcheck // shared: the batch runs on the cache's context, not on the caller's
 	}
 	select {
 	case <-c.done:

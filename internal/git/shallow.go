@@ -290,6 +290,10 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 	if err := r.download(ctx, sess, ar, wants, haves); err != nil {
 		return err
 	}
+	if r.depth() == 0 {
+		// It asked for the whole history below the clone's boundary.
+		r.hist.unshallowed.Store(true)
+	}
 	missing := r.missing(wants)
 	if len(missing) == 0 {
 		return nil

@@ -127,10 +127,6 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			return err
 		}
 		downloaded = true
-		if r.depth() == 0 {
-			// It asked for the whole history below the clone's boundary.
-			r.hist.unshallowed.Store(true)
-		}
 	}
 
 	// Told once the clone's lock is released (deferred first, run last).
