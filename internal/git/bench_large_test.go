@@ -237,18 +237,13 @@ func runLarge(b *testing.B, prog, mode, url string) largeResult {
 	dest := filepath.Join(work, "clone")
 	gitDir := dest
 	var res largeResult
-	var out string
 	switch mode {
 	case "engine", "engine-whole":
-		args := []string{"-url", url, "-dir", dest, "-path", "apps/team-000/app-00000.yaml"}
+		var args []string
 		if mode == "engine-whole" { // BenchmarkBoundedHistory's
 			args = append(args, "-depth=0")
 		}
-		if dir := os.Getenv(largeProfileEnv); dir != "" {
-			args = append(args, "-profile", dir)
-		}
-		res.Wall, res.RSSKiB, res.Bound, out = timed(b, work, firstOpenEnv, prog, args...)
-		res.BaseKiB = firstOpenBase(b, out)
+		res = firstOpen(b, prog, work, url, dest, "apps/team-000/app-00000.yaml", args...)
 	case "bare", "depth1", "bare-depth", "bare-filter":
 		args := []string{"clone", "-q", "--bare", testenv.AuthURL(url, testUser, testToken), dest}
 		switch mode {
@@ -265,6 +260,22 @@ func runLarge(b *testing.B, prog, mode, url string) largeResult {
 		b.Fatalf("unknown mode %q", mode)
 	}
 	res.DiskKiB, res.GitDirKB = diskKiB(b, dest), diskKiB(b, gitDir)
+	return res
+}
+
+// firstOpen runs prog (buildFirstOpen) in work: the engine's first open of
+// url into the cache directory dest, reading path, in a process of its own
+// measured as git's are (timed), with args added to its command line.
+func firstOpen(b testing.TB, prog, work, url, dest, path string, args ...string) largeResult {
+	b.Helper()
+	args = append([]string{"-url", url, "-dir", dest, "-path", path}, args...)
+	if dir := os.Getenv(largeProfileEnv); dir != "" {
+		args = append(args, "-profile", dir)
+	}
+	var res largeResult
+	var out string
+	res.Wall, res.RSSKiB, res.Bound, out = timed(b, work, firstOpenEnv, prog, args...)
+	res.BaseKiB = firstOpenBase(b, out)
 	return res
 }
 
