@@ -155,7 +155,7 @@ func TestPollReportsForeignMovesOnly(t *testing.T) {
 	if diff := cmp.Diff(want, poll(), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("Poll after a foreign commit: -want, +got:\n%s", diff)
 	}
-	if b, err := r.ReadFile(s.repo.Head(t, "main"), "apps/a.yaml"); err != nil || string(b.Content) != "a: 2\n" {
+	if b, err := r.ReadFile(ctx(t), s.repo.Head(t, "main"), "apps/a.yaml"); err != nil || string(b.Content) != "a: 2\n" {
 		t.Errorf("the clone must hold the moved head after Poll: %q, %v", b.Content, err)
 	}
 

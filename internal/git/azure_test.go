@@ -69,13 +69,13 @@ func TestAzureDevOpsFetch(t *testing.T) {
 	if got := mustHead(t, r, "main"); got != want {
 		t.Fatalf("Head after the fetch = %s, want the new commit %s", got, want)
 	}
-	b, err := r.ReadFile(want, "apps/new.yaml")
+	b, err := r.ReadFile(ctx(t), want, "apps/new.yaml")
 	if err != nil || string(b.Content) != "new: 1\n" {
 		t.Errorf("ReadFile(new commit) = %q, %v", b.Content, err)
 	}
 	// An old file, read through the new commit: the new tree's other
 	// entries were already in the clone.
-	if b, err := r.ReadFile(want, "apps/a.yaml"); err != nil || string(b.Content) != "a: 1\n" {
+	if b, err := r.ReadFile(ctx(t), want, "apps/a.yaml"); err != nil || string(b.Content) != "a: 1\n" {
 		t.Errorf("ReadFile(old file at the new commit) = %q, %v", b.Content, err)
 	}
 

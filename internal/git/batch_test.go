@@ -104,7 +104,7 @@ func TestSatisfiedChangeIsUpToDate(t *testing.T) {
 	if got.Err != nil || got.UpToDate {
 		t.Fatalf("Submit(mode change) = %+v", got)
 	}
-	if b, err := r.ReadFile(got.Commit, "apps/a.yaml"); err != nil || !b.Executable {
+	if b, err := r.ReadFile(ctx(t), got.Commit, "apps/a.yaml"); err != nil || !b.Executable {
 		t.Errorf("ReadFile after mode change = %+v, %v; want executable", b, err)
 	}
 }

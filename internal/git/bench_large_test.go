@@ -44,12 +44,8 @@ const (
 	largeChurn = 4
 )
 
-// largeChildEnv makes the test binary, run again, do one measured clone in
-// a process of its own, so its peak RSS is its own.
-const largeChildEnv = "PROVIDER_GIT_LARGE_CHILD"
-
 // largeProfileEnv, set to a directory, makes the engine's measured process
-// write engine.cpu and engine.mem there (-test.cpuprofile, -test.memprofile):
+// write engine.cpu and engine.mem (its heap once the file is read) there:
 // where its time and memory go. Profiling slows it: its figures are not
 // the benchmark's then.
 const largeProfileEnv = "PROVIDER_GIT_LARGE_PROFILE"
@@ -60,14 +56,16 @@ const largeProfileEnv = "PROVIDER_GIT_LARGE_PROFILE"
 const largeRounds = 3
 
 type largeResult struct {
+	// Wall is from the process's start to its exit, the engine's and git's
+	// alike.
 	Wall time.Duration
-	// RSSKiB is the peak RSS of the clone: the engine's process's own
-	// (VmHWM), or git's processes' (see gitPeakRSS).
+	// RSSKiB is the peak RSS of the process that cloned, the engine's or
+	// git's, measured alike (timed).
 	RSSKiB int64
 	// BaseKiB is the engine's process's RSS before it opened the clone:
-	// the test binary's own code and data, which the clone does not cost.
+	// the runtime and the engine's code, part of RSSKiB.
 	BaseKiB int64
-	// Bound is set when RSSKiB is only an upper bound (gitPeakRSS).
+	// Bound is set when RSSKiB is only an upper bound (timed).
 	Bound    bool
 	DiskKiB  int64 // allocated blocks of the whole directory
 	GitDirKB int64 // allocated blocks of the Git data alone (no worktree)
@@ -76,7 +74,8 @@ type largeResult struct {
 // BenchmarkLargeRepository measures what the engine's clone of a repository
 // with largeFiles files and largeCommits commits costs on the way to a
 // resource's first Ready (open, refresh of the branch, one read), against
-// `git clone --bare` and `git clone --depth=1` of it, each in its own process,
+// `git clone --bare` and `git clone --depth=1` of it, each in its own process
+// (the engine's testdata/cmd/firstopen), measured alike (runLarge),
 // largeRounds times alternately. Run with
 // `go test -run '^$' -bench LargeRepository ./internal/git/`.
 func BenchmarkLargeRepository(b *testing.B) {
@@ -84,6 +83,7 @@ func BenchmarkLargeRepository(b *testing.B) {
 	dir := largeRepo(b, root)
 	s := testenv.NewHTTPServer(b, root, testUser, testToken)
 	url := s.RepoURL(filepath.Base(dir))
+	prog := buildFirstOpen(b)
 	rows := []struct {
 		name string
 		mode string
@@ -93,7 +93,7 @@ func BenchmarkLargeRepository(b *testing.B) {
 		{"git clone --depth=1", "depth1"},
 	}
 	for range b.N {
-		results := alternateMedians(len(rows), func(i int) largeResult { return runLargeChild(b, rows[i].mode, url) })
+		results := alternateMedians(len(rows), func(i int) largeResult { return runLarge(b, prog, rows[i].mode, url) })
 		printLarge(os.Stdout, rows[0].name, rows[1].name, rows[2].name, results)
 		eng, bare, depth1 := results[0], results[1], results[2]
 		b.ReportMetric(eng.Wall.Seconds(), "engine-s")
@@ -118,7 +118,7 @@ func printLarge(w io.Writer, engName, bareName, depthName string, results []larg
 			bound, r.RSSKiB/1024, float64(r.DiskKiB)/1024, float64(r.GitDirKB)/1024)
 	}
 	eng, bare, depth1 := results[0], results[1], results[2]
-	fmt.Fprintf(w, "\nengine / git clone --bare: wall %.2fx, peak RSS %.2fx; the engine's process held %d MiB before it opened the clone\n",
+	fmt.Fprintf(w, "\nengine / git clone --bare: wall %.2fx, peak RSS %.2fx (each a process's ru_maxrss); the engine's process held %d MiB before it opened the clone\n",
 		eng.Wall.Seconds()/bare.Wall.Seconds(), float64(eng.RSSKiB)/float64(bare.RSSKiB), eng.BaseKiB/1024)
 	fmt.Fprintf(w, "engine disk / --depth=1 Git data: %.2fx; / --depth=1 total: %.2fx\n\n",
 		float64(eng.DiskKiB)/float64(depth1.GitDirKB), float64(eng.DiskKiB)/float64(depth1.DiskKiB))
@@ -200,57 +200,50 @@ func largeRepo(b testing.TB, root string) string {
 	return dir
 }
 
-func runLargeChild(b *testing.B, mode, url string) largeResult {
+// firstOpenEnv names the engine's credentials for testdata/cmd/firstopen,
+// which takes them from its environment, never its command line.
+var firstOpenEnv = []string{"FIRSTOPEN_USER=" + testUser, "FIRSTOPEN_TOKEN=" + testToken}
+
+// buildFirstOpen builds testdata/cmd/firstopen, the engine's first open in
+// a process of its own, into a temporary directory and returns its path.
+// It links only the engine (not this test binary's harnesses: 39 MiB of
+// RSS before it does anything), as the provider's binary links it.
+func buildFirstOpen(b testing.TB) string {
 	b.Helper()
-	exe, err := os.Executable()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Fatalf("the go command builds the engine's measured program: %v", err)
+	}
+	out := filepath.Join(b.TempDir(), "firstopen")
+	cmd := exec.CommandContext(context.Background(), goBin, "build", "-trimpath", "-o", out, "./testdata/cmd/firstopen")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./testdata/cmd/firstopen: %v: %s", err, msg)
+	}
+	return out
+}
+
+// runLarge opens the repository at url one way (mode: the engine, bounded
+// or whole, or a git clone) in a process of its own, and measures it as
+// every way is measured: its wall from start to exit, its peak RSS
+// (ru_maxrss, see timed), and its directory's size on disk.
+func runLarge(b *testing.B, prog, mode, url string) largeResult {
+	b.Helper()
+	work, err := os.MkdirTemp(b.TempDir(), mode)
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := []string{"-test.run=^TestLargeRepositoryChild$", "-test.count=1"}
-	if dir := os.Getenv(largeProfileEnv); dir != "" && mode == "engine" {
-		args = append(args, "-test.cpuprofile="+filepath.Join(dir, "engine.cpu"),
-			"-test.memprofile="+filepath.Join(dir, "engine.mem"))
-	}
-	cmd := exec.CommandContext(context.Background(), exe, args...)
-	cmd.Env = append(os.Environ(), largeChildEnv+"="+mode, "LARGE_URL="+url)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("%s: %v: %s", mode, err, out)
-	}
-	var res largeResult
-	for _, line := range strings.Split(string(out), "\n") {
-		if j, ok := strings.CutPrefix(line, "RESULT "); ok {
-			if err := json.Unmarshal([]byte(j), &res); err != nil {
-				b.Fatal(err)
-			}
-			return res
-		}
-	}
-	b.Fatalf("%s: no result in %s", mode, out)
-	return res
-}
-
-// TestLargeRepositoryChild is BenchmarkLargeRepository's measured process;
-// it does nothing when run on its own.
-func TestLargeRepositoryChild(t *testing.T) {
-	mode := os.Getenv(largeChildEnv)
-	if mode == "" {
-		t.Skip("runs only as BenchmarkLargeRepository's child")
-	}
-	url, work := os.Getenv("LARGE_URL"), t.TempDir()
+	defer os.RemoveAll(work)
 	dest := filepath.Join(work, "clone")
-	base := procStatusKiB(t, "VmRSS")
-	start := time.Now()
 	gitDir := dest
 	var res largeResult
 	switch mode {
 	case "engine", "engine-whole":
-		var opts []Option
+		var args []string
 		if mode == "engine-whole" { // BenchmarkBoundedHistory's
-			opts = append(opts, WithHistoryDepth(0))
+			args = append(args, "-depth=0")
 		}
-		largeEngineOpen(t, url, dest, opts...)
-		res.RSSKiB, res.BaseKiB = procStatusKiB(t, "VmHWM"), base
+		res = firstOpen(b, prog, work, url, dest, "apps/team-000/app-00000.yaml", args...)
 	case "bare", "depth1", "bare-depth", "bare-filter":
 		args := []string{"clone", "-q", "--bare", testenv.AuthURL(url, testUser, testToken), dest}
 		switch mode {
@@ -262,74 +255,95 @@ func TestLargeRepositoryChild(t *testing.T) {
 		case "bare-filter": // BenchmarkLargePartialClone
 			args = []string{"clone", "-q", "--bare", "--filter=blob:none", testenv.AuthURL(url, testUser, testToken), dest}
 		}
-		res.RSSKiB, res.Bound = gitPeakRSS(t, work, args)
+		res.Wall, res.RSSKiB, res.Bound, _ = timed(b, work, nil, "git", args...)
 	default:
-		t.Fatalf("unknown mode %q", mode)
+		b.Fatalf("unknown mode %q", mode)
 	}
-	res.Wall, res.DiskKiB, res.GitDirKB = time.Since(start), diskKiB(t, dest), diskKiB(t, gitDir)
-	j, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Println("RESULT " + string(j))
+	res.DiskKiB, res.GitDirKB = diskKiB(b, dest), diskKiB(b, gitDir)
+	return res
 }
 
-// largeEngineOpen is what a resource's first Ready costs the engine.
-func largeEngineOpen(t *testing.T, url, dest string, opts ...Option) {
-	t.Helper()
-	c, err := NewCache(dest, opts...)
+// firstOpen runs prog (buildFirstOpen) in work: the engine's first open of
+// url into the cache directory dest, reading path, in a process of its own
+// measured as git's are (timed), with args added to its command line.
+func firstOpen(b testing.TB, prog, work, url, dest, path string, args ...string) largeResult {
+	b.Helper()
+	args = append([]string{"-url", url, "-dir", dest, "-path", path}, args...)
+	if dir := os.Getenv(largeProfileEnv); dir != "" {
+		args = append(args, "-profile", dir)
+	}
+	var res largeResult
+	var out string
+	res.Wall, res.RSSKiB, res.Bound, out = timed(b, work, firstOpenEnv, prog, args...)
+	res.BaseKiB = firstOpenBase(b, out)
+	return res
+}
+
+// firstOpenBase reads the RSS the engine's process held before it opened
+// the clone from firstopen's RESULT line.
+func firstOpenBase(b testing.TB, out string) int64 {
+	b.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if j, ok := strings.CutPrefix(line, "RESULT "); ok {
+			var r struct{ BaseKiB int64 }
+			if err := json.Unmarshal([]byte(j), &r); err != nil {
+				b.Fatal(err)
+			}
+			return r.BaseKiB
+		}
+	}
+	b.Fatalf("no RESULT in %s", out)
+	return 0
+}
+
+// timed runs name with args in dir, env added to this process's, and
+// returns its wall, its peak RSS and its standard output. The peak is the
+// process's ru_maxrss (with its children's), as GNU time reports it: time
+// forks the command from a process of a few MiB. Linux keeps a process's
+// peak RSS across execve, taken from the address space it replaces, so a
+// command started by this (Go, so vfork-like) process would count this
+// process's whole RSS as its own; without GNU time that is all there is,
+// and the peak is only an upper bound (bound).
+func timed(b testing.TB, dir string, env []string, name string, args ...string) (wall time.Duration, kib int64, bound bool, stdout string) {
+	b.Helper()
+	tm, err := exec.LookPath("time")
+	bound = err != nil
+	cmd := exec.CommandContext(context.Background(), name, args...)
+	if !bound {
+		cmd = exec.CommandContext(context.Background(), tm, append([]string{"-f", "MAXRSS %M", name}, args...)...)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, append(os.Environ(), env...), &out, &errOut
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatalf("%s %v: %v: %s%s", name, args, err, out.String(), errOut.String())
 	}
-	defer c.Close()
-	r, err := c.Repository(Remote{URL: url, Auth: &BasicAuth{Username: testUser, Password: testToken}})
-	if err != nil {
-		t.Fatal(err)
+	if bound {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			kib = ru.Maxrss
+		}
+		return wall, kib, true, out.String()
 	}
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
+	for _, line := range strings.Split(errOut.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "MAXRSS "); ok {
+			if kib, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+				b.Fatal(err)
+			}
+			return wall, kib, false, out.String()
+		}
 	}
-	h, err := r.Head("main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.ReadFile(h, "apps/team-000/app-00000.yaml"); err != nil {
-		t.Fatal(err)
-	}
+	b.Fatalf("no MAXRSS in %s", errOut.String())
+	return wall, 0, false, ""
 }
 
 // gitPeakRSS runs git with args in dir and returns the peak RSS of its
-// processes. Linux keeps a process's peak RSS across execve, taken from
-// the address space it replaces: git started by this (Go, so vfork-like)
-// process counts this process's whole RSS as its own. GNU time forks git
-// from a process of a few MiB, so its %M is git's; without it, the
-// rusage of git's processes is all there is, and only an upper bound.
-func gitPeakRSS(t *testing.T, dir string, args []string) (int64, bool) {
+// processes (timed).
+func gitPeakRSS(t testing.TB, dir string, args []string) (int64, bool) {
 	t.Helper()
-	if tm, err := exec.LookPath("time"); err == nil {
-		cmd := exec.CommandContext(ctx(t), tm, append([]string{"-f", "MAXRSS %M", "git"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if v, ok := strings.CutPrefix(line, "MAXRSS "); ok {
-				kib, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return kib, false
-			}
-		}
-		t.Fatalf("no MAXRSS in %s", out)
-	}
-	if _, err := testenv.Git(dir, nil, args...); err != nil {
-		t.Fatal(err)
-	}
-	var children syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	return children.Maxrss, true
+	_, kib, bound, _ := timed(t, dir, nil, "git", args...)
+	return kib, bound
 }
 
 // procStatusKiB reads a figure in kB of /proc/self/status: VmRSS (now) or
@@ -354,7 +368,7 @@ func procStatusKiB(t *testing.T, field string) int64 {
 }
 
 // diskKiB sums the blocks allocated to the files under dir.
-func diskKiB(t *testing.T, dir string) int64 {
+func diskKiB(t testing.TB, dir string) int64 {
 	t.Helper()
 	var blocks int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {

@@ -370,7 +370,7 @@ func firstRead(ctx context.Context, c *Cache, url, path string) (*Repository, er
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.ReadFile(h, path)
+	_, err = r.ReadFile(ctx, h, path)
 	return r, err
 }
 

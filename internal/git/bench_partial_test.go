@@ -48,6 +48,7 @@ func BenchmarkLargePartialClone(b *testing.B) {
 		}
 	}
 	s := testenv.NewHTTPServer(b, root, testUser, testToken)
+	prog := buildFirstOpen(b)
 	rows := []struct {
 		name, mode, repo string
 	}{
@@ -60,7 +61,7 @@ func BenchmarkLargePartialClone(b *testing.B) {
 		runs := make([][]largeResult, len(rows))
 		for range largeRounds {
 			for i, row := range rows {
-				runs[i] = append(runs[i], runLargeChild(b, row.mode, s.RepoURL(filepath.Base(row.repo))))
+				runs[i] = append(runs[i], runLarge(b, prog, row.mode, s.RepoURL(filepath.Base(row.repo))))
 			}
 		}
 		results := make([]largeResult, len(rows))

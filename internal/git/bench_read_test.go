@@ -56,7 +56,7 @@ func BenchmarkReadFileInLargeDirectory(b *testing.B) {
 	for range b.N {
 		start := time.Now()
 		for i := range n {
-			if _, err := r.ReadFile(head, readPath(i)); err != nil {
+			if _, err := r.ReadFile(ctx, head, readPath(i)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -217,7 +217,7 @@ func readersRun(b *testing.B) readersResult {
 				b.Error(err)
 				return
 			}
-			if _, err := r.ReadFile(h, fmt.Sprintf("seed/d%02d/f%04d.yaml", i%20, i%seedFiles)); err != nil {
+			if _, err := r.ReadFile(ctx, h, fmt.Sprintf("seed/d%02d/f%04d.yaml", i%20, i%seedFiles)); err != nil {
 				b.Error(err)
 			}
 		}()

@@ -186,15 +186,22 @@ func (b *blobFetches) tracked(p string) (paths, folders []string) {
 }
 
 // fetchBlob fetches h, the blob at p of commit, with the blobs around it,
-// and returns once the batch that carries it ended.
-func (r *Repository) fetchBlob(commit, p string, h plumbing.Hash) error {
+// and returns once the batch that carries it ended, or ctx or the cache
+// did first (a transient error): the batch runs on the cache's context,
+// for every read that shares it, and goes on without this one.
+func (r *Repository) fetchBlob(ctx context.Context, commit, p string, h plumbing.Hash) error {
+	if err := ctx.Err(); err != nil {
+		return &Error{Kind: KindTransient, Err: errors.Wrap(err, errBlobWait)}
+	}
 	c := r.blobs.pending(h)
 	if c == nil {
-		c = r.enqueueBlobs(r.missingAround(commit, p, h))
+		c = r.enqueueBlobs(r.missingAround(commit, p, h)) //nolint:contextcheck // shared: the batch runs on the cache's context, not on the caller's
 	}
 	select {
 	case <-c.done:
 		return c.err
+	case <-ctx.Done():
+		return &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errBlobWait)}
 	case <-r.cache.ctx.Done():
 		return &Error{Kind: KindTransient, Err: errors.Wrap(r.cache.ctx.Err(), errBlobWait)}
 	}

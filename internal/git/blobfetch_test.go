@@ -139,11 +139,11 @@ func TestBlobTooLargeFailsAlone(t *testing.T) {
 		t.Fatal("the clone is not partial: the test tests nothing")
 	}
 	head := mustHead(t, r, "main")
-	if _, err := r.ReadFile(head, "big.bin"); err == nil {
+	if _, err := r.ReadFile(ctx(t), head, "big.bin"); err == nil {
 		t.Fatal("a blob larger than a batch may bring was read")
 	}
 	for _, p := range []string{"apps/a.yaml", "apps/b.yaml"} {
-		if b, err := r.ReadFile(head, p); err != nil || len(b.Content) == 0 {
+		if b, err := r.ReadFile(ctx(t), head, p); err != nil || len(b.Content) == 0 {
 			t.Errorf("ReadFile(%s) after big.bin failed = %q, %v; want its content", p, b.Content, err)
 		}
 	}

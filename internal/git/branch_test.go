@@ -87,7 +87,7 @@ func TestCreateBranchFromUnfetchedCommit(t *testing.T) {
 	if diff := cmp.Diff(sha, head); diff != "" {
 		t.Errorf("from-sha head: -want, +got:\n%s", diff)
 	}
-	if b, err := r.ReadFile(head, "h.txt"); err != nil || string(b.Content) != "h" {
+	if b, err := r.ReadFile(ctx(t), head, "h.txt"); err != nil || string(b.Content) != "h" {
 		t.Errorf("ReadFile(h.txt) at the new branch: %q, %v", b.Content, err)
 	}
 	res := r.Submit(ctx(t), "main", Change{Puts: map[string]File{"after.txt": {Content: []byte("a")}}, Message: "after",

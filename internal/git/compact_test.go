@@ -52,7 +52,7 @@ func TestPacksAreCompacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range pushes {
-		b, err := r.ReadFile(head, fmt.Sprintf("p/%02d.txt", i))
+		b, err := r.ReadFile(ctx(t), head, fmt.Sprintf("p/%02d.txt", i))
 		if err != nil {
 			t.Fatalf("read after compaction: %v", err)
 		}

@@ -208,7 +208,7 @@ func TestReadsAfterRefresh(t *testing.T) {
 				t.Errorf("Head(main) = %s, server holds %s", head, want)
 			}
 			for p, content := range s.repo.Files(t, "main") {
-				got, err := r.ReadFile(head, p)
+				got, err := r.ReadFile(ctx(t), head, p)
 				if err != nil {
 					t.Fatalf("ReadFile(%s): %v", p, err)
 				}
@@ -217,15 +217,15 @@ func TestReadsAfterRefresh(t *testing.T) {
 					t.Errorf("ReadFile(%s): -want, +got:\n%s", p, diff)
 				}
 			}
-			if _, err := r.ReadFile(head, "apps/missing.yaml"); !errors.Is(err, ErrNotExist) {
+			if _, err := r.ReadFile(ctx(t), head, "apps/missing.yaml"); !errors.Is(err, ErrNotExist) {
 				t.Errorf("ReadFile(missing) error = %v, want ErrNotExist", err)
 			}
-			if _, err := r.ReadFile(head, "apps"); !errors.Is(err, ErrNotExist) {
+			if _, err := r.ReadFile(ctx(t), head, "apps"); !errors.Is(err, ErrNotExist) {
 				t.Errorf("ReadFile(directory) error = %v, want ErrNotExist", err)
 			}
 			// A path through a file does not exist either; it must not read as
 			// a failed (transient) object lookup, retried forever.
-			if _, err := r.ReadFile(head, "README.md/x"); !errors.Is(err, ErrNotExist) {
+			if _, err := r.ReadFile(ctx(t), head, "README.md/x"); !errors.Is(err, ErrNotExist) {
 				t.Errorf("ReadFile(path through a file) error = %v, want ErrNotExist", err)
 			}
 		})

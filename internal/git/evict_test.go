@@ -132,7 +132,7 @@ func TestIdleEviction(t *testing.T) {
 			if err := again.Refresh(ctx(t), 0, "main"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := again.ReadFile(s.repo.Head(t, "main"), "README.md"); err != nil {
+			if _, err := again.ReadFile(ctx(t), s.repo.Head(t, "main"), "README.md"); err != nil {
 				t.Errorf("%s\nread from the reopened clone: %v", tc.reason, err)
 			}
 		})

@@ -218,7 +218,7 @@ func readAll(t *testing.T, r *Repository, files, rounds int) {
 	}
 	for range rounds {
 		for f := range files {
-			if _, err := r.ReadFile(h, fmt.Sprintf("apps/f%02d.yaml", f)); err != nil {
+			if _, err := r.ReadFile(ctx(t), h, fmt.Sprintf("apps/f%02d.yaml", f)); err != nil {
 				t.Error(err)
 			}
 		}

@@ -154,7 +154,7 @@ func fetchCounted(t *testing.T, r *Repository, p *testenv.AzureProxy, want strin
 
 func readWant(t *testing.T, r *Repository, commit, path, want string) {
 	t.Helper()
-	b, err := r.ReadFile(commit, path)
+	b, err := r.ReadFile(ctx(t), commit, path)
 	if err != nil || string(b.Content) != want {
 		t.Errorf("ReadFile(%.8s, %s) = %q, %v; want %q", commit, path, b.Content, err, want)
 	}

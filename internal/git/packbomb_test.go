@@ -106,7 +106,7 @@ func bombPack(t *testing.T, base, dst uint64) []byte {
 
 func TestIndexPackBoundsWhatItHolds(t *testing.T) {
 	const limit = 1 << 20
-	budget := packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: limit}
+	budget := packBudget{bases: packBaseBudget, object: limit}
 	cases := map[string]struct {
 		reason string
 		pack   func(t *testing.T) []byte
@@ -162,7 +162,7 @@ func TestResolveThinBoundsItsBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, err = indexPack(context.Background(), f, bytes.NewReader(pack), packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: limit}, source)
+	_, err = indexPack(context.Background(), f, bytes.NewReader(pack), packBudget{bases: packBaseBudget, object: limit}, source)
 	if err == nil || !strings.Contains(err.Error(), errPackHeld) {
 		t.Fatalf("A thin pack's base from the clone larger than the indexer may hold is refused.\nindexPack(...): want an error containing %q, got %v", errPackHeld, err)
 	}

@@ -168,7 +168,7 @@ func TestFetchRefusesACorruptPack(t *testing.T) {
 	if got := r.mustHead(t); got != next {
 		t.Errorf("head after a sound fetch: want %s, got %s", next, got)
 	}
-	if b, err := r.ReadFile(next, "apps/d.yaml"); err != nil || string(b.Content) != "d: 1\n" {
+	if b, err := r.ReadFile(ctx(t), next, "apps/d.yaml"); err != nil || string(b.Content) != "d: 1\n" {
 		t.Errorf("ReadFile(apps/d.yaml): got %q, %v", b.Content, err)
 	}
 }
@@ -205,7 +205,7 @@ func TestFetchCompletesAThinPack(t *testing.T) {
 	if thin.Load() != 1 {
 		t.Fatalf("the server sent %d thin packs, want 1", thin.Load())
 	}
-	if b, err := r.ReadFile(next, "apps/big.yaml"); err != nil || string(b.Content) != changed {
+	if b, err := r.ReadFile(ctx(t), next, "apps/big.yaml"); err != nil || string(b.Content) != changed {
 		t.Errorf("ReadFile(apps/big.yaml) after a thin pack: %v", err)
 	}
 	// Every stored pack is whole: git verifies each on its own.
@@ -246,10 +246,10 @@ func TestFetchAfterForcePush(t *testing.T) {
 		t.Errorf("head after a force-push: want %s, got %s", rewritten, got)
 	}
 	// What the clone held before is still there to read: nothing is lost.
-	if b, err := r.ReadFile(old, "apps/c.yaml"); err != nil || string(b.Content) != "c: 1\n" {
+	if b, err := r.ReadFile(ctx(t), old, "apps/c.yaml"); err != nil || string(b.Content) != "c: 1\n" {
 		t.Errorf("ReadFile of the commit the force-push replaced: got %q, %v", b.Content, err)
 	}
-	if _, err := r.ReadFile(rewritten, "apps/c.yaml"); !errors.Is(err, ErrNotExist) {
+	if _, err := r.ReadFile(ctx(t), rewritten, "apps/c.yaml"); !errors.Is(err, ErrNotExist) {
 		t.Errorf("ReadFile of the rewritten head: want ErrNotExist, got %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func TestIndexPack(t *testing.T) {
 	repo := deltaRepo(t)
 	all := "main\n"
 	tip := "main\n^main~1\n"
-	full := packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}
+	full := packBudget{bases: packBaseBudget, object: packObjectBudget}
 	corrupt := func(f func([]byte) []byte) func(t *testing.T) []byte {
 		return func(t *testing.T) []byte { return f(packObjects(t, repo, all, "--delta-base-offset")) }
 	}
@@ -123,10 +123,10 @@ func TestIndexPack(t *testing.T) {
 			budget: full,
 			want:   want{ref: true},
 		},
-		"NothingKeptNothingHeld": {
-			reason: "With no budget, every delta payload is read again from the spooled pack and every base rebuilt from its chain: the same index.",
+		"NothingHeld": {
+			reason: "With no budget for bases, every base is rebuilt from its chain: the same index.",
 			pack:   func(t *testing.T) []byte { return packObjects(t, repo, all, "--delta-base-offset") },
-			budget: packBudget{deltas: 0, bases: 1, object: packObjectBudget},
+			budget: packBudget{bases: 1, object: packObjectBudget},
 			want:   want{ofs: true},
 		},
 		"ThinPack": {
@@ -238,7 +238,7 @@ func TestIndexPackCancelled(t *testing.T) {
 	defer f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	full := packBudget{deltas: packDeltaBudget, bases: packBaseBudget, object: packObjectBudget}
+	full := packBudget{bases: packBaseBudget, object: packObjectBudget}
 	if _, err := indexPack(ctx, f, bytes.NewReader(packObjects(t, repo, "main\n", "--delta-base-offset")), full, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("indexPack with its context cancelled: %v, want %v", err, context.Canceled)
 	}

@@ -290,12 +290,9 @@ func (x *packResolver) build(f *baseFrame) ([]byte, error) {
 
 // apply applies the delta at idx to base.
 func (x *packResolver) apply(base []byte, idx int32) ([]byte, error) {
-	delta := x.p.deltas[idx]
-	if delta == nil {
-		var err error
-		if delta, err = x.read(idx); err != nil {
-			return nil, err
-		}
+	delta, err := x.read(idx)
+	if err != nil {
+		return nil, err
 	}
 	if dst, ok := deltaTarget(delta); ok {
 		if err := x.holds(dst); err != nil {

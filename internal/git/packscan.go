@@ -26,10 +26,11 @@ package git
 // 243 MiB peak RSS against git's 32 MiB; docs/concepts/clones.md).
 //
 // Pass 1 (scanPack) reads the pack as it arrives: it copies it to the spool
-// file, hashes each whole object, notes where each delta's base is, keeps
-// small delta payloads while they fit a budget, and checks the pack's
+// file, hashes each whole object, notes where each delta's base is,
+// inflates each delta to check it (and drops it), and checks the pack's
 // checksum. Pass 2 (packresolve.go) resolves the deltas base by base, depth
-// first, with the bases along the chain held within a budget. A pack that
+// first, each delta read again from the spool file, with the bases along
+// the chain held within a budget. A pack that
 // fails any check is refused and nothing of it is stored (packstore.go).
 
 import (
@@ -90,9 +91,6 @@ type scannedPack struct {
 	entries []packEntry
 	// refBases are the REF deltas' bases, by the index of the delta.
 	refBases map[int32]plumbing.Hash
-	// deltas are the payloads of deltas kept from pass 1, by entry index
-	// (nil: not kept).
-	deltas [][]byte
 	// size is the pack's length, checksum included.
 	size     int64
 	checksum plumbing.Hash
@@ -199,9 +197,6 @@ func unexpectedEOF(err error) error {
 
 // packBudget bounds the memory of indexing one pack.
 type packBudget struct {
-	// deltas is how many bytes of delta payloads pass 1 keeps for pass 2,
-	// which otherwise reads them again from the spool file.
-	deltas int64
 	// bases is how many bytes of resolved bases pass 2 holds along the
 	// delta chain it is walking; past it, the shallowest are dropped and
 	// rebuilt from the pack when needed again.
@@ -214,7 +209,7 @@ type packBudget struct {
 }
 
 // scanPack is pass 1: it reads a whole pack from src, copying it to out.
-func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, error) {
+func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 	s := newPackStream(src, out)
 	var hdr [12]byte
 	if _, err := io.ReadFull(s, hdr[:]); err != nil {
@@ -231,10 +226,9 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 	p := &scannedPack{
 		// The count is the sender's word: no more room than 64Ki entries
 		// is taken on it before the objects are there.
-		entries: make([]packEntry, 0, min(count, 1<<16)), deltas: make([][]byte, 0, min(count, 1<<16)), refBases: map[int32]plumbing.Hash{},
+		entries: make([]packEntry, 0, min(count, 1<<16)), refBases: map[int32]plumbing.Hash{},
 	}
 	var zr io.ReadCloser
-	kept := int64(0)
 	for i := uint32(0); i < count; i++ {
 		s.resetCRC()
 		e := packEntry{off: s.offset(), base: -1}
@@ -259,13 +253,12 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 		if zr, err = resetZlib(zr, s); err != nil {
 			return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
 		}
-		var payload []byte
 		if e.isDelta() {
-			keep := kept+size <= budget.deltas
-			if payload, err = inflateDelta(zr, size, keep); err != nil {
+			// Checked, then dropped: pass 2 reads it again from the spool
+			// file when it applies it.
+			if err := inflateExactly(io.Discard, zr, size); err != nil {
 				return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
 			}
-			kept += int64(len(payload))
 		} else {
 			h := plumbing.NewHasher(e.typ, size)
 			if err := inflateExactly(&h, zr, size); err != nil {
@@ -275,7 +268,6 @@ func scanPack(src io.Reader, out io.Writer, budget packBudget) (*scannedPack, er
 		}
 		e.crc = s.objectCRC()
 		p.entries = append(p.entries, e)
-		p.deltas = append(p.deltas, payload)
 	}
 	p.checksum = s.checksum()
 	var trailer plumbing.Hash
@@ -396,13 +388,4 @@ func inflateAll(zr io.Reader, size int64) ([]byte, error) {
 		return nil, errors.Wrapf(unexpectedEOF(err), "%s: %d of %d bytes", errPackSize, n, size)
 	}
 	return b, inflateEnd(zr)
-}
-
-// inflateDelta inflates a delta payload of size bytes, returning it when
-// keep is set and discarding it otherwise.
-func inflateDelta(zr io.Reader, size int64, keep bool) ([]byte, error) {
-	if !keep {
-		return nil, inflateExactly(io.Discard, zr, size)
-	}
-	return inflateAll(zr, size)
 }

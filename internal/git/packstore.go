@@ -60,7 +60,7 @@ type indexedPack struct {
 // thin, with bases from source.
 func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget, source baseSource) (*indexedPack, error) {
 	w := bufio.NewWriterSize(f, 64<<10)
-	p, err := scanPack(src, w, budget)
+	p, err := scanPack(src, w)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,6 @@ func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget
 	if err != nil {
 		return nil, err
 	}
-	// The kept payloads are not needed any more.
-	p.deltas = nil
 	ip := &indexedPack{scannedPack: p, f: f, thin: len(thin)}
 	if len(thin) > 0 {
 		if err := ip.complete(thin); err != nil {

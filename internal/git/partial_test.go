@@ -136,7 +136,7 @@ func TestPartialCloneReads(t *testing.T) {
 			before := uploadPacks(s)
 			read := func(p, want string) {
 				t.Helper()
-				got, err := r.ReadFile(head, p)
+				got, err := r.ReadFile(ctx(t), head, p)
 				if err != nil || string(got.Content) != want {
 					t.Fatalf("%s\nReadFile(%s) = %q, %v; want %q", tc.reason, p, got.Content, err, want)
 				}
@@ -206,7 +206,7 @@ func TestPartialCloneReads(t *testing.T) {
 				t.Errorf("%s\nreopened: Partial() = %v, want %v", tc.reason, r2.Partial(), tc.partial)
 			}
 			before = uploadPacks(s)
-			if got, err := r2.ReadFile(head, "apps/a.yaml"); err != nil || string(got.Content) != "a: 2\n" {
+			if got, err := r2.ReadFile(ctx(t), head, "apps/a.yaml"); err != nil || string(got.Content) != "a: 2\n" {
 				t.Errorf("%s\nreopened: ReadFile = %q, %v", tc.reason, got.Content, err)
 			}
 			if got := uploadPacks(s) - before; got != 0 {
@@ -303,7 +303,7 @@ func TestPartialCloneWrites(t *testing.T) {
 			head, _ := r.Head("main")
 			before = uploadPacks(s)
 			for _, p := range []string{"apps/a.yaml", "mirror/y.yaml"} {
-				if got, err := r.ReadFile(head, p); err != nil || string(got.Content) != want[p] {
+				if got, err := r.ReadFile(ctx(t), head, p); err != nil || string(got.Content) != want[p] {
 					t.Errorf("ReadFile(%s) = %q, %v; want %q", p, got.Content, err, want[p])
 				}
 			}
@@ -398,7 +398,7 @@ func TestPartialCloneConcurrentReads(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				p, want := fmt.Sprintf("many/f%02d.yaml", i), fmt.Sprintf("f%02d: %d\n", i, v)
-				if got, err := r.ReadFile(head, p); err != nil || string(got.Content) != want {
+				if got, err := r.ReadFile(ctx(t), head, p); err != nil || string(got.Content) != want {
 					t.Errorf("ReadFile(%s) = %q, %v; want %q", p, got.Content, err, want)
 				}
 			}()

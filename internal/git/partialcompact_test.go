@@ -43,7 +43,7 @@ func TestPartialCloneCompacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := r.Head("main")
-	if _, err := r.ReadFile(head, "apps/a.yaml"); err != nil {
+	if _, err := r.ReadFile(ctx(t), head, "apps/a.yaml"); err != nil {
 		t.Fatal(err)
 	}
 	for i := range maxPacks {
@@ -69,13 +69,13 @@ func TestPartialCloneCompacts(t *testing.T) {
 		t.Errorf("history walk after the merge: %+v, %v, %v", got, found, err)
 	}
 	before := uploadPacks(s)
-	if got, err := r.ReadFile(head, "apps/c00.yaml"); err != nil || string(got.Content) != "apps/c00.yaml" {
+	if got, err := r.ReadFile(ctx(t), head, "apps/c00.yaml"); err != nil || string(got.Content) != "apps/c00.yaml" {
 		t.Errorf("ReadFile after the merge = %q, %v", got.Content, err)
 	}
 	if got := uploadPacks(s) - before; got != 0 {
 		t.Errorf("a held blob was fetched again after the merge (%d requests)", got)
 	}
-	if got, err := r.ReadFile(head, "apps/b.yaml"); err != nil || string(got.Content) != "b: 1\n" {
+	if got, err := r.ReadFile(ctx(t), head, "apps/b.yaml"); err != nil || string(got.Content) != "b: 1\n" {
 		t.Errorf("ReadFile of a blob never fetched, after the merge = %q, %v", got.Content, err)
 	}
 }

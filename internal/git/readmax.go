@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	"context"
 	"fmt"
 )
 
@@ -41,6 +42,6 @@ func (e *TooLargeError) Error() string {
 // allocated, so whoever can push a file cannot make the provider hold a
 // blob of any size in memory. The Blob returned with that error has its
 // SHA and mode but no Content. limit < 0 reads any size.
-func (r *Repository) ReadFileMax(commit, p string, limit int64) (Blob, error) {
-	return r.readFile(commit, p, limit)
+func (r *Repository) ReadFileMax(ctx context.Context, commit, p string, limit int64) (Blob, error) {
+	return r.readFile(ctx, commit, p, limit)
 }

@@ -80,7 +80,7 @@ func TestReadFileMax(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := r.ReadFileMax(head, tc.path, tc.max)
+			got, err := r.ReadFileMax(ctx(t), head, tc.path, tc.max)
 			var tooLarge *TooLargeError
 			if err != nil && !errors.As(err, &tooLarge) {
 				t.Fatalf("%s\nReadFileMax(%s, %d): %v", tc.reason, tc.path, tc.max, err)
@@ -90,7 +90,7 @@ func TestReadFileMax(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.ReadFileMax(head, "missing.yaml", 10); !errors.Is(err, ErrNotExist) {
+	if _, err := r.ReadFileMax(ctx(t), head, "missing.yaml", 10); !errors.Is(err, ErrNotExist) {
 		t.Errorf("ReadFileMax(missing) error = %v, want ErrNotExist", err)
 	}
 }

@@ -42,6 +42,7 @@ package git
 // taken under Repository.mu by go-git's reads of the clone's cache.
 
 import (
+	"context"
 	"io"
 	"path/filepath"
 	"strings"
@@ -296,18 +297,18 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 // ReadFile returns the file at p in commit, or an error wrapping
 // ErrNotExist. It does not touch the network, but in a partial clone for a
 // blob not fetched yet: then it waits for a batch that brings it, each
-// batch bounded by the fetch timeout: the one in flight, its own, and
-// once more if the blob went meanwhile, so up to about four fetch
-// timeouts (it takes no context of its caller's: left undone). It reads
-// the whole blob, whatever its size: content
-// that will be parsed is read with ReadFileMax.
-func (r *Repository) ReadFile(commit, p string) (Blob, error) {
-	return r.readFile(commit, p, -1)
+// batch bounded by the fetch timeout (the one in flight, its own, and once
+// more if the blob went meanwhile), and no longer than ctx: when ctx ends
+// first it returns a transient error, and the batch goes on for the reads
+// that share it. It reads the whole blob, whatever its size: content that
+// will be parsed is read with ReadFileMax.
+func (r *Repository) ReadFile(ctx context.Context, commit, p string) (Blob, error) {
+	return r.readFile(ctx, commit, p, -1)
 }
 
 // readFile is ReadFile and ReadFileMax: limit < 0 reads any size. In a
 // partial clone a blob not fetched yet is fetched (blobfetch.go).
-func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
+func (r *Repository) readFile(ctx context.Context, commit, p string, limit int64) (Blob, error) {
 	if err := r.begin(); err != nil {
 		return Blob{}, err
 	}
@@ -317,7 +318,7 @@ func (r *Repository) readFile(commit, p string, limit int64) (Blob, error) {
 	}
 	b, absent, err := r.readFileOnce(commit, p, limit)
 	for attempt := 0; !absent.IsZero() && attempt < blobFetchAttempts; attempt++ {
-		ferr := r.fetchBlob(commit, p, absent)
+		ferr := r.fetchBlob(ctx, commit, p, absent)
 		// Read again whatever the fetch said: the blob may have come in
 		// another batch.
 		b, absent, err = r.readFileOnce(commit, p, limit)

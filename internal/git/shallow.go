@@ -100,6 +100,14 @@ type history struct {
 	// clone holds: without a want there is no upload-pack request, and the
 	// server sends what lies below a head only when it is wanted.
 	deepen atomic.Bool
+	// unshallowed is set once a fetch of the whole history (depth 0) sent
+	// the clone's shallow commits and stored the answer: the server then
+	// unshallowed every one it holds (git's upload-pack does so for an
+	// infinite deepen), so a boundary left is one the server no longer
+	// has (a branch deleted there, a history rewritten and collected), and
+	// no later request would remove it. Without this, every poll would be
+	// a pack request until a compaction drops the commit.
+	unshallowed atomic.Bool
 }
 
 // depth is what a fetch asks for: 0 for the whole history.
@@ -238,13 +246,14 @@ func (r *Repository) cutLocked(h plumbing.Hash) bool {
 }
 
 // wantHeld reports whether this fetch wants the heads the clone holds too:
-// once after a search asked to deepen, and while a clone that fetches the
-// whole history still has a boundary (one a bounded configuration left).
+// once after a search asked to deepen, and, in a clone that fetches the
+// whole history, while it has a boundary (one a bounded configuration
+// left) no fetch of this process sent yet (history.unshallowed).
 func (r *Repository) wantHeld() bool {
 	if r.hist.deepen.Swap(false) {
 		return true
 	}
-	if r.depth() != 0 {
+	if r.depth() != 0 || r.hist.unshallowed.Load() {
 		return false
 	}
 	r.mu.Lock()
@@ -280,6 +289,10 @@ func (r *Repository) deepenTo(ctx context.Context, branch string, depth int) err
 func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
 	if err := r.download(ctx, sess, ar, wants, haves); err != nil {
 		return err
+	}
+	if r.depth() == 0 {
+		// It asked for the whole history below the clone's boundary.
+		r.hist.unshallowed.Store(true)
 	}
 	missing := r.missing(wants)
 	if len(missing) == 0 {

@@ -126,7 +126,7 @@ func TestFirstOpenIsBounded(t *testing.T) {
 				t.Errorf("commits and shallow commits in the clone: -want, +got:\n%s", diff)
 			}
 			head := mustHead(t, r, "main")
-			if b, err := r.ReadFile(head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
+			if b, err := r.ReadFile(ctx(t), head, "log/9.txt"); err != nil || string(b.Content) != "2999\n" {
 				t.Errorf("ReadFile(log/9.txt) = %q, %v; want 2999", b.Content, err)
 			}
 		})
@@ -301,7 +301,7 @@ func forceMain(t *testing.T, s *server, sha string) string {
 func assertReadsLikeServer(t *testing.T, r *Repository, s *server, commit string) {
 	t.Helper()
 	for p, want := range s.repo.Files(t, commit) {
-		b, err := r.ReadFile(commit, p)
+		b, err := r.ReadFile(ctx(t), commit, p)
 		if err != nil || string(b.Content) != want {
 			t.Errorf("ReadFile(%s, %s) = %q, %v; want %q", commit, p, b.Content, err, want)
 		}
@@ -385,34 +385,6 @@ func TestServerStopsOfferingShallow(t *testing.T) {
 		t.Fatalf("head %s, want %s", got, head)
 	}
 	assertReadsLikeServer(t, r, s, head)
-}
-
-// TestWholeHistoryUnboundsAClone: a clone a bounded configuration left on
-// disk is made whole by the first fetch of a configuration that fetches
-// the whole history, though no branch moved.
-func TestWholeHistoryUnboundsAClone(t *testing.T) {
-	t.Parallel()
-	s := deepServer(t, 200)
-	dir := t.TempDir()
-	open := func(opts ...Option) *Repository {
-		r, _ := newRepoIn(t, dir, s.remote, opts...)
-		if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	bounded := open(WithHistoryDepth(10))
-	if commits, shallow := clonedCommits(t, bounded); commits != 10 || shallow != 1 {
-		t.Fatalf("bounded clone: %d commits, %d shallow; want 10, 1", commits, shallow)
-	}
-	bounded.cache.Close()
-	whole := open(WithHistoryDepth(0))
-	if whole.dir != bounded.dir {
-		t.Fatalf("the second cache opened %s, not the bounded clone %s", whole.dir, bounded.dir)
-	}
-	if commits, shallow := clonedCommits(t, whole); commits != 200 || shallow != 0 {
-		t.Errorf("after a whole-history fetch: %d commits, %d shallow; want 200, 0", commits, shallow)
-	}
 }
 
 // TestSearchRecordsAnUnnamedCut: a clone whose shallow file does not name

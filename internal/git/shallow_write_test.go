@@ -78,7 +78,7 @@ func TestWritesOnBoundedHistory(t *testing.T) {
 		"File": {
 			reason: "A File replaces a file it read, expecting the blob it read.",
 			write: func(t *testing.T, s *server, r *Repository) map[string]string {
-				b, err := r.ReadFile(mustHead(t, r, "main"), "log/0.txt")
+				b, err := r.ReadFile(ctx(t), mustHead(t, r, "main"), "log/0.txt")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -173,7 +173,7 @@ func TestRebaseOnBoundedHistory(t *testing.T) {
 	s := deepServer(t, 200)
 	r := boundedClone(t, s)
 	stale := mustHead(t, r, "main")
-	b, err := r.ReadFile(stale, "log/3.txt")
+	b, err := r.ReadFile(ctx(t), stale, "log/3.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

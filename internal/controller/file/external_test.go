@@ -93,7 +93,7 @@ func (f *fakeRepository) Head(branch string) (string, error) {
 // ReadFileMax answers with ReadFileFn, refusing a blob past limit as the
 // engine does (SHA and mode, no content); a read past
 // yamledit.MaxFileBytes, or unbounded, fails the test.
-func (f *fakeRepository) ReadFileMax(commit, path string, limit int64) (git.Blob, error) {
+func (f *fakeRepository) ReadFileMax(_ context.Context, commit, path string, limit int64) (git.Blob, error) {
 	if f.ReadFileFn == nil {
 		f.unexpected("ReadFileMax")
 		return git.Blob{}, nil

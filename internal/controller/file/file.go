@@ -153,7 +153,7 @@ type repository interface {
 	Head(branch string) (string, error)
 	// ReadFileMax reads a file to compare it, refusing one past limit bytes
 	// with a *git.TooLargeError before reading it.
-	ReadFileMax(commit, path string, limit int64) (git.Blob, error)
+	ReadFileMax(ctx context.Context, commit, path string, limit int64) (git.Blob, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool
@@ -265,7 +265,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.File) (xpmanaged.Ex
 		return xpmanaged.ExternalObservation{}, errors.Wrap(spec.GitErrorBy(err, e.creds), errHead)
 	}
 
-	have, err := e.repo.ReadFileMax(head, p.Path, yamledit.MaxFileBytes)
+	have, err := e.repo.ReadFileMax(ctx, head, p.Path, yamledit.MaxFileBytes)
 	var tooLarge *git.TooLargeError
 	if errors.As(err, &tooLarge) {
 		// Larger than any File's content can be (the API server keeps no

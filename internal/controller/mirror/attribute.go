@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"fmt"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -64,7 +66,7 @@ const (
 // facts when the Mirror has attribution, and plans again without the
 // changes that wait for their facts or that ignored users alone made. It
 // returns the plan and what the join decided (nil without attribution).
-func (e *external) attribute(pl *planning, d plan.Diff) (plan.Diff, *attribution.Decision, error) {
+func (e *external) attribute(ctx context.Context, pl *planning, d plan.Diff) (plan.Diff, *attribution.Decision, error) {
 	mg := pl.mg
 	if e.attr == nil {
 		return d, nil, nil
@@ -82,7 +84,7 @@ func (e *external) attribute(pl *planning, d plan.Diff) (plan.Diff, *attribution
 	if len(at.Keep()) == 0 {
 		return d, at, nil
 	}
-	d, err = e.plan(pl, at.Keep())
+	d, err = e.plan(ctx, pl, at.Keep())
 	return d, at, err
 }
 

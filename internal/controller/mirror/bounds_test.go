@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"fmt"
 	"strings"
 	"sync"
@@ -42,13 +44,13 @@ type boundedRepo struct {
 	unbound []string
 }
 
-func (r *boundedRepo) ReadFileMax(commit, p string, limit int64) (git.Blob, error) {
+func (r *boundedRepo) ReadFileMax(ctx context.Context, commit, p string, limit int64) (git.Blob, error) {
 	if limit < 0 || limit > yamledit.MaxFileBytes {
 		r.mu.Lock()
 		r.unbound = append(r.unbound, fmt.Sprintf("%s (limit %d)", p, limit))
 		r.mu.Unlock()
 	}
-	return r.fakeRepository.ReadFileMax(commit, p, limit)
+	return r.fakeRepository.ReadFileMax(ctx, commit, p, limit)
 }
 
 // TestPlanFileTooLarge plans folders holding a file past
@@ -114,7 +116,7 @@ func TestPlanFileTooLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.plan(&planning{mg: tc.mg, head: head, folder: f, snap: mirror.Snapshot{Synced: true, Objects: tc.objs}}, nil)
+			d, err := e.plan(context.Background(), &planning{mg: tc.mg, head: head, folder: f, snap: mirror.Snapshot{Synced: true, Objects: tc.objs}}, nil)
 			var got want
 			if reason, ok := managed.StalledReason(err); ok {
 				got.stalled = string(reason)

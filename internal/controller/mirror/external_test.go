@@ -280,7 +280,7 @@ func TestPlanSaysWhatItLeavesOut(t *testing.T) {
 	long.Path = "ns/core/configmap/" + strings.Repeat("x", 1000) + ".yaml"
 	snap := mirror.Snapshot{Synced: true, Objects: []mirror.Object{ok, long}, Skipped: []string{"Secrets (1 skipped): ns/s"}}
 	e := newExternal(t, &fakeRepository{files: map[string]string{}}, &fakeSources{})
-	d, err := e.plan(&planning{mg: newMirror(), head: head, folder: plan.Folder{Files: map[string]string{}, Owned: map[string]bool{}}, snap: snap}, nil)
+	d, err := e.plan(context.Background(), &planning{mg: newMirror(), head: head, folder: plan.Folder{Files: map[string]string{}, Owned: map[string]bool{}}, snap: snap}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

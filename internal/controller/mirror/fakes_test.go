@@ -118,7 +118,7 @@ func (f *fakeRepository) ListFiles(_, prefix string) (map[string]string, error) 
 }
 
 // ReadFileMax refuses a file past limit as the engine does: SHA, no content.
-func (f *fakeRepository) ReadFileMax(_, p string, limit int64) (git.Blob, error) {
+func (f *fakeRepository) ReadFileMax(_ context.Context, _, p string, limit int64) (git.Blob, error) {
 	c, ok := f.files[p]
 	if !ok {
 		return git.Blob{}, git.ErrNotExist

@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,7 +81,7 @@ func TestPlanGuardedSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.plan(&planning{mg: mg, head: head, folder: f, snap: snap, guarded: map[string]bool{s.Path: true}}, nil)
+			d, err := e.plan(context.Background(), &planning{mg: mg, head: head, folder: f, snap: snap, guarded: map[string]bool{s.Path: true}}, nil)
 			if err != nil {
 				t.Fatalf("%s\nplan: %v", tc.reason, err)
 			}

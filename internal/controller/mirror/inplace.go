@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -49,11 +51,11 @@ const errIndexFmt = "cannot index the YAML documents of folder %q on branch %q"
 // attribution the plan is made step by step, in commit order (the objects
 // by resourceVersion), so that each object's change is a commit of its
 // own. What the layout refuses is Stalled, with the reason that names it.
-func (e *external) inPlace(mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot, keep map[string]bool) (inplace.Plan, error) {
+func (e *external) inPlace(ctx context.Context, mg *v1alpha1.Mirror, head string, f plan.Folder, snap mirror.Snapshot, keep map[string]bool) (inplace.Plan, error) {
 	p := mg.Spec.ForProvider
 	x := e.memo.index(keyOf(mg))
 	err := x.UpdateFolder(p.Path, f.Files, func(full string) ([]byte, error) {
-		b, tooLarge, err := e.readBounded(head, full, p.Branch)
+		b, tooLarge, err := e.readBounded(ctx, head, full, p.Branch)
 		if tooLarge != nil {
 			return nil, &yamledit.BoundError{Reason: tooLarge.Error()}
 		}

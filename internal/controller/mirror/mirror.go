@@ -87,7 +87,7 @@ type repository interface {
 	ListFiles(commit, prefix string) (map[string]string, error)
 	// ReadFileMax reads a file for parsing, refusing one past limit bytes
 	// with a *git.TooLargeError before reading it.
-	ReadFileMax(commit, path string, limit int64) (git.Blob, error)
+	ReadFileMax(ctx context.Context, commit, path string, limit int64) (git.Blob, error)
 	Empty() bool
 	Enqueue(branch, key string, c git.Change, done func(git.Result))
 	Queued(branch, key string, c git.Change) bool

@@ -68,7 +68,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
-	d, err := e.planFolder(pl)
+	d, err := e.planFolder(ctx, pl)
 	if err != nil {
 		return xpmanaged.ExternalObservation{}, err
 	}
@@ -137,12 +137,12 @@ func (e *external) readFolder(ctx context.Context, mg *v1alpha1.Mirror, req mirr
 
 // planFolder plans pl's folder (plan.go), joins its changes to audit facts
 // (attribute.go), and keeps what the plan found the Secrets' files to hold.
-func (e *external) planFolder(pl *planning) (plan.Diff, error) {
-	d, err := e.plan(pl, nil)
+func (e *external) planFolder(ctx context.Context, pl *planning) (plan.Diff, error) {
+	d, err := e.plan(ctx, pl, nil)
 	if err != nil {
 		return plan.Diff{}, err
 	}
-	if d, e.att, err = e.attribute(pl, d); err != nil {
+	if d, e.att, err = e.attribute(ctx, pl, d); err != nil {
 		return plan.Diff{}, err
 	}
 	e.memo.keepSecrets(keyOf(pl.mg), pl.sealed)

@@ -65,7 +65,7 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 	if _, ok := files[mp]; !ok {
 		return f, nil
 	}
-	m, ok, err := e.marker(mg, head, mp, files[mp])
+	m, ok, err := e.marker(ctx, mg, head, mp, files[mp])
 	if err != nil {
 		return plan.Folder{}, err
 	}
@@ -95,11 +95,11 @@ func (e *external) read(ctx context.Context, mg *v1alpha1.Mirror, head string) (
 
 // marker reads the marker at mp, blob SHA sha, unless that blob was
 // parsed before (a blob never changes): a steady poll reads no blob.
-func (e *external) marker(mg *v1alpha1.Mirror, head, mp, sha string) (plan.Marker, bool, error) {
+func (e *external) marker(ctx context.Context, mg *v1alpha1.Mirror, head, mp, sha string) (plan.Marker, bool, error) {
 	if m, ok, known := e.memo.markerAt(keyOf(mg), sha); known {
 		return m, ok, nil
 	}
-	b, tooLarge, err := e.readBounded(head, mp, mg.Spec.ForProvider.Branch)
+	b, tooLarge, err := e.readBounded(ctx, head, mp, mg.Spec.ForProvider.Branch)
 	if err != nil {
 		return plan.Marker{}, false, err
 	}
@@ -153,14 +153,14 @@ func (pl *planning) found(full string, f sealedFile) {
 // change that makes them equal (plan.Planner.Plan), after the in-place plan
 // of the folder when the layout is InPlace; keep are the snapshot paths
 // held as Git has them (attribute.go).
-func (e *external) plan(pl *planning, keep map[string]bool) (plan.Diff, error) {
+func (e *external) plan(ctx context.Context, pl *planning, keep map[string]bool) (plan.Diff, error) {
 	pl.sealed = nil
 	planner := plan.Planner{
 		Mirror: planOf(pl.mg), Keep: keep, Guarded: pl.guarded, Secrets: e.keys != nil,
-		File: func(full string, o mirror.Object) (git.File, bool, error) { return e.file(pl, full, o) },
+		File: func(full string, o mirror.Object) (git.File, bool, error) { return e.file(ctx, pl, full, o) },
 	}
 	if inPlace(pl.mg) {
-		ip, err := e.inPlace(pl.mg, pl.head, pl.folder, pl.snap, keep)
+		ip, err := e.inPlace(ctx, pl.mg, pl.head, pl.folder, pl.snap, keep)
 		if err != nil {
 			return plan.Diff{}, err
 		}
@@ -188,11 +188,11 @@ func planOf(mg *v1alpha1.Mirror) plan.Mirror {
 // reading the file; a Secret's by what it decrypts to (sealSecret). A file
 // at o's path that the Mirror does not own is adopted only when it already
 // holds that object.
-func (e *external) file(pl *planning, full string, o mirror.Object) (git.File, bool, error) {
+func (e *external) file(ctx context.Context, pl *planning, full string, o mirror.Object) (git.File, bool, error) {
 	f := pl.folder
 	have, present := f.Files[full]
 	if o.Secret {
-		return e.sealSecret(pl, full, o, have, present, f.Owned[o.Path])
+		return e.sealSecret(ctx, pl, full, o, have, present, f.Owned[o.Path])
 	}
 	switch {
 	case present && have == git.BlobSHA(o.Content):
@@ -201,7 +201,7 @@ func (e *external) file(pl *planning, full string, o mirror.Object) (git.File, b
 		return git.File{Content: o.Content}, true, nil
 	}
 	p := pl.mg.Spec.ForProvider
-	b, tooLarge, err := e.readBounded(pl.head, full, p.Branch)
+	b, tooLarge, err := e.readBounded(ctx, pl.head, full, p.Branch)
 	if err != nil {
 		return git.File{}, false, err
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/git"
@@ -29,8 +31,8 @@ import (
 // the provider hold a blob of any size, every reconcile): it comes back as
 // tooLarge, naming path, size and bound, for the caller to report as its
 // Mirror's problem; err is any other failure, wrapped with the path.
-func (e *external) readBounded(head, p, branch string) (b git.Blob, tooLarge *git.TooLargeError, err error) {
-	b, err = e.repo.ReadFileMax(head, p, yamledit.MaxFileBytes)
+func (e *external) readBounded(ctx context.Context, head, p, branch string) (b git.Blob, tooLarge *git.TooLargeError, err error) {
+	b, err = e.repo.ReadFileMax(ctx, head, p, yamledit.MaxFileBytes)
 	if errors.As(err, &tooLarge) {
 		return b, tooLarge, nil
 	}

@@ -90,7 +90,7 @@ func keysNote(note string, guarded []string) string {
 // keys is not read again. A file the Mirror does not own is adopted, as
 // any object's, only when it is a document of that very Secret (its name
 // and namespace stay in clear text).
-func (e *external) sealSecret(pl *planning, full string, o mirror.Object, have string, present, owned bool) (git.File, bool, error) {
+func (e *external) sealSecret(ctx context.Context, pl *planning, full string, o mirror.Object, have string, present, owned bool) (git.File, bool, error) {
 	mg := pl.mg
 	digest := sealedDigest(e.keys, o.Content)
 	if present && owned && e.memo.holds(keyOf(mg), full, have, digest) {
@@ -99,7 +99,7 @@ func (e *external) sealSecret(pl *planning, full string, o mirror.Object, have s
 	}
 	var existing []byte
 	if present {
-		b, tooLarge, err := e.readBounded(pl.head, full, mg.Spec.ForProvider.Branch)
+		b, tooLarge, err := e.readBounded(ctx, pl.head, full, mg.Spec.ForProvider.Branch)
 		switch {
 		case err != nil:
 			return git.File{}, false, err

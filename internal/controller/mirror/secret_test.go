@@ -17,6 +17,8 @@ limitations under the License.
 package mirror
 
 import (
+	"context"
+
 	"bytes"
 	"testing"
 
@@ -133,7 +135,7 @@ func TestPlanSecrets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.plan(&planning{mg: mg, head: head, folder: f, snap: snap}, nil)
+			d, err := e.plan(context.Background(), &planning{mg: mg, head: head, folder: f, snap: snap}, nil)
 			reason, stalled := managed.StalledReason(err)
 			if stalled && reason != spec.ReasonPathConflict {
 				t.Errorf("%s\nplan: stalled %s, want PathConflict", tc.reason, reason)

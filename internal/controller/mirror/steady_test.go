@@ -41,11 +41,11 @@ type countingRepo struct {
 	reads int
 }
 
-func (r *countingRepo) ReadFileMax(commit, p string, limit int64) (git.Blob, error) {
+func (r *countingRepo) ReadFileMax(ctx context.Context, commit, p string, limit int64) (git.Blob, error) {
 	r.mu.Lock()
 	r.reads++
 	r.mu.Unlock()
-	return r.fakeRepository.ReadFileMax(commit, p, limit)
+	return r.fakeRepository.ReadFileMax(ctx, commit, p, limit)
 }
 
 func (r *countingRepo) take() int {
