@@ -86,11 +86,14 @@ func NewBareRepo(root, name string, branches map[string][]CommitSpec) (*BareRepo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, errors.Wrapf(err, errFmtMkdir, dir)
 	}
+	_, statErr := os.Stat(filepath.Join(dir, "config"))
 	if _, err := Git(dir, nil, "init", "--bare", "--initial-branch=main", "--quiet"); err != nil {
 		return nil, err
 	}
-	if err := appendFile(filepath.Join(dir, "config"), repoConfig); err != nil {
-		return nil, err
+	if os.IsNotExist(statErr) {
+		if err := appendFile(filepath.Join(dir, "config"), repoConfig); err != nil {
+			return nil, err
+		}
 	}
 	if err := seed(dir, branches); err != nil {
 		return nil, err

@@ -157,9 +157,6 @@ func writeCommit(in *bytes.Buffer, ref string, mark int, from string, c CommitSp
 	if from != "" {
 		fmt.Fprintf(in, "from %s\n", from)
 	}
-	for _, p := range c.Deletes {
-		fmt.Fprintf(in, "D %s\n", quotePath(p))
-	}
 	paths := make([]string, 0, len(c.Files))
 	for p := range c.Files {
 		paths = append(paths, p)
@@ -167,6 +164,10 @@ func writeCommit(in *bytes.Buffer, ref string, mark int, from string, c CommitSp
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Fprintf(in, "M 100644 inline %s\ndata %d\n%s\n", quotePath(p), len(c.Files[p]), c.Files[p])
+	}
+	// After the files, as the work tree did: a path in both is deleted.
+	for _, p := range c.Deletes {
+		fmt.Fprintf(in, "D %s\n", quotePath(p))
 	}
 	in.WriteString("\n")
 }

@@ -87,3 +87,21 @@ func TestWriterPushes(t *testing.T) {
 		t.Errorf("main moved to %s, want %s", h, moved)
 	}
 }
+
+func TestWriterDeletesAfterFiles(t *testing.T) {
+	r, err := NewBareRepo(t.TempDir(), "repo.git", map[string][]CommitSpec{"main": {{Message: "seed", Files: map[string]string{"a.txt": "a\n", "b.txt": "b\n"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As a work tree would: the files are written, then the deletes run.
+	if _, err := r.Commit("main", CommitSpec{Files: map[string]string{"b.txt": "new\n", "c.txt": "c\n"}, Deletes: []string{"a.txt", "b.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := r.Files("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"c.txt": "c\n"}, files); diff != "" {
+		t.Errorf("Files(main): -want, +got:\n%s", diff)
+	}
+}

@@ -166,6 +166,7 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	)
 	e2e.StartProvider(t, "")
 	f := e2e.NewFixture(t)
+	seeded := f.Repo.Head(t, "main")
 	progress := make(chan struct{}, 1)
 	pushers := make([]*pusher, nPushers)
 	for i := range pushers {
@@ -280,7 +281,17 @@ func TestFaultExternalPushersRace(t *testing.T) {
 	// every head anyone saw is in the final history.
 	forced := 0
 	reflog := f.Repo.Reflog(t, "main")
-	for _, u := range reflog {
+	// git removes a branch's reflog with the branch: a reflog that does not
+	// start at the seed, or that creates the branch twice, hides a deletion.
+	if len(reflog) == 0 || !isZero(reflog[0].Old) || reflog[0].New != seeded {
+		forced++
+		t.Errorf("main's reflog does not start with its creation at the seed %s: deleted and made again?", seeded)
+	}
+	for i, u := range reflog {
+		if isZero(u.Old) && i > 0 {
+			forced++
+			t.Errorf("main was created again at %s", u.New)
+		}
 		if !isZero(u.Old) && !f.Repo.IsAncestor(t, u.Old, u.New) {
 			forced++
 			t.Errorf("main moved from %s to %s without a fast-forward", u.Old, u.New)
