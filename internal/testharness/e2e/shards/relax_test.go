@@ -97,6 +97,31 @@ func TestShareRelaxesOnTheHolder(t *testing.T) {
 		t.Errorf("the non-holder acted on %v deliveries itself, want none", acted)
 	}
 
+	// Relaxed is what the holder does, not only what it says: while a
+	// delivery comes every relaxedPoll/4, each starts one poll (a nudge),
+	// and the clock's polls come every relaxedPoll instead of every
+	// relaxPoll. Over six deliveries (one and a half relaxed intervals)
+	// that is 6 nudged polls and at most 3 of the clock's when relaxed,
+	// about 15 when not. A slow machine polls less, never more: the bound
+	// cannot fail a holder that relaxes.
+	polls := func() float64 { return holder.MustMetric(t, "provider_git_polls_total") }
+	before, rounds := polls(), 6
+	pace := time.NewTicker(relaxedPoll / 4) // the forge's pace
+	for range rounds {
+		<-pace.C
+		deliver()
+	}
+	pace.Stop()
+	got := polls() - before
+	t.Logf("over %d deliveries %s apart the holder polled %v times", rounds, relaxedPoll/4, got)
+	if most := float64(rounds + 3); got > most {
+		t.Errorf("over %d deliveries %s apart the holder polled %v times, want at most %v: its status says relaxed, its polls are not",
+			rounds, relaxedPoll/4, got, most)
+	}
+	if got := pollIntervalOf(t, f); got == nil || got.Duration != relaxedPoll {
+		t.Fatalf("with deliveries arriving, the holder publishes status.events.pollInterval %v, want %s", got, relaxedPoll)
+	}
+
 	// The deliveries stop: the holder falls back to --poll by itself.
 	stopped := time.Now()
 	testenv.Eventually(t, relaxedPoll+relaxTimeout, func() error {
