@@ -18,7 +18,6 @@ package localenv
 
 import (
 	"bytes"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -58,26 +57,9 @@ func (r *BareRepo) Branch(from string, heads map[string]CommitSpec) (map[string]
 	}
 	sort.Strings(names)
 	var in bytes.Buffer
-	who := fmt.Sprintf("%s <%s> %d +0000", writerName, writerEmail, time.Now().Unix())
+	now := time.Now()
 	for _, b := range names {
-		c := heads[b]
-		msg := c.Message
-		if msg == "" {
-			msg = "external commit"
-		}
-		fmt.Fprintf(&in, "commit refs/heads/%s\nauthor %s\ncommitter %s\ndata %d\n%s\nfrom %s\n", b, who, who, len(msg), msg, base)
-		paths := make([]string, 0, len(c.Files))
-		for p := range c.Files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", p, len(c.Files[p]), c.Files[p])
-		}
-		for _, p := range c.Deletes {
-			fmt.Fprintf(&in, "D %s\n", p)
-		}
-		in.WriteString("\n")
+		writeCommit(&in, "refs/heads/"+b, 0, base, heads[b], now)
 	}
 	if _, err := gitIn(r.Dir, &in, nil, "fast-import", "--quiet"); err != nil {
 		return nil, err
