@@ -102,19 +102,26 @@ func TestShareRelaxesOnTheHolder(t *testing.T) {
 	// and the clock's polls come every relaxedPoll instead of every
 	// relaxPoll. Over six deliveries (one and a half relaxed intervals)
 	// that is 6 nudged polls and at most 3 of the clock's when relaxed,
-	// about 15 when not. A slow machine polls less, never more: the bound
-	// cannot fail a holder that relaxes.
+	// about 15 when not. A slow machine polls less, never more; and where
+	// a delivery came more than a relaxed interval after the one before
+	// (a loaded machine), the holder rightly polls at --poll in that gap,
+	// which the bound allows for: it cannot fail a holder that relaxes.
 	polls := func() float64 { return holder.MustMetric(t, "provider_git_polls_total") }
-	before, rounds := polls(), 6
+	before, rounds, most := polls(), 6, 3.0
 	pace := time.NewTicker(relaxedPoll / 4) // the forge's pace
 	for range rounds {
 		<-pace.C
+		if gap := time.Since(last); gap > relaxedPoll {
+			most += float64((gap-relaxedPoll)/relaxPoll) + 1
+		}
 		deliver()
+		last = time.Now()
+		most++
 	}
 	pace.Stop()
 	got := polls() - before
 	t.Logf("over %d deliveries %s apart the holder polled %v times", rounds, relaxedPoll/4, got)
-	if most := float64(rounds + 3); got > most {
+	if got > most {
 		t.Errorf("over %d deliveries %s apart the holder polled %v times, want at most %v: its status says relaxed, its polls are not",
 			rounds, relaxedPoll/4, got, most)
 	}
