@@ -98,6 +98,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 			claims: o.Claims,
 			maxAge: o.PollInterval,
 			sealer: encrypt.NewSealer(0),
+			fights: newFights(o.Clock),
 		}),
 		// Named after its path, persisted with the finalizer and the
 		// create-pending mark in one write.
@@ -127,6 +128,8 @@ type connector struct {
 	// sealer outlives reconciles: it hands a Secret whose write is still
 	// queued the same encrypted bytes at every observation.
 	sealer *encrypt.Sealer
+	// fights outlives reconciles: when each File was last put back.
+	fights *fights
 }
 
 // claims is what a File needs of the claim index: whether another File
@@ -143,7 +146,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.File) (xpmanaged.T
 		return nil, err
 	}
 	return &external{creds: conn.Credentials, repo: repo, watch: c.watch, claims: c.claims, author: conn.Author, window: &conn.Window, maxAge: c.maxAge,
-		keys: conn.Keys, sealer: c.sealer}, nil
+		keys: conn.Keys, sealer: c.sealer, fights: c.fights}, nil
 }
 
 // repository is what a File needs of the shared clone of its repository.
@@ -184,6 +187,7 @@ type external struct {
 	// encryption and Secrets are refused.
 	keys   *encrypt.Keys
 	sealer *encrypt.Sealer
+	fights *fights
 }
 
 // Desired returns what f asks the branch to hold at its path. Errors that
@@ -408,9 +412,12 @@ func (e *external) enqueue(mg *v1alpha1.File, a Action, want git.File) error {
 	}
 	c := changeOf(mg, a, want)
 	c.Message, c.Author, c.Window = msg, e.author, e.window
-	c.PutBack = a == ActionUpdate && putsBack(mg)
-	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c,
-		e.watch.Waker(v1alpha1.FileKind, types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}))
+	done := e.watch.Waker(v1alpha1.FileKind, types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()})
+	if a == ActionUpdate && putsBack(mg) {
+		// A fight's round is remembered too: it stays one while it lasts.
+		c.PutBack, done = !e.fights.fighting(mg.GetUID()), e.fights.watch(mg.GetUID(), e.window, done)
+	}
+	e.repo.Enqueue(mg.Spec.ForProvider.Branch, keyOf(mg), c, done)
 	return committing(mg, a)
 }
 

@@ -17,10 +17,16 @@ limitations under the License.
 package file
 
 import (
+	"sync"
+	"time"
+
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-git/internal/git"
 )
 
 // putsBack reports whether an update of mg puts back what it held in Git:
@@ -40,4 +46,75 @@ func putsBack(mg *v1alpha1.File) bool {
 		}
 	}
 	return true
+}
+
+// fights remembers when each File's last put-back landed, so that a File
+// drifting again within a commit window of it is told from a lone edit:
+// two owners of one path (another tool, another provider) answer each
+// other's pushes, or a tool re-renders many Files over and over keeping
+// their generations. Those changes are not one push's worth of drift a
+// quarter window collects: each round of the fight then takes the whole
+// window (git.Change.PutBack false), so what the others push meanwhile
+// joins it, and a fight loop writes a commit a window, not four.
+//
+// mu guards landed; it is never held across the network. landed holds
+// only Files put back within their last window: older entries are
+// dropped at each landing.
+type fights struct {
+	clock  clock.PassiveClock
+	mu     sync.Mutex
+	landed map[types.UID]landing
+}
+
+// landing is when a put-back landed, and the window it is remembered for.
+type landing struct {
+	at     time.Time
+	window time.Duration
+}
+
+// newFights tells time by c; nil: the real clock.
+func newFights(c clock.PassiveClock) *fights {
+	if c == nil {
+		c = clock.RealClock{}
+	}
+	return &fights{clock: c, landed: map[types.UID]landing{}}
+}
+
+// fighting reports whether the File uid was put back less than its
+// window ago. A nil fights remembers nothing.
+func (f *fights) fighting(uid types.UID) bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.landed[uid]
+	return ok && f.clock.Since(l.at) < l.window
+}
+
+// watch returns done, noting first when the put-back of the File uid
+// landed: a commit of it pushed, not an error, and not a branch that
+// already held it (then nobody was answered). Remembered for window.
+func (f *fights) watch(uid types.UID, window *time.Duration, done func(git.Result)) func(git.Result) {
+	if f == nil || window == nil || *window <= 0 {
+		return done
+	}
+	return func(r git.Result) {
+		if r.Err == nil && !r.UpToDate {
+			f.land(uid, *window)
+		}
+		done(r)
+	}
+}
+
+func (f *fights) land(uid types.UID, window time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clock.Now()
+	for k, l := range f.landed {
+		if now.Sub(l.at) >= l.window {
+			delete(f.landed, k)
+		}
+	}
+	f.landed[uid] = landing{at: now, window: window}
 }
