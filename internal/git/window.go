@@ -62,7 +62,9 @@ func (w *writer) windowLocked() time.Duration {
 // each arrival, keeps in one commit what one push of someone else's
 // brought, and puts a lone one back in a quarter of the time. A change of
 // a spec keeps the whole window: those are what a Composition writes many
-// of at once, and they trickle in at the reconcile rate.
+// of at once, and they trickle in at the reconcile rate. So does a File
+// put back less than a window ago that drifts again (a fight over its
+// path): the File controller does not mark it PutBack.
 const putBackQuiet = 4
 
 // closesLocked is when the round that opened at opened closes: its window
