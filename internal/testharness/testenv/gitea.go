@@ -262,6 +262,16 @@ func freePort() (int, error) {
 
 // giteaINI is a headless configuration: sqlite, no SSH, LFS, mail, update
 // check or registration; Git over HTTP and the API on loopback only.
+//
+// A push's webhook passes two of Gitea's queues: push_update (the
+// post-receive hook's report) and webhook_sender (the delivery). Gitea's
+// default queue, level (LevelDB on disk), polls for an item with a backoff
+// of 50 ms doubling to 2 s while it finds none (modules/queue/backoff.go,
+// base_levelqueue_common.go), so a push on an idle Gitea waited up to 2 s
+// in each. A channel queue hands an item over at once (after the 100 ms
+// batch debounce every queue has, workergroup.go): the events tests and
+// benchmarks then measure the provider, not Gitea's idle backoff.
+// docs/guides/forge-events.md says what an operator loses with it.
 func giteaINI(dir, runUser string, port int, cfg giteaConfig) string {
 	root := ""
 	if os.Geteuid() == 0 {
@@ -304,6 +314,10 @@ ENABLED = false
 [webhook]
 ALLOWED_HOST_LIST = loopback
 DELIVER_TIMEOUT = 10
+[queue.push_update]
+TYPE = channel
+[queue.webhook_sender]
+TYPE = channel
 [log]
 MODE = console
 LEVEL = Warn
