@@ -111,6 +111,10 @@ func TestPollAfterOwnCreateSeesDeletion(t *testing.T) {
 		first <- polled{m, err}
 	}()
 	read, released := held.read, held.released
+	// Released once, here or when the test fails first: the cache closes
+	// after (cleanups run last first), with no poll left held.
+	release := sync.OnceFunc(func() { close(released) })
+	t.Cleanup(release)
 	<-read
 	// ... the Branch creates drift meanwhile ...
 	if res := r.CreateBranchAs(ctx(t), "drift", "main", Signature{Name: "bot", Email: "bot@example.com"}); res.Err != nil {
@@ -118,7 +122,7 @@ func TestPollAfterOwnCreateSeesDeletion(t *testing.T) {
 	}
 	created := s.repo.Head(t, "drift")
 	// ... and the poll compares its advertisement after the creation.
-	close(released)
+	release()
 	p := <-first
 	if p.err != nil {
 		t.Fatal(p.err)
