@@ -21,8 +21,8 @@ package git
 //   - Cache.mu: the cache's repositories and whether it is closed.
 //   - Repository.lmu: whether the clone is in use or evicted (evict.go).
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
-//     not safe for concurrent use), and pushedAt, announced, unreferenced
-//     and empty, which change with it. Reads, building a batch, storing a
+//     not safe for concurrent use), and pushedAt, announced, ownMoves,
+//     unreferenced and empty, which change with it. Reads, building a batch, storing a
 //     pack, moving a local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
@@ -89,8 +89,8 @@ type Repository struct {
 	// instead of pushing them (viaapi.go).
 	api CommitAPI
 
-	// mu guards st, trees, pushedAt, announced, unreferenced and empty (see
-	// Locking above).
+	// mu guards st, trees, pushedAt, announced, ownMoves, unreferenced and
+	// empty (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// trees are decoded trees read again by ReadFile (trees.go).
@@ -100,6 +100,11 @@ type Repository struct {
 	pushedAt map[string]time.Time
 	// announced is, per branch, the head Poll last reported (watch.go).
 	announced map[string]plumbing.Hash
+	// ownMoves numbers our own moves of branches (announceOwnLocked), and
+	// ownMoved is, per branch, the number of the last: a Poll compares
+	// no branch we moved after it began (watch.go).
+	ownMoves uint64
+	ownMoved map[string]uint64
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
@@ -200,7 +205,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	repo := &Repository{
 		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer, trees: treeCache{share: mem},
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
-		announced: map[string]plumbing.Hash{},
+		announced: map[string]plumbing.Hash{}, ownMoved: map[string]uint64{},
 	}
 	// The URL was parsed by connect already; a key it cannot make is
 	// the empty one, which a Fence holds like any other.

@@ -129,6 +129,8 @@ func (r *Repository) announceOwn(branch string, old, h plumbing.Hash) {
 // someone else's commit leaves the announced head behind, so Poll still
 // reports theirs.
 func (r *Repository) announceOwnLocked(branch string, old, h plumbing.Hash) {
+	r.ownMoves++
+	r.ownMoved[branch] = r.ownMoves
 	if a, ok := r.announced[branch]; ok && a == old {
 		r.announced[branch] = h
 	}

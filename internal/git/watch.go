@@ -68,6 +68,11 @@ func (r *Repository) Poll(ctx context.Context) (moves []Move, err error) {
 	}
 	defer r.end()
 	start := time.Now()
+	// Before the ls-remote: a branch we move after it is not compared
+	// (moves).
+	r.mu.Lock()
+	since := r.ownMoves
+	r.mu.Unlock()
 	r.rmu.Lock()
 	used := make([]string, 0, len(r.used))
 	for b := range r.used {
@@ -108,7 +113,7 @@ func (r *Repository) Poll(ctx context.Context) (moves []Move, err error) {
 		}
 		r.rmu.Unlock()
 	}
-	return r.moves(used, local, remote)
+	return r.moves(used, local, remote, since)
 }
 
 // localHeads returns the clone's heads of used and whether the clone lacks
@@ -135,11 +140,21 @@ func (r *Repository) localHeads(used []string, remote map[string]plumbing.Hash) 
 // moves compares remote with the heads announced before and diffs each
 // moved branch. A branch never announced is compared with the clone's head
 // before this Poll: what the resources that read it saw.
-func (r *Repository) moves(used []string, local, remote map[string]plumbing.Hash) ([]Move, error) {
+//
+// A branch we moved after the Poll began (our own move numbered past
+// since) is left as announced, for the next Poll: remote may predate the
+// move. Compared, a create of ours that landed between the ls-remote and
+// here read as the branch vanished, and was announced so; a deletion by
+// someone else then read as nothing new, and the Branch that declares it,
+// which nothing polls once Ready, never created it again.
+func (r *Repository) moves(used []string, local, remote map[string]plumbing.Hash, since uint64) ([]Move, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Move
 	for _, b := range used {
+		if r.ownMoved[b] > since {
+			continue
+		}
 		h := remote[b]
 		old, seen := r.announced[b]
 		if !seen {

@@ -52,7 +52,11 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Mirror) (xpmanaged.
 	if e.repo.InFlight(p.Branch, keyOf(mg)) {
 		// The head does not show the push under way yet: a change computed
 		// without it could drop from the marker a file it adds. Its result
-		// wakes the Mirror.
+		// wakes the Mirror. A retry of a refused write keeps the refusal
+		// published.
+		if err := e.stillRefused(mg); err != nil {
+			return xpmanaged.ExternalObservation{}, err
+		}
 		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, mg.Status.AtProvider.Pending)
 	}
 	// After InFlight, not before: a push that finishes between the two
@@ -173,6 +177,9 @@ func (e *external) act(mg *v1alpha1.Mirror, snap mirror.Snapshot, d plan.Diff) (
 	}
 	p := mg.Spec.ForProvider
 	if e.repo.Queued(p.Branch, keyOf(mg), c) {
+		if err := e.stillRefused(mg); err != nil {
+			return xpmanaged.ExternalObservation{}, err
+		}
 		mg.Status.AtProvider.Pending = d.Size()
 		return xpmanaged.ExternalObservation{}, e.hold(mg, msgCommittingFmt, d.Size())
 	}

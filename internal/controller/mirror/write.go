@@ -127,13 +127,25 @@ func (e *external) submit(mg *v1alpha1.Mirror) int {
 // status writes and a create mark a poll, for nothing that changed. It
 // returns nil, and submits nothing, when the Mirror publishes anything else.
 func (e *external) retry(mg *v1alpha1.Mirror) error {
+	err := e.stillRefused(mg)
+	if err != nil {
+		e.submit(mg)
+	}
+	return err
+}
+
+// stillRefused returns the refusal of mg's last write when mg as read
+// publishes it, else nil. A reconcile that finds the retry of a refused
+// write still queued or being pushed returns it too, not the Committing
+// wait: woken meanwhile (a watch, or a poll that outran a slow push), it
+// published Committing, and the retry's refusal the Stalled state again.
+func (e *external) stillRefused(mg *v1alpha1.Mirror) error {
 	err := e.refused.of(keyOf(mg))
 	reason, _ := managed.StalledReason(err)
 	ready := mg.GetCondition(xpv2.TypeReady)
 	if err == nil || ready.Reason != reason || !strings.HasSuffix(ready.Message, err.Error()) {
 		return nil
 	}
-	e.submit(mg)
 	return err
 }
 
