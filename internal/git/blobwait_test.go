@@ -26,7 +26,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 )
 
 // blobHanger is a smart-HTTP proxy that, once hang is set, holds every

@@ -23,6 +23,7 @@ package git
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -31,7 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"k8s.io/utils/clock"
 )
@@ -207,14 +208,14 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		o.Clock = clock.RealClock{}
 	}
 	if o.CloneMemory <= 0 {
-		return nil, errors.Errorf("%s, not %d", errMemory, o.CloneMemory)
+		return nil, fmt.Errorf("%s, not %d", errMemory, o.CloneMemory)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, errors.Wrap(err, errCacheDir)
+		return nil, fmt.Errorf("%s: %w", errCacheDir, err)
 	}
 	key, err := identityKey(filepath.Join(dir, ".identity-key"))
 	if err != nil {
-		return nil, errors.Wrap(err, errIdentityKey)
+		return nil, fmt.Errorf("%s: %w", errIdentityKey, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{},

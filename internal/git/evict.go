@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 )
 
 // Idle eviction keeps the cache bounded: every configuration, and every

@@ -19,7 +19,7 @@ package git
 import (
 	"net/http"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 )
 
 // errNotHeld is a push a Fence refused: another replica writes this

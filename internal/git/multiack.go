@@ -61,7 +61,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"

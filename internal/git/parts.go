@@ -21,7 +21,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -18,10 +18,11 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 )
 
 const (
@@ -229,7 +230,7 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 			}
 		}
 		w.mu.Unlock()
-		return Result{Err: &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errSubmitCtx)}}
+		return Result{Err: &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errSubmitCtx, ctx.Err())}}
 	}
 }
 

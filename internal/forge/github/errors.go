@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"errors"
 	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
