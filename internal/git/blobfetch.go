@@ -384,7 +384,7 @@ func (r *Repository) storeBlobPack(ctx context.Context, resp io.Reader, caps *ca
 		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
 	if added {
-		r.st.Reindex()
+		r.reindexLocked()
 	}
 	return nil
 }

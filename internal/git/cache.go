@@ -268,9 +268,10 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 
 // Memory is what the clones of the cache hold in memory now.
 type Memory struct {
-	// CacheBytes is what their object and tree caches hold together, at
-	// most CacheBudget.
-	CacheBytes, CacheBudget int64
+	// CacheBytes is what their object and tree caches hold together, and
+	// IndexBytes what their pack indexes are charged: together at most
+	// CacheBudget, unless the indexes alone take more.
+	CacheBytes, IndexBytes, CacheBudget int64
 	// Clones is how many are open.
 	Clones int
 }
@@ -280,7 +281,8 @@ func (c *Cache) Memory() Memory {
 	c.mu.Lock()
 	n := len(c.repos)
 	c.mu.Unlock()
-	return Memory{CacheBytes: c.memory.inUse(), CacheBudget: c.memory.max, Clones: n}
+	caches, indexes := c.memory.inUse()
+	return Memory{CacheBytes: caches, IndexBytes: indexes, CacheBudget: c.memory.max, Clones: n}
 }
 
 // closeWait bounds how long Close waits for the goroutines it cancelled: a

@@ -45,7 +45,7 @@ func (r *Repository) compactLocked() error {
 	err = r.repackLocked()
 	// The storage indexes packs once and keeps the index: it must forget
 	// the packs that are gone, whether or not the repack finished.
-	r.st.Reindex()
+	r.reindexLocked()
 	if err != nil {
 		return fmt.Errorf("%s: %w", errCompact, err)
 	}

@@ -149,7 +149,7 @@ func (r *Repository) repackLocked() error {
 	if err != nil {
 		return err
 	}
-	r.st.Reindex()
+	r.reindexLocked()
 	// A shallow commit no ref reached went with its pack.
 	return r.recordShallowLocked(nil)
 }

@@ -210,6 +210,9 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 		mem.release()
 		return nil, err
 	}
+	// The packs a previous process left: go-git reads their indexes at
+	// the first read.
+	mem.chargeIndex(packIndexCost(dir))
 	repo.window.Store(-1)
 	repo.multiACK.Store(requiresMultiACK(conn.host))
 	repo.partial.Store(isPartial(dir))

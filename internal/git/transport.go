@@ -203,7 +203,7 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	}
 	if added {
 		// go-git's storage reads the pack indexes once and keeps them.
-		r.st.Reindex()
+		r.reindexLocked()
 	}
 	if err := r.recordShallowLocked(resp.Shallows); err != nil {
 		return fmt.Errorf("%s: %w", errStorePack, err)
