@@ -19,10 +19,10 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"

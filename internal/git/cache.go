@@ -23,6 +23,7 @@ package git
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,7 +33,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"k8s.io/utils/clock"
 )

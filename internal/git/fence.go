@@ -17,9 +17,8 @@ limitations under the License.
 package git
 
 import (
-	"net/http"
-
 	"errors"
+	"net/http"
 )
 
 // errNotHeld is a push a Fence refused: another replica writes this

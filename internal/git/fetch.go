@@ -18,10 +18,9 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
-
-	"errors"
 )
 
 const errRefreshCtx = "gave up waiting for a fetch"

@@ -17,11 +17,11 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"

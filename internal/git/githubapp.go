@@ -27,6 +27,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,8 +36,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"errors"
 )
 
 // Locking: appTokens.mu guards current, expires and inflight. It is never held

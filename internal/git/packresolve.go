@@ -32,11 +32,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -38,13 +38,13 @@ import (
 	"compress/zlib"
 	"crypto"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
 	"math"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 )

@@ -36,11 +36,11 @@ package git
 // offer filter gets the full fetch it always got.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"

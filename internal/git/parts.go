@@ -18,10 +18,10 @@ package git
 
 import (
 	"bytes"
+	"errors"
 	"maps"
 	"slices"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -17,10 +17,10 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
-	"errors"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -18,10 +18,10 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
-	"errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"

@@ -18,11 +18,10 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"errors"
 )
 
 const (

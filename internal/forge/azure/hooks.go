@@ -18,6 +18,7 @@ package azure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,8 +26,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )

@@ -88,7 +88,7 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 		return nil, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	if slices.Contains(strings.Split(ref.Path, "/"), "..") {
-		return nil, fmt.Errorf(errPathFmt, r.path)
+		return nil, fmt.Errorf(errPathFmt, r.path) //nolint:staticcheck // ST1005: the message ends with "..", the path element it refuses
 	}
 	q := ref.Query()
 	q.Set("api-version", cmpOr(r.version, apiVersion))
@@ -163,7 +163,7 @@ func pages[T any](ctx context.Context, c *Client, path, version string, ids bool
 	token := ""
 	for skip, n := 0, 0; ; n++ {
 		if n == maxPages {
-			return nil, &forge.APIError{Status: http.StatusOK, Message: fmt.Errorf(errPagesFmt, redact(path), maxPages).Error()}
+			return nil, &forge.APIError{Status: http.StatusOK, Message: fmt.Sprintf(errPagesFmt, redact(path), maxPages)}
 		}
 		q := url.Values{"$top": {strconv.Itoa(c.top)}}
 		if token != "" {

@@ -18,13 +18,12 @@ package azure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-
-	"errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )

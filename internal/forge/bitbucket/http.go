@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,7 +31,6 @@ import (
 	"sync"
 	"time"
 
-	"errors"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -146,7 +146,7 @@ func (k *core) do(ctx context.Context, r call, out any) (int, error) {
 		return 0, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	if slices.Contains(strings.Split(ref.Path, "/"), "..") {
-		return 0, fmt.Errorf(errPathFmt, r.path)
+		return 0, fmt.Errorf(errPathFmt, r.path) //nolint:staticcheck // ST1005: the message ends with "..", the path element it refuses
 	}
 	var body io.Reader
 	if r.body != nil {

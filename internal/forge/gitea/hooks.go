@@ -18,11 +18,11 @@ package gitea
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
 	sdk "code.gitea.io/sdk/gitea"
-	"errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )

@@ -69,6 +69,7 @@ limitations under the License.
 package github
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,7 +77,6 @@ import (
 	"sync"
 	"time"
 
-	"errors"
 	gh "github.com/google/go-github/v75/github"
 	"k8s.io/utils/clock"
 

@@ -19,12 +19,12 @@ package github
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	"errors"
 	gh "github.com/google/go-github/v75/github"
 	"k8s.io/utils/clock"
 

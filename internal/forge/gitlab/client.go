@@ -18,6 +18,7 @@ package gitlab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,7 +26,6 @@ import (
 	"strings"
 	"sync"
 
-	"errors"
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 	"k8s.io/utils/clock"

@@ -18,10 +18,10 @@ package gitlab_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
-	"errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
