@@ -17,11 +17,10 @@ limitations under the License.
 package forge
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // Azure DevOps Services' hosts: the organization is the first path segment
@@ -63,7 +62,7 @@ func resolveAzure(gitURL string, t Type, apiURL string) (Config, bool, error) {
 	}
 	org, project, repo, ok := azureParts(host, strings.Trim(p, "/"))
 	if !ok {
-		return Config{}, true, errors.Errorf(errRepoPathFmt, gitURL)
+		return Config{}, true, fmt.Errorf(errRepoPathFmt, gitURL)
 	}
 	c := Config{Type: AzureDevOps, APIURL: apiURL, Owner: strings.TrimPrefix(org+"/"+project, "/"), Name: repo}
 	if c.APIURL == "" {
@@ -71,7 +70,7 @@ func resolveAzure(gitURL string, t Type, apiURL string) (Config, bool, error) {
 	}
 	u, err := url.Parse(c.APIURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return Config{}, true, errors.Errorf(errAPIURLFmt, c.APIURL)
+		return Config{}, true, fmt.Errorf(errAPIURLFmt, c.APIURL)
 	}
 	if !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/"

@@ -18,10 +18,10 @@ package forge
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/utils/clock"
 )
 
@@ -176,7 +176,7 @@ func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest
 	select {
 	case l.lock <- struct{}{}:
 	case <-ctx.Done():
-		return nil, errors.Wrap(ctx.Err(), errList)
+		return nil, fmt.Errorf("%s: %w", errList, ctx.Err())
 	}
 	defer func() { <-l.lock }()
 	// Another caller may have listed while this one waited.
@@ -195,7 +195,7 @@ func (l *Listing) Open(ctx context.Context, maxAge time.Duration) ([]PullRequest
 	during, dirty := l.during, l.dirty
 	l.inflight, l.during, l.dirty = false, nil, false
 	if err != nil {
-		return nil, errors.Wrap(err, errList)
+		return nil, fmt.Errorf("%s: %w", errList, err)
 	}
 	if !notModified || !l.valid {
 		l.prs = prs
@@ -311,7 +311,7 @@ func (l *Listing) spaced(ctx context.Context) error {
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return errors.Wrap(ctx.Err(), errList)
+			return fmt.Errorf("%s: %w", errList, ctx.Err())
 		}
 	}
 	l.mu.Lock()

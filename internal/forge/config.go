@@ -18,11 +18,10 @@ package forge
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 const (
@@ -84,13 +83,13 @@ func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
 	}
 	owner, name, ok := splitRepo(path)
 	if !ok {
-		return Config{}, errors.Errorf(errRepoPathFmt, gitURL)
+		return Config{}, fmt.Errorf(errRepoPathFmt, gitURL)
 	}
 	c := Config{Type: t, APIURL: apiURL, Owner: owner, Name: name}
 	if c.Type == "" {
 		wk, ok := wellKnown[strings.ToLower(host)]
 		if !ok {
-			return Config{}, errors.Errorf(errUnknownHostFmt, host)
+			return Config{}, fmt.Errorf(errUnknownHostFmt, host)
 		}
 		c.Type = wk.t
 		if c.APIURL == "" {
@@ -101,7 +100,7 @@ func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
 	case GitHub, GitLab, Gitea, Forgejo:
 	case BitbucketCloud, BitbucketDataCenter:
 	default:
-		return Config{}, errors.Errorf(errTypeFmt, c.Type)
+		return Config{}, fmt.Errorf(errTypeFmt, c.Type)
 	}
 	if c.APIURL == "" {
 		c.APIURL = defaultAPIURL(c.Type, host)
@@ -111,7 +110,7 @@ func Resolve(gitURL string, t Type, apiURL string) (Config, error) {
 	}
 	u, err := url.Parse(c.APIURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return Config{}, errors.Errorf(errAPIURLFmt, c.APIURL)
+		return Config{}, fmt.Errorf(errAPIURLFmt, c.APIURL)
 	}
 	if !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/"
@@ -144,13 +143,13 @@ func hostPath(gitURL string) (string, string, error) {
 		rest := gitURL[at+1:]
 		host, path, ok := strings.Cut(rest, ":")
 		if !ok || host == "" {
-			return "", "", errors.Errorf(errRepoPathFmt, gitURL)
+			return "", "", fmt.Errorf(errRepoPathFmt, gitURL)
 		}
 		return host, path, nil
 	}
 	u, err := url.Parse(gitURL)
 	if err != nil || u.Host == "" {
-		return "", "", errors.Errorf(errRepoPathFmt, gitURL)
+		return "", "", fmt.Errorf(errRepoPathFmt, gitURL)
 	}
 	return u.Hostname(), u.Path, nil
 }

@@ -18,11 +18,12 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
@@ -64,7 +65,7 @@ func hasBranch(refs map[string]plumbing.Hash) bool {
 func (r *Repository) DefaultBranch(ctx context.Context) (string, error) {
 	ar, err := r.advertised(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) || (err == nil && !hasBranch(ar.References)) {
-		return "", &Error{Kind: KindBranchNotFound, Err: errors.Wrap(ErrEmptyRepository, errNoDefaultBranch)}
+		return "", &Error{Kind: KindBranchNotFound, Err: fmt.Errorf("%s: %w", errNoDefaultBranch, ErrEmptyRepository)}
 	}
 	if err != nil {
 		return "", err
@@ -120,7 +121,7 @@ func (r *Repository) CheckWithin(ctx context.Context, maxAge time.Duration) (emp
 				return asking.empty, nil
 			}
 		case <-ctx.Done():
-			return false, errors.Wrap(ctx.Err(), errListRefs)
+			return false, fmt.Errorf("%s: %w", errListRefs, ctx.Err())
 		}
 	}
 	return r.Check(ctx)
@@ -166,16 +167,19 @@ func (r *Repository) advertise(ctx context.Context) (*packp.AdvRefs, error) {
 	defer cancel()
 	auth, err := r.conn.authMethod(ctx)
 	if err != nil {
-		return nil, errors.Wrap(err, errListRefs)
+		return nil, fmt.Errorf("%s: %w", errListRefs, err)
 	}
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
-		return nil, errors.Wrap(classify(err), errListRefs)
+		return nil, fmt.Errorf("%s: %w", errListRefs, classify(err))
 	}
 	defer sess.Close() //nolint:errcheck // the outcome is decided by then; a failed Close loses nothing
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil, err
 	}
-	return ar, errors.Wrap(classify(err), errListRefs)
+	if err != nil {
+		return ar, fmt.Errorf("%s: %w", errListRefs, classify(err))
+	}
+	return ar, nil
 }

@@ -18,11 +18,11 @@ package git
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	testingclock "k8s.io/utils/clock/testing"
 

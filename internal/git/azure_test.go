@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -25,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-cmp/cmp"
@@ -308,7 +308,7 @@ func TestRefusedForMultiACK(t *testing.T) {
 		want   bool
 	}{
 		"Azure":       {reason: "Azure DevOps' 400 with TF401041", err: status(400, testenv.AzureMultiACKRefusal), want: true},
-		"Wrapped":     {reason: "as fetch wraps it", err: errors.Wrap(status(400, testenv.AzureMultiACKRefusal), errFetch), want: true},
+		"Wrapped":     {reason: "as fetch wraps it", err: fmt.Errorf("%s: %w", errFetch, status(400, testenv.AzureMultiACKRefusal)), want: true},
 		"OtherBadReq": {reason: "a 400 about something else", err: status(400, "bad request"), want: false},
 		"ServerError": {reason: "a 500 naming multi-ack is not the refusal", err: status(500, "multi-ack"), want: false},
 		"NotHTTP":     {reason: "an SSH failure", err: errors.New("multi-ack"), want: false},

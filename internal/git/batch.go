@@ -19,9 +19,9 @@ package git
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -71,7 +71,7 @@ func (w *writer) applyChanges(ctx context.Context, ops []*op) {
 		}
 		base = head
 		if p, err = w.build(head, ops); err != nil {
-			return nil, errors.Wrap(err, errBuild)
+			return nil, fmt.Errorf("%s: %w", errBuild, err)
 		}
 		if p.head == head {
 			return nil, nil // every change is satisfied or invalid
@@ -173,7 +173,7 @@ func (w *writer) build(head plumbing.Hash, ops []*op) (*plan, error) {
 		// ofs-delta negotiation) and costs no CPU; small files compress
 		// well enough on their own.
 		if _, err := packfile.NewEncoder(&buf, st, false).Encode(p.objects, 0); err != nil {
-			return nil, errors.Wrap(err, errEncodePack)
+			return nil, fmt.Errorf("%s: %w", errEncodePack, err)
 		}
 		p.pack = buf.Bytes()
 		if err := w.planAPI(st, head, p); err != nil {
@@ -343,7 +343,7 @@ func check(st storer.EncodedObjectStorer, t *tree, c *Part) ([]put, [][]string, 
 			mode = filemode.Executable
 		}
 		if e != nil && e.mode == filemode.Dir {
-			return nil, nil, &Error{Kind: KindPathConflict, Err: errors.Errorf("%s: %s", errFileIsDir, p)}
+			return nil, nil, &Error{Kind: KindPathConflict, Err: fmt.Errorf("%s: %s", errFileIsDir, p)}
 		}
 		if e != nil && e.mode == mode && e.hash == plumbing.ComputeHash(plumbing.BlobObject, f.Content) {
 			continue
@@ -367,7 +367,7 @@ func check(st storer.EncodedObjectStorer, t *tree, c *Part) ([]put, [][]string, 
 			continue
 		}
 		if e.mode == filemode.Dir {
-			return nil, nil, &Error{Kind: KindPathConflict, Err: errors.Errorf("%s: %s", errFileIsDir, p)}
+			return nil, nil, &Error{Kind: KindPathConflict, Err: fmt.Errorf("%s: %s", errFileIsDir, p)}
 		}
 		dels = append(dels, parts)
 	}

@@ -37,11 +37,12 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -191,7 +192,7 @@ func (b *blobFetches) tracked(p string) (paths, folders []string) {
 // for every read that shares it, and goes on without this one.
 func (r *Repository) fetchBlob(ctx context.Context, commit, p string, h plumbing.Hash) error {
 	if err := ctx.Err(); err != nil {
-		return &Error{Kind: KindTransient, Err: errors.Wrap(err, errBlobWait)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errBlobWait, err)}
 	}
 	c := r.blobs.pending(h)
 	if c == nil {
@@ -201,9 +202,9 @@ func (r *Repository) fetchBlob(ctx context.Context, commit, p string, h plumbing
 	case <-c.done:
 		return c.err
 	case <-ctx.Done():
-		return &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errBlobWait)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errBlobWait, ctx.Err())}
 	case <-r.cache.ctx.Done():
-		return &Error{Kind: KindTransient, Err: errors.Wrap(r.cache.ctx.Err(), errBlobWait)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errBlobWait, r.cache.ctx.Err())}
 	}
 }
 
@@ -326,16 +327,16 @@ func (r *Repository) downloadBlobs(ctx context.Context, wants []plumbing.Hash) (
 	defer func() { r.cache.opts.Metrics.blobFetched(r.conn.host, len(wants), err) }()
 	auth, err := r.conn.authMethod(ctx)
 	if err != nil {
-		return errors.Wrap(err, errFetchBlobs)
+		return fmt.Errorf("%s: %w", errFetchBlobs, err)
 	}
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
-		return errors.Wrap(classify(err), errFetchBlobs)
+		return fmt.Errorf("%s: %w", errFetchBlobs, classify(err))
 	}
 	defer sess.Close() //nolint:errcheck // the outcome is decided by then
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil {
-		return errors.Wrap(classify(err), errFetchBlobs)
+		return fmt.Errorf("%s: %w", errFetchBlobs, classify(err))
 	}
 	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
 	if ar.Capabilities.Supports(capability.NoProgress) {
@@ -349,7 +350,7 @@ func (r *Repository) downloadBlobs(ctx context.Context, wants []plumbing.Hash) (
 	req.Wants = wants
 	resp, err := sess.UploadPack(ctx, req)
 	if err != nil {
-		return errors.Wrap(classify(err), errFetchBlobs)
+		return fmt.Errorf("%s: %w", errFetchBlobs, classify(err))
 	}
 	defer resp.Close() //nolint:errcheck // read fully below
 	return r.storeBlobPack(ctx, resp, req.Capabilities, wants)
@@ -373,17 +374,17 @@ func (r *Repository) storeBlobPack(ctx context.Context, resp io.Reader, caps *ca
 	// A thin pack's bases, appended from the clone, come last.
 	for _, e := range p.entries[:len(p.entries)-p.thin] {
 		if !asked[e.hash] || e.typ != plumbing.BlobObject {
-			return errors.Errorf("%s: %s %s", errBlobUnasked, e.typ, e.hash)
+			return fmt.Errorf("%s: %s %s", errBlobUnasked, e.typ, e.hash)
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	added, err := p.install(r.dir)
 	if err != nil {
-		return errors.Wrap(err, errStorePack)
+		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
 	if added {
-		r.st.Reindex()
+		r.reindexLocked()
 	}
 	return nil
 }
@@ -396,7 +397,7 @@ type capped struct {
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		return 0, errors.Errorf("%s: %d bytes", errBlobBatchBytes, c.max)
+		return 0, fmt.Errorf("%s: %d bytes", errBlobBatchBytes, c.max)
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]

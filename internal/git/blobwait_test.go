@@ -18,6 +18,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -25,8 +26,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // blobHanger is a smart-HTTP proxy that, once hang is set, holds every

@@ -19,9 +19,10 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -47,7 +48,7 @@ func (w *writer) createBranch(ctx context.Context, from string, author Signature
 			d, err = r.DefaultBranch(ctx)
 		}
 		if err != nil {
-			return Result{Err: errors.Wrap(err, errUnknownFrom)}
+			return Result{Err: fmt.Errorf("%s: %w", errUnknownFrom, err)}
 		}
 		from = d
 	}
@@ -108,7 +109,7 @@ func (w *writer) createFirst(ctx context.Context, author Signature) (Result, err
 		}
 		h, pack, err := w.firstCommit(author)
 		if err != nil {
-			return nil, errors.Wrap(err, errBuild)
+			return nil, fmt.Errorf("%s: %w", errBuild, err)
 		}
 		res = Result{Commit: h.String()}
 		return &refUpdate{newHead: h, pack: pack, root: true}, nil
@@ -143,7 +144,7 @@ func (w *writer) firstCommit(author Signature) (plumbing.Hash, []byte, error) {
 	}
 	var buf bytes.Buffer
 	if _, err := packfile.NewEncoder(&buf, st, false).Encode([]plumbing.Hash{th, h}, 0); err != nil {
-		return plumbing.ZeroHash, nil, errors.Wrap(err, errEncodePack)
+		return plumbing.ZeroHash, nil, fmt.Errorf("%s: %w", errEncodePack, err)
 	}
 	return h, buf.Bytes(), nil
 }
@@ -163,7 +164,10 @@ func (w *writer) startPoint(ctx context.Context, from string) (plumbing.Hash, er
 	if KindOf(err) == KindBranchNotFound && looksLikeSHA(from) {
 		_, err = parseSHA(from)
 	}
-	return h, errors.Wrap(err, errUnknownFrom)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", errUnknownFrom, err)
+	}
+	return h, nil
 }
 
 // minAbbrevSHA is the shortest commit SHA git prints (core.abbrev's minimum

@@ -23,6 +23,8 @@ package git
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -31,7 +33,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"k8s.io/utils/clock"
 )
@@ -207,14 +208,14 @@ func NewCache(dir string, opts ...Option) (*Cache, error) {
 		o.Clock = clock.RealClock{}
 	}
 	if o.CloneMemory <= 0 {
-		return nil, errors.Errorf("%s, not %d", errMemory, o.CloneMemory)
+		return nil, fmt.Errorf("%s, not %d", errMemory, o.CloneMemory)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, errors.Wrap(err, errCacheDir)
+		return nil, fmt.Errorf("%s: %w", errCacheDir, err)
 	}
 	key, err := identityKey(filepath.Join(dir, ".identity-key"))
 	if err != nil {
-		return nil, errors.Wrap(err, errIdentityKey)
+		return nil, fmt.Errorf("%s: %w", errIdentityKey, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{dir: dir, key: key, opts: o, ctx: ctx, cancel: cancel, started: o.Clock.Now(), repos: map[string]*Repository{},
@@ -267,9 +268,10 @@ func (c *Cache) Repository(r Remote) (*Repository, error) {
 
 // Memory is what the clones of the cache hold in memory now.
 type Memory struct {
-	// CacheBytes is what their object and tree caches hold together, at
-	// most CacheBudget.
-	CacheBytes, CacheBudget int64
+	// CacheBytes is what their object and tree caches hold together, and
+	// IndexBytes what their pack indexes are charged: together at most
+	// CacheBudget, unless the indexes alone take more.
+	CacheBytes, IndexBytes, CacheBudget int64
 	// Clones is how many are open.
 	Clones int
 }
@@ -279,7 +281,8 @@ func (c *Cache) Memory() Memory {
 	c.mu.Lock()
 	n := len(c.repos)
 	c.mu.Unlock()
-	return Memory{CacheBytes: c.memory.inUse(), CacheBudget: c.memory.max, Clones: n}
+	caches, indexes := c.memory.inUse()
+	return Memory{CacheBytes: caches, IndexBytes: indexes, CacheBudget: c.memory.max, Clones: n}
 }
 
 // closeWait bounds how long Close waits for the goroutines it cancelled: a

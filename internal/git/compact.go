@@ -16,9 +16,7 @@ limitations under the License.
 
 package git
 
-import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-)
+import "fmt"
 
 // maxPacks is how many pack files a clone may collect before they are merged
 // into one. Every fetch that brings objects and every push adds a pack, and
@@ -38,12 +36,18 @@ func (r *Repository) compactLocked() error {
 		return nil
 	}
 	packs, err := r.st.ObjectPacks()
-	if err != nil || len(packs) <= maxPacks {
-		return errors.Wrap(err, errCompact)
+	if err != nil {
+		return fmt.Errorf("%s: %w", errCompact, err)
+	}
+	if len(packs) <= maxPacks {
+		return nil
 	}
 	err = r.repackLocked()
 	// The storage indexes packs once and keeps the index: it must forget
 	// the packs that are gone, whether or not the repack finished.
-	r.st.Reindex()
-	return errors.Wrap(err, errCompact)
+	r.reindexLocked()
+	if err != nil {
+		return fmt.Errorf("%s: %w", errCompact, err)
+	}
+	return nil
 }

@@ -18,13 +18,13 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	testingclock "k8s.io/utils/clock/testing"

@@ -20,10 +20,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
+	"fmt"
 	"net"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/skeema/knownhosts"
@@ -187,7 +188,7 @@ func authReason(err error) error {
 		if body == "" || strings.EqualFold(body, refusal.Error()) {
 			return refusal
 		}
-		return errors.Errorf("%w: %s", refusal, body)
+		return fmt.Errorf("%w: %s", refusal, body)
 	}
 	return err
 }

@@ -19,13 +19,12 @@ package git
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // Idle eviction keeps the cache bounded: every configuration, and every

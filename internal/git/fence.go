@@ -17,9 +17,8 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"net/http"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // errNotHeld is a push a Fence refused: another replica writes this

@@ -18,9 +18,9 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 const errRefreshCtx = "gave up waiting for a fetch"
@@ -122,7 +122,7 @@ func wait(ctx context.Context, c *fetchCall) error {
 	case <-c.done:
 		return c.err
 	case <-ctx.Done():
-		return &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errRefreshCtx)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errRefreshCtx, ctx.Err())}
 	}
 }
 

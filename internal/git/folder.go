@@ -17,10 +17,11 @@ limitations under the License.
 package git
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -76,7 +77,7 @@ func (r *Repository) ListFiles(commit, prefix string) (map[string]string, error)
 			return out, nil
 		}
 		if err != nil {
-			return nil, errors.Wrap(err, errWalkTree)
+			return nil, fmt.Errorf("%s: %w", errWalkTree, err)
 		}
 		if !e.Mode.IsFile() {
 			continue
@@ -97,13 +98,13 @@ func (r *Repository) subtreeLocked(t *object.Tree, p string) (*object.Tree, erro
 			return nil, nil
 		}
 		if err != nil {
-			return nil, errors.Wrap(err, errReadTree)
+			return nil, fmt.Errorf("%s: %w", errReadTree, err)
 		}
 		if e.Mode != filemode.Dir {
-			return nil, &Error{Kind: KindPathConflict, Err: errors.Errorf(errFolderIsFmt, p)}
+			return nil, &Error{Kind: KindPathConflict, Err: fmt.Errorf(errFolderIsFmt, p)}
 		}
 		if t, err = object.GetTree(r.st, e.Hash); err != nil {
-			return nil, errors.Wrap(err, errReadTree)
+			return nil, fmt.Errorf("%s: %w", errReadTree, err)
 		}
 	}
 	return t, nil

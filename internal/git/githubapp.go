@@ -27,6 +27,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,8 +36,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // Locking: appTokens.mu guards current, expires and inflight. It is never held
@@ -223,7 +223,7 @@ func (s *appTokens) token(ctx context.Context) (string, error) {
 		case <-c.done:
 			return c.token, c.err
 		case <-ctx.Done():
-			return "", &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errAppToken)}
+			return "", &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errAppToken, ctx.Err())}
 		}
 	}
 	c := &appTokenCall{done: make(chan struct{})}
@@ -253,7 +253,7 @@ func (s *appTokens) mint(ctx context.Context) (string, time.Time, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, http.NoBody)
 	if err != nil {
-		return "", time.Time{}, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errAppToken)}
+		return "", time.Time{}, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errAppToken, err)}
 	}
 	req.Header.Set("Authorization", "Bearer "+jwt)
 	req.Header.Set("Accept", "application/vnd.github+json")
@@ -267,29 +267,29 @@ func (s *appTokens) mint(ctx context.Context) (string, time.Time, error) {
 	refused := false
 	client.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
 		refused = true
-		return errors.Errorf(errAppRedirectFmt, r.URL.Redacted())
+		return fmt.Errorf(errAppRedirectFmt, r.URL.Redacted())
 	}
 	resp, err := client.Do(req)
 	if err != nil && refused {
-		return "", time.Time{}, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errAppToken)}
+		return "", time.Time{}, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errAppToken, err)}
 	}
 	if err != nil {
 		// The URL error names the endpoint only: no secret is in it.
-		return "", time.Time{}, errors.Wrap(classify(err), errAppToken)
+		return "", time.Time{}, fmt.Errorf("%s: %w", errAppToken, classify(err))
 	}
 	defer resp.Body.Close() //nolint:errcheck // read fully below
 	body, err := io.ReadAll(io.LimitReader(resp.Body, appReplyLimit))
 	if err != nil {
-		return "", time.Time{}, &Error{Kind: KindTransient, Err: errors.Wrap(err, errAppToken)}
+		return "", time.Time{}, &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errAppToken, err)}
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized, resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusNotFound:
 		// A wrong key or app ID, or an installation that does not exist or
 		// was removed: a human must act. GitHub's message says which, and
 		// holds no secret.
-		return "", time.Time{}, &Error{Kind: KindAuth, Err: errors.Errorf("%s: %s: %s", errAppToken, resp.Status, apiMessage(body))}
+		return "", time.Time{}, &Error{Kind: KindAuth, Err: fmt.Errorf("%s: %s: %s", errAppToken, resp.Status, apiMessage(body))}
 	case resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK:
-		return "", time.Time{}, &Error{Kind: KindTransient, Err: errors.Errorf("%s: %s", errAppToken, resp.Status)}
+		return "", time.Time{}, &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %s", errAppToken, resp.Status)}
 	}
 	var reply struct {
 		Token     string    `json:"token"`
@@ -326,13 +326,13 @@ func (s *appTokens) jwt() (string, error) {
 		"iss": appIssuer(s.appID),
 	})
 	if err != nil {
-		return "", errors.Wrap(err, errAppSign)
+		return "", fmt.Errorf("%s: %w", errAppSign, err)
 	}
 	signed := header + "." + enc.EncodeToString(claims)
 	digest := sha256.Sum256([]byte(signed))
 	sig, err := rsa.SignPKCS1v15(rand.Reader, s.key, crypto.SHA256, digest[:])
 	if err != nil {
-		return "", errors.Wrap(err, errAppSign)
+		return "", fmt.Errorf("%s: %w", errAppSign, err)
 	}
 	var b bytes.Buffer
 	b.WriteString(signed)

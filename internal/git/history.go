@@ -22,9 +22,9 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -59,15 +59,15 @@ func (r *Repository) FindCommitByUID(ctx context.Context, branch, uid string, ma
 	err = r.recordShallowLocked([]plumbing.Hash{cut})
 	r.mu.Unlock()
 	if err != nil {
-		return Commit{}, false, errors.Wrap(err, errDeepen)
+		return Commit{}, false, fmt.Errorf("%s: %w", errDeepen, err)
 	}
 	depth := maxWalk + historySlack
 	if err := r.deepenTo(ctx, branch, depth); err != nil {
-		return Commit{}, false, errors.Wrap(err, errDeepen)
+		return Commit{}, false, fmt.Errorf("%s: %w", errDeepen, err)
 	}
 	c, found, cut, err = r.findByUID(branch, uid, maxWalk)
 	if err == nil && !found && !cut.IsZero() {
-		err = errors.Errorf(errStillShallowFmt, cut, depth)
+		err = fmt.Errorf(errStillShallowFmt, cut, depth)
 	}
 	return c, found, err
 }
@@ -85,7 +85,7 @@ func (r *Repository) findByUID(branch, uid string, maxWalk int) (Commit, bool, p
 	for i := 0; ; i++ {
 		c, err := object.GetCommit(r.st, h)
 		if err != nil {
-			return Commit{}, false, plumbing.ZeroHash, errors.Wrap(err, errWalk)
+			return Commit{}, false, plumbing.ZeroHash, fmt.Errorf("%s: %w", errWalk, err)
 		}
 		for _, v := range trailerValues(c.Message, TrailerUID) {
 			if v == uid {
@@ -149,7 +149,7 @@ func (r *Repository) repackLocked() error {
 	if err != nil {
 		return err
 	}
-	r.st.Reindex()
+	r.reindexLocked()
 	// A shallow commit no ref reached went with its pack.
 	return r.recordShallowLocked(nil)
 }
@@ -183,7 +183,7 @@ func (r *Repository) reachableLocked() ([]plumbing.Hash, error) {
 		w.seen[h] = true
 		o, err := object.GetObject(r.st, h)
 		if err != nil {
-			return nil, errors.Wrapf(err, "%s %s", errWalk, h)
+			return nil, fmt.Errorf("%s %s: %w", errWalk, h, err)
 		}
 		w.visit(o)
 	}

@@ -20,12 +20,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -94,7 +94,7 @@ func httpTransport(caBundle []byte, proxy func(*http.Request) (*url.URL, error))
 	if len(caBundle) > 0 {
 		roots, err := x509.SystemCertPool()
 		if err != nil {
-			return nil, errors.Wrap(err, errSystemRoots)
+			return nil, fmt.Errorf("%s: %w", errSystemRoots, err)
 		}
 		if roots == nil {
 			roots = x509.NewCertPool()

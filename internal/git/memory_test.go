@@ -142,7 +142,8 @@ func TestMemoryBudget(t *testing.T) {
 			b := newMemoryBudget(cache.FileSize(tc.budget), nil)
 			shares := map[string]*cloneShare{"A": b.share(), "B": b.share()}
 			tc.ops(shares)
-			got := want{Used: b.inUse(), Held: held(shares, objs)}
+			used, _ := b.inUse()
+			got := want{Used: used, Held: held(shares, objs)}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
@@ -288,7 +289,10 @@ func TestCloneMemoryShared(t *testing.T) {
 	if got.CacheBytes < budget/2 || c.memory.peak < budget*3/4 {
 		t.Errorf("the clones' caches hold %d bytes (at most %d) of a %d budget, want it used", got.CacheBytes, c.memory.peak, budget)
 	}
-	if diff := cmp.Diff(Memory{CacheBytes: got.CacheBytes, CacheBudget: budget, Clones: clones}, got); diff != "" {
+	if got.IndexBytes == 0 {
+		t.Errorf("the clones' pack indexes are charged nothing, want them counted in the budget")
+	}
+	if diff := cmp.Diff(Memory{CacheBytes: got.CacheBytes, IndexBytes: got.IndexBytes, CacheBudget: budget, Clones: clones}, got); diff != "" {
 		t.Errorf("Memory: -want +got:\n%s", diff)
 	}
 	if diff := cmp.Diff(got, memoryMetricsOf(m)); diff != "" {
@@ -300,6 +304,7 @@ func TestCloneMemoryShared(t *testing.T) {
 func memoryMetricsOf(m *Metrics) Memory {
 	return Memory{
 		CacheBytes:  int64(testutil.ToFloat64(m.memory.cacheBytes)),
+		IndexBytes:  int64(testutil.ToFloat64(m.memory.indexBytes)),
 		CacheBudget: int64(testutil.ToFloat64(m.memory.budgetBytes)),
 		Clones:      int(testutil.ToFloat64(m.memory.clones)),
 	}
@@ -346,7 +351,7 @@ func TestEvictedCloneReleasesItsShare(t *testing.T) {
 		t.Fatalf("Sweep removed %d clones, want the idle one", n)
 	}
 	got := c.Memory()
-	want := Memory{CacheBytes: shareBytes(kept.trees.share), CacheBudget: DefaultCloneMemory, Clones: 1}
+	want := Memory{CacheBytes: shareBytes(kept.trees.share), IndexBytes: packIndexCost(kept.dir), CacheBudget: DefaultCloneMemory, Clones: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("after the idle clone's eviction: -want +got:\n%s", diff)
 	}

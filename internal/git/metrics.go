@@ -96,7 +96,7 @@ func NewMetrics() *Metrics {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.fetches, m.polls, m.pushes, m.pushRetries, m.pushRejections, m.batchSize, m.fetchSeconds, m.pushSeconds, m.pushesWithheld, m.apiCommits, m.apiFallbacks,
-		m.blobFetches, m.blobsFetched, m.memory.cacheBytes, m.memory.budgetBytes, m.memory.clones}
+		m.blobFetches, m.blobsFetched, m.memory.cacheBytes, m.memory.indexBytes, m.memory.budgetBytes, m.memory.clones}
 }
 
 // Register registers every metric on r.

@@ -49,8 +49,8 @@ package git
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -123,7 +123,10 @@ func (a *answer) Close() error {
 	if serr := a.sess.Close(); err == nil {
 		err = serr
 	}
-	return errors.Wrap(err, errFetch)
+	if err != nil {
+		return fmt.Errorf("%s: %w", errFetch, err)
+	}
+	return nil
 }
 
 // haveAt reports whether the first-parent ancestor at distance d ≥ 1 from a

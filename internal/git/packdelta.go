@@ -16,7 +16,7 @@ limitations under the License.
 
 package git
 
-import "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+import "errors"
 
 const errDelta = "malformed delta"
 

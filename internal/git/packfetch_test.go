@@ -18,6 +18,7 @@ package git
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,7 +32,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"

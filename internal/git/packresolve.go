@@ -32,10 +32,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"sort"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -143,7 +144,7 @@ func (x *packResolver) resolve() ([]thinBase, error) {
 		}
 	}
 	if x.resolved < deltas {
-		return nil, errors.Errorf("%s: %d of %d deltas unresolved", errPackUnresolved, deltas-x.resolved, deltas)
+		return nil, fmt.Errorf("%s: %d of %d deltas unresolved", errPackUnresolved, deltas-x.resolved, deltas)
 	}
 	return x.thin, nil
 }
@@ -296,12 +297,12 @@ func (x *packResolver) apply(base []byte, idx int32) ([]byte, error) {
 	}
 	if dst, ok := deltaTarget(delta); ok {
 		if err := x.holds(dst); err != nil {
-			return nil, errors.Wrapf(err, "%s at offset %d", errPackDelta, x.p.entries[idx].off)
+			return nil, fmt.Errorf("%s at offset %d: %w", errPackDelta, x.p.entries[idx].off, err)
 		}
 	}
 	out, err := applyDelta(base, delta)
 	if err != nil {
-		return nil, errors.Wrapf(err, "%s at offset %d", errPackDelta, x.p.entries[idx].off)
+		return nil, fmt.Errorf("%s at offset %d: %w", errPackDelta, x.p.entries[idx].off, err)
 	}
 	return out, nil
 }
@@ -317,17 +318,17 @@ func (x *packResolver) read(idx int32) ([]byte, error) {
 	}
 	typ, size, err := readObjectHeader(x.br)
 	if err != nil {
-		return nil, errors.Wrap(err, errPackRead)
+		return nil, fmt.Errorf("%s: %w", errPackRead, err)
 	}
 	if err := x.holds(size); err != nil {
-		return nil, errors.Wrapf(err, "%s at offset %d", errPackRead, e.off)
+		return nil, fmt.Errorf("%s at offset %d: %w", errPackRead, e.off, err)
 	}
 	switch typ {
 	case packOFSDelta:
 		for {
 			b, err := x.br.ReadByte()
 			if err != nil {
-				return nil, errors.Wrap(unexpectedEOF(err), errPackRead)
+				return nil, fmt.Errorf("%s: %w", errPackRead, unexpectedEOF(err))
 			}
 			if b&0x80 == 0 {
 				break
@@ -335,14 +336,17 @@ func (x *packResolver) read(idx int32) ([]byte, error) {
 		}
 	case packREFDelta:
 		if _, err := x.br.Discard(len(plumbing.ZeroHash)); err != nil {
-			return nil, errors.Wrap(unexpectedEOF(err), errPackRead)
+			return nil, fmt.Errorf("%s: %w", errPackRead, unexpectedEOF(err))
 		}
 	}
 	if x.zr, err = resetZlib(x.zr, x.br); err != nil {
-		return nil, errors.Wrap(err, errPackRead)
+		return nil, fmt.Errorf("%s: %w", errPackRead, err)
 	}
 	b, err := inflateAll(x.zr, size)
-	return b, errors.Wrap(err, errPackRead)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", errPackRead, err)
+	}
+	return b, nil
 }
 
 // holds refuses an object of size bytes larger than the resolver may hold
@@ -351,7 +355,7 @@ func (x *packResolver) read(idx int32) ([]byte, error) {
 // take gigabytes, and the provider serves every tenant from one process.
 func (x *packResolver) holds(size int64) error {
 	if size > x.object {
-		return errors.Errorf("%s: %d bytes, more than %d", errPackHeld, size, x.object)
+		return fmt.Errorf("%s: %d bytes, more than %d", errPackHeld, size, x.object)
 	}
 	return nil
 }

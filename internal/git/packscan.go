@@ -38,12 +38,13 @@ import (
 	"compress/zlib"
 	"crypto"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
 	"math"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 )
@@ -213,7 +214,7 @@ func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 	s := newPackStream(src, out)
 	var hdr [12]byte
 	if _, err := io.ReadFull(s, hdr[:]); err != nil {
-		return nil, errors.Wrap(unexpectedEOF(err), errPackHeader)
+		return nil, fmt.Errorf("%s: %w", errPackHeader, unexpectedEOF(err))
 	}
 	if !bytes.Equal(hdr[:4], []byte("PACK")) || binary.BigEndian.Uint32(hdr[4:8]) != 2 {
 		return nil, errors.New(errPackHeader)
@@ -234,7 +235,7 @@ func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 		e := packEntry{off: s.offset(), base: -1}
 		typ, size, err := readObjectHeader(s)
 		if err != nil {
-			return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
+			return nil, fmt.Errorf("%s at offset %d: %w", errPackObject, e.off, err)
 		}
 		idx := int32(len(p.entries)) //nolint:gosec // fewer than count, which fits an int32 (checked above)
 		switch typ {
@@ -245,24 +246,24 @@ func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 		case packREFDelta:
 			var h plumbing.Hash
 			if _, err := io.ReadFull(s, h[:]); err != nil {
-				return nil, errors.Wrap(unexpectedEOF(err), errPackObject)
+				return nil, fmt.Errorf("%s: %w", errPackObject, unexpectedEOF(err))
 			}
 			p.refBases[idx] = h
 		}
 		e.typ = plumbing.ObjectType(typ) //nolint:gosec // three bits of the header: 1 to 7
 		if zr, err = resetZlib(zr, s); err != nil {
-			return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
+			return nil, fmt.Errorf("%s at offset %d: %w", errPackObject, e.off, err)
 		}
 		if e.isDelta() {
 			// Checked, then dropped: pass 2 reads it again from the spool
 			// file when it applies it.
 			if err := inflateExactly(io.Discard, zr, size); err != nil {
-				return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
+				return nil, fmt.Errorf("%s at offset %d: %w", errPackObject, e.off, err)
 			}
 		} else {
 			h := plumbing.NewHasher(e.typ, size)
 			if err := inflateExactly(&h, zr, size); err != nil {
-				return nil, errors.Wrapf(err, "%s at offset %d", errPackObject, e.off)
+				return nil, fmt.Errorf("%s at offset %d: %w", errPackObject, e.off, err)
 			}
 			e.hash = h.Sum()
 		}
@@ -272,7 +273,7 @@ func scanPack(src io.Reader, out io.Writer) (*scannedPack, error) {
 	p.checksum = s.checksum()
 	var trailer plumbing.Hash
 	if _, err := io.ReadFull(s, trailer[:]); err != nil {
-		return nil, errors.Wrap(unexpectedEOF(err), errPackChecksum)
+		return nil, fmt.Errorf("%s: %w", errPackChecksum, unexpectedEOF(err))
 	}
 	if trailer != p.checksum {
 		return nil, errors.New(errPackChecksum)
@@ -308,7 +309,7 @@ func readObjectHeader(r io.ByteReader) (int, int64, error) {
 	case int(plumbing.CommitObject), int(plumbing.TreeObject), int(plumbing.BlobObject), int(plumbing.TagObject), packOFSDelta, packREFDelta:
 		return typ, size, nil
 	}
-	return 0, 0, errors.Errorf("unknown object type %d", typ)
+	return 0, 0, fmt.Errorf("unknown object type %d", typ)
 }
 
 // readOFSBase reads an OFS delta's base offset and returns the index of the
@@ -340,7 +341,7 @@ func readOFSBase(r io.ByteReader, entries []packEntry, off int64) (int32, error)
 		}
 	}
 	if rel <= 0 || lo == len(entries) || entries[lo].off != want {
-		return 0, errors.Errorf("%s: %d bytes before offset %d", errPackBaseOff, rel, off)
+		return 0, fmt.Errorf("%s: %d bytes before offset %d", errPackBaseOff, rel, off)
 	}
 	return int32(lo), nil
 }
@@ -357,7 +358,7 @@ func resetZlib(zr io.ReadCloser, r io.Reader) (io.ReadCloser, error) {
 // the stream ends there (which checks its Adler-32 too).
 func inflateExactly(w io.Writer, zr io.Reader, size int64) error {
 	if n, err := io.CopyN(w, zr, size); err != nil {
-		return errors.Wrapf(unexpectedEOF(err), "%s: %d of %d bytes", errPackSize, n, size)
+		return fmt.Errorf("%s: %d of %d bytes: %w", errPackSize, n, size, unexpectedEOF(err))
 	}
 	return inflateEnd(zr)
 }
@@ -385,7 +386,7 @@ func inflateEnd(zr io.Reader) error {
 func inflateAll(zr io.Reader, size int64) ([]byte, error) {
 	b := make([]byte, size)
 	if n, err := io.ReadFull(zr, b); err != nil {
-		return nil, errors.Wrapf(unexpectedEOF(err), "%s: %d of %d bytes", errPackSize, n, size)
+		return nil, fmt.Errorf("%s: %d of %d bytes: %w", errPackSize, n, size, unexpectedEOF(err))
 	}
 	return b, inflateEnd(zr)
 }

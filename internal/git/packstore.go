@@ -30,13 +30,13 @@ import (
 	"context"
 	"crypto"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 )
@@ -65,7 +65,7 @@ func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget
 		return nil, err
 	}
 	if err := w.Flush(); err != nil {
-		return nil, errors.Wrap(err, errSpool)
+		return nil, fmt.Errorf("%s: %w", errSpool, err)
 	}
 	thin, err := newPackResolver(ctx, f, p, budget, source).resolve()
 	if err != nil {
@@ -74,7 +74,7 @@ func indexPack(ctx context.Context, f *os.File, src io.Reader, budget packBudget
 	ip := &indexedPack{scannedPack: p, f: f, thin: len(thin)}
 	if len(thin) > 0 {
 		if err := ip.complete(thin); err != nil {
-			return nil, errors.Wrap(err, errPackThin)
+			return nil, fmt.Errorf("%s: %w", errPackThin, err)
 		}
 	}
 	return ip, nil
@@ -214,11 +214,11 @@ func (p *indexedPack) install(gitDir string) (bool, error) {
 		return false, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // the mode go-git gives the clone's directories
-		return false, errors.Wrap(err, errPackMove)
+		return false, fmt.Errorf("%s: %w", errPackMove, err)
 	}
 	idx, err := os.CreateTemp(dir, "tmp_idx_")
 	if err != nil {
-		return false, errors.Wrap(err, errPackIndex)
+		return false, fmt.Errorf("%s: %w", errPackIndex, err)
 	}
 	defer os.Remove(idx.Name()) //nolint:errcheck // gone already once renamed
 	w := bufio.NewWriter(idx)
@@ -230,14 +230,14 @@ func (p *indexedPack) install(gitDir string) (bool, error) {
 		err = cerr
 	}
 	if err != nil {
-		return false, errors.Wrap(err, errPackIndex)
+		return false, fmt.Errorf("%s: %w", errPackIndex, err)
 	}
 	if err := os.Rename(idx.Name(), name+".idx"); err != nil {
-		return false, errors.Wrap(err, errPackMove)
+		return false, fmt.Errorf("%s: %w", errPackMove, err)
 	}
 	if err := os.Rename(p.f.Name(), name+".pack"); err != nil {
 		_ = os.Remove(name + ".idx")
-		return false, errors.Wrap(err, errPackMove)
+		return false, fmt.Errorf("%s: %w", errPackMove, err)
 	}
 	return true, nil
 }

@@ -36,10 +36,11 @@ package git
 // offer filter gets the full fetch it always got.
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
@@ -75,7 +76,7 @@ func (r *Repository) choosePartialLocked(caps *capability.List) error {
 		return nil
 	}
 	if err := markPartial(r.dir); err != nil {
-		return errors.Wrap(err, errMarkPartial)
+		return fmt.Errorf("%s: %w", errMarkPartial, err)
 	}
 	r.partial.Store(true)
 	return nil

@@ -18,10 +18,10 @@ package git
 
 import (
 	"bytes"
+	"errors"
 	"maps"
 	"slices"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

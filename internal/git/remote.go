@@ -21,12 +21,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
@@ -166,7 +166,7 @@ func (c *connection) endpoint() *transport.Endpoint {
 func Protocol(url string) (string, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
-		return "", &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+		return "", &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errParseURL, err)}
 	}
 	return ep.Protocol, nil
 }
@@ -177,7 +177,7 @@ func Protocol(url string) (string, error) {
 func connect(r Remote, tmpDir string, apps func(*AppInstallationAuth) (*appTokens, error)) (*connection, error) {
 	ep, err := transport.NewEndpoint(r.URL)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+		return nil, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errParseURL, err)}
 	}
 	// go-git prints endpoints, password included, in some errors; a secret
 	// in the URL would end up in conditions and logs.
@@ -229,25 +229,25 @@ func sshAuth(ep *transport.Endpoint, a *SSHAuth, tmpDir string) (transport.AuthM
 	}
 	pk, err := gitssh.NewPublicKeys(user, a.PrivateKey, a.Passphrase)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseKey)}
+		return nil, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errParseKey, err)}
 	}
 	// knownhosts reads files only; the file lives for the parse and is
 	// removed before we return.
 	f, err := os.CreateTemp(tmpDir, "known_hosts-*")
 	if err != nil {
-		return nil, errors.Wrap(err, errKnownHostsFile)
+		return nil, fmt.Errorf("%s: %w", errKnownHostsFile, err)
 	}
 	defer os.Remove(f.Name()) //nolint:errcheck // a stray copy of known_hosts holds only public keys
 	if _, err := f.Write(a.KnownHosts); err != nil {
 		_ = f.Close()
-		return nil, errors.Wrap(err, errKnownHostsFile)
+		return nil, fmt.Errorf("%s: %w", errKnownHostsFile, err)
 	}
 	if err := f.Close(); err != nil {
-		return nil, errors.Wrap(err, errKnownHostsFile)
+		return nil, fmt.Errorf("%s: %w", errKnownHostsFile, err)
 	}
 	db, err := knownhosts.NewDB(f.Name())
 	if err != nil {
-		return nil, &Error{Kind: KindHostKey, Err: errors.Wrap(err, errParseKnown)}
+		return nil, &Error{Kind: KindHostKey, Err: fmt.Errorf("%s: %w", errParseKnown, err)}
 	}
 	port := ep.Port
 	if port == 0 {

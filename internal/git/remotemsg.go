@@ -17,11 +17,11 @@ limitations under the License.
 package git
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"unicode"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 )
@@ -85,7 +85,7 @@ func (m *remoteMessages) explain(err error) error {
 	if said == "" {
 		return err
 	}
-	return &Error{Kind: KindRejected, Err: errors.Wrapf(err, "the server said %q", said)}
+	return &Error{Kind: KindRejected, Err: fmt.Errorf("the server said %q: %w", said, err)}
 }
 
 // text is what the server said, one line per message, without control

@@ -17,10 +17,10 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -17,11 +17,11 @@ limitations under the License.
 package git
 
 import (
+	"fmt"
 	pathpkg "path"
 	"strconv"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -43,7 +43,7 @@ var defaultPorts = map[string]int{"ssh": 22, "https": 443, "http": 80}
 func RepositoryKey(url string) (string, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
-		return "", &Error{Kind: KindInvalid, Err: errors.Wrap(err, errParseURL)}
+		return "", &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errParseURL, err)}
 	}
 	p := strings.Trim(pathpkg.Clean("/"+ep.Path), "/")
 	if ep.Protocol == "file" {

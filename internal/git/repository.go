@@ -43,6 +43,8 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -50,7 +52,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -186,7 +187,7 @@ func openRepository(c *Cache, r Remote, dir string) (*Repository, error) {
 func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repository, error) {
 	tr, err := newTransport(conn, r, c.opts)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errTransport)}
+		return nil, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errTransport, err)}
 	}
 	// go-git's ExclusiveAccess option is left off: it only caches the
 	// listings of the pack and loose-object directories. Reads find objects
@@ -200,7 +201,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	mem := c.memory.share()
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), mem, filesystem.Options{})
 	if _, err := gogit.Init(st, nil); err != nil && !errors.Is(err, gogit.ErrRepositoryAlreadyExists) {
-		return nil, errors.Wrap(err, errInitRepo)
+		return nil, fmt.Errorf("%s: %w", errInitRepo, err)
 	}
 	repo := &Repository{
 		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer, trees: treeCache{share: mem},
@@ -214,6 +215,9 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 		mem.release()
 		return nil, err
 	}
+	// The packs a previous process left: go-git reads their indexes at
+	// the first read.
+	mem.chargeIndex(packIndexCost(dir))
 	repo.window.Store(-1)
 	repo.multiACK.Store(requiresMultiACK(conn.host))
 	repo.partial.Store(isPartial(dir))
@@ -246,7 +250,7 @@ func (r *Repository) head(branch string) (plumbing.Hash, error) {
 func (r *Repository) headLocked(branch string) (plumbing.Hash, error) {
 	ref, err := r.st.Reference(branchRef(branch))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, &Error{Kind: KindBranchNotFound, Err: errors.Errorf("%s: %s", errNoBranch, branch)}
+		return plumbing.ZeroHash, &Error{Kind: KindBranchNotFound, Err: fmt.Errorf("%s: %s", errNoBranch, branch)}
 	}
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -282,7 +286,7 @@ type Blob struct {
 
 func parseSHA(sha string) (plumbing.Hash, error) {
 	if !plumbing.IsHash(sha) {
-		return plumbing.ZeroHash, &Error{Kind: KindInvalidChange, Err: errors.Errorf("%s: %q", errBadSHA, sha)}
+		return plumbing.ZeroHash, &Error{Kind: KindInvalidChange, Err: fmt.Errorf("%s: %q", errBadSHA, sha)}
 	}
 	return plumbing.NewHash(sha), nil
 }
@@ -294,7 +298,7 @@ func (r *Repository) treeAt(commit string) (*object.Tree, error) {
 	}
 	c, err := object.GetCommit(r.st, h)
 	if err != nil {
-		return nil, errors.Wrapf(err, "%s %s", errResolve, commit)
+		return nil, fmt.Errorf("%s %s: %w", errResolve, commit, err)
 	}
 	return r.trees.get(r.st, c.TreeHash)
 }
@@ -332,7 +336,7 @@ func (r *Repository) readFile(ctx context.Context, commit, p string, limit int64
 		}
 	}
 	if !absent.IsZero() {
-		return Blob{}, errors.Errorf("%s: %s of %s (%s)", errBlobNotSent, absent, p, commit)
+		return Blob{}, fmt.Errorf("%s: %s of %s (%s)", errBlobNotSent, absent, p, commit)
 	}
 	return b, err
 }
@@ -355,7 +359,7 @@ func (r *Repository) readFileOnce(commit, p string, limit int64) (_ Blob, absent
 		absent = e.Hash
 	}
 	if err != nil {
-		return Blob{}, absent, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, fmt.Errorf("%s: %w", errReadBlob, err)
 	}
 	if limit >= 0 && b.Size > limit {
 		// Refused on the size the object header states, before a byte of
@@ -364,12 +368,12 @@ func (r *Repository) readFileOnce(commit, p string, limit int64) (_ Blob, absent
 	}
 	rd, err := b.Reader()
 	if err != nil {
-		return Blob{}, absent, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, fmt.Errorf("%s: %w", errReadBlob, err)
 	}
 	defer rd.Close() //nolint:errcheck // read-only: a failed Close loses nothing
 	content := make([]byte, b.Size)
 	if _, err := io.ReadFull(rd, content); err != nil {
-		return Blob{}, absent, errors.Wrap(err, errReadBlob)
+		return Blob{}, absent, fmt.Errorf("%s: %w", errReadBlob, err)
 	}
 	return Blob{Content: content, Executable: e.Mode == filemode.Executable, SHA: e.Hash.String()}, absent, nil
 }
@@ -385,10 +389,10 @@ func (r *Repository) findFileLocked(t *object.Tree, p string) (*object.TreeEntry
 	for _, d := range dirs {
 		e, err := t.FindEntry(d)
 		if errors.Is(err, object.ErrEntryNotFound) || (err == nil && e.Mode != filemode.Dir) {
-			return nil, errors.Wrap(ErrNotExist, p)
+			return nil, fmt.Errorf("%s: %w", p, ErrNotExist)
 		}
 		if err != nil {
-			return nil, errors.Wrap(err, errReadTree)
+			return nil, fmt.Errorf("%s: %w", errReadTree, err)
 		}
 		if t, err = r.trees.get(r.st, e.Hash); err != nil {
 			return nil, err
@@ -396,9 +400,12 @@ func (r *Repository) findFileLocked(t *object.Tree, p string) (*object.TreeEntry
 	}
 	e, err := t.FindEntry(name)
 	if errors.Is(err, object.ErrEntryNotFound) || (err == nil && !e.Mode.IsFile()) {
-		return nil, errors.Wrap(ErrNotExist, p)
+		return nil, fmt.Errorf("%s: %w", p, ErrNotExist)
 	}
-	return e, errors.Wrap(err, errReadTree)
+	if err != nil {
+		return e, fmt.Errorf("%s: %w", errReadTree, err)
+	}
+	return e, nil
 }
 
 // Commit is a commit found in history.

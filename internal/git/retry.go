@@ -19,10 +19,11 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
@@ -92,7 +93,7 @@ func (w *writer) pushWithRetry(ctx context.Context, next func(attempt int) (*ref
 		r.cache.headsMoved([]HeadMove{r.headMove(w.branch, u.oldHead, u.newHead)})
 		return err
 	}
-	return &Error{Kind: KindTransient, Err: errors.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)}
+	return &Error{Kind: KindTransient, Err: fmt.Errorf("%s after %d attempts", errGaveUp, opts.MaxPushAttempts)}
 }
 
 // backoff waits before retry attempt n (n ≥ 2): exponential, full jitter,
@@ -146,7 +147,7 @@ func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) er
 	r.announceOwnLocked(branch, old, h)
 	if len(pack) > emptyPackSize {
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
-			return errors.Wrap(err, errStorePushed)
+			return fmt.Errorf("%s: %w", errStorePushed, err)
 		}
 	}
 	if !h.IsZero() && !r.hasLocked(h) {
@@ -166,7 +167,7 @@ func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) er
 		err = r.st.SetReference(plumbing.NewHashReference(branchRef(branch), h))
 	}
 	if err != nil {
-		return errors.Wrap(err, errSetRef)
+		return fmt.Errorf("%s: %w", errSetRef, err)
 	}
 	return r.compactLocked()
 }

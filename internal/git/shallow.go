@@ -43,12 +43,12 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -128,7 +128,7 @@ func (r *Repository) boundRequest(ctx context.Context, req *packp.UploadPackRequ
 	shallow, err := r.st.Shallow()
 	r.mu.Unlock()
 	if err != nil {
-		return errors.Wrap(err, errShallowRead)
+		return fmt.Errorf("%s: %w", errShallowRead, err)
 	}
 	if isFresh(ctx) {
 		shallow = nil
@@ -175,7 +175,7 @@ func maxShallowLines(wants int) int { return 1000 + 16*wants }
 func (r *Repository) recordShallowLocked(announced []plumbing.Hash) error {
 	old, err := r.st.Shallow()
 	if err != nil {
-		return errors.Wrap(err, errShallowRead)
+		return fmt.Errorf("%s: %w", errShallowRead, err)
 	}
 	if len(old) == 0 && len(announced) == 0 {
 		return nil
@@ -192,7 +192,10 @@ func (r *Repository) recordShallowLocked(announced []plumbing.Hash) error {
 	if slices.Equal(keep, old) {
 		return nil
 	}
-	return errors.Wrap(r.writeShallowLocked(keep), errShallowWrite)
+	if err := r.writeShallowLocked(keep); err != nil {
+		return fmt.Errorf("%s: %w", errShallowWrite, err)
+	}
+	return nil
 }
 
 // shallowFile is where git, and go-git's storage, keep a clone's shallow
@@ -311,7 +314,7 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 	}
 	if missing := r.missing(missing); len(missing) > 0 {
 		r.referenced()
-		return errors.Errorf(errIncompleteFmt, missing[0])
+		return fmt.Errorf(errIncompleteFmt, missing[0])
 	}
 	return nil
 }
@@ -342,16 +345,16 @@ func (r *Repository) missing(hs []plumbing.Hash) []plumbing.Hash {
 func (r *Repository) uploadSession(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
 	auth, err := r.conn.authMethod(ctx)
 	if err != nil {
-		return nil, nil, errors.Wrap(err, errFetch)
+		return nil, nil, fmt.Errorf("%s: %w", errFetch, err)
 	}
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
-		return nil, nil, errors.Wrap(classify(err), errFetch)
+		return nil, nil, fmt.Errorf("%s: %w", errFetch, classify(err))
 	}
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil {
 		_ = sess.Close()
-		return nil, nil, errors.Wrap(classify(err), errFetch)
+		return nil, nil, fmt.Errorf("%s: %w", errFetch, classify(err))
 	}
 	return sess, ar, nil
 }

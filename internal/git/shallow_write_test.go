@@ -17,11 +17,11 @@ limitations under the License.
 package git
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"

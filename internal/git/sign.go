@@ -23,10 +23,10 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/crypto/ssh"
@@ -101,15 +101,15 @@ func NewSSHSigner(privateKey []byte) (*SSHSigner, error) {
 func GenerateSSHKey(comment string) (privateKey []byte, publicKey string, err error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		return nil, "", errors.Wrap(err, errGenerateKey)
+		return nil, "", fmt.Errorf("%s: %w", errGenerateKey, err)
 	}
 	block, err := ssh.MarshalPrivateKey(priv, comment)
 	if err != nil {
-		return nil, "", errors.Wrap(err, errGenerateKey)
+		return nil, "", fmt.Errorf("%s: %w", errGenerateKey, err)
 	}
 	sp, err := ssh.NewPublicKey(pub)
 	if err != nil {
-		return nil, "", errors.Wrap(err, errGenerateKey)
+		return nil, "", fmt.Errorf("%s: %w", errGenerateKey, err)
 	}
 	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(sp)))
 	if comment != "" {
@@ -126,7 +126,7 @@ func (s *SSHSigner) PublicKey() string { return s.pub }
 func (s *SSHSigner) Sign(message io.Reader) ([]byte, error) {
 	h := sha512.New()
 	if _, err := io.Copy(h, message); err != nil {
-		return nil, errors.Wrap(err, errSign)
+		return nil, fmt.Errorf("%s: %w", errSign, err)
 	}
 	// The signed data: magic, then the namespace, reserved, hash algorithm
 	// and digest as SSH strings.
@@ -138,7 +138,7 @@ func (s *SSHSigner) Sign(message io.Reader) ([]byte, error) {
 	}{sshsigNamespace, "", sshsigHash, h.Sum(nil)})...)
 	sig, err := s.key.Sign(rand.Reader, signed)
 	if err != nil {
-		return nil, errors.Wrap(err, errSign)
+		return nil, fmt.Errorf("%s: %w", errSign, err)
 	}
 	blob := append([]byte(sshsigMagic), ssh.Marshal(struct {
 		Version   uint32
@@ -175,11 +175,11 @@ func signCommit(s Signer, c *object.Commit) error {
 	}
 	enc := &plumbing.MemoryObject{}
 	if err := c.EncodeWithoutSignature(enc); err != nil {
-		return errors.Wrap(err, errSign)
+		return fmt.Errorf("%s: %w", errSign, err)
 	}
 	rd, err := enc.Reader()
 	if err != nil {
-		return errors.Wrap(err, errSign)
+		return fmt.Errorf("%s: %w", errSign, err)
 	}
 	sig, err := s.Sign(rd)
 	if err != nil {

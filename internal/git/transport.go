@@ -19,12 +19,13 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -72,11 +73,11 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 
 	auth, err := r.conn.authMethod(ctx)
 	if err != nil {
-		return errors.Wrap(err, errFetch)
+		return fmt.Errorf("%s: %w", errFetch, err)
 	}
 	sess, err := r.tr.NewUploadPackSession(r.conn.endpoint(), auth)
 	if err != nil {
-		return errors.Wrap(classify(err), errFetch)
+		return fmt.Errorf("%s: %w", errFetch, classify(err))
 	}
 	defer sess.Close() //nolint:errcheck // the outcome is decided by then; a failed Close loses nothing
 
@@ -87,12 +88,12 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		// An empty repository has no branches: every local ref goes.
 	case err != nil:
-		return errors.Wrap(classify(err), errFetch)
+		return fmt.Errorf("%s: %w", errFetch, classify(err))
 	default:
 		empty = !hasBranch(ar.References)
 		refs, err := ar.AllReferences()
 		if err != nil {
-			return errors.Wrap(err, errAdvertised)
+			return fmt.Errorf("%s: %w", errAdvertised, err)
 		}
 		for _, b := range branches {
 			if ref, ok := refs[branchRef(b)]; ok && ref.Type() == plumbing.HashReference {
@@ -170,7 +171,7 @@ func (r *Repository) setHeadLocked(b string, h plumbing.Hash) (HeadMove, bool, e
 		err = r.st.RemoveReference(branchRef(b))
 	}
 	if err != nil {
-		return HeadMove{}, false, errors.Wrap(err, errSetRef)
+		return HeadMove{}, false, fmt.Errorf("%s: %w", errSetRef, err)
 	}
 	return r.headMove(b, was, h), was != h, nil
 }
@@ -181,7 +182,7 @@ func (r *Repository) setHeadLocked(b string, h plumbing.Hash) (HeadMove, bool, e
 func (r *Repository) download(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, wants, haves []plumbing.Hash) error {
 	resp, req, err := r.negotiate(ctx, sess, ar, wants, haves)
 	if err != nil {
-		return errors.Wrap(classify(err), errFetch)
+		return fmt.Errorf("%s: %w", errFetch, classify(err))
 	}
 	defer resp.Close() //nolint:errcheck // read fully below
 	p, done, err := r.receive(ctx, resp, req.Capabilities, "fetch-*.pack", nil, errFetch)
@@ -192,20 +193,20 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	if n := len(resp.Shallows); n > maxShallowLines(len(wants)) {
 		// A server names about one boundary a branch; each is looked up
 		// under the clone's lock, which a million would hold for long.
-		return errors.Wrap(errors.Errorf(errShallowLinesFmt, n, len(wants)), errStorePack)
+		return fmt.Errorf("%s: %w", errStorePack, fmt.Errorf(errShallowLinesFmt, n, len(wants)))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	added, err := p.install(r.dir)
 	if err != nil {
-		return errors.Wrap(err, errStorePack)
+		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
 	if added {
 		// go-git's storage reads the pack indexes once and keeps them.
-		r.st.Reindex()
+		r.reindexLocked()
 	}
 	if err := r.recordShallowLocked(resp.Shallows); err != nil {
-		return errors.Wrap(err, errStorePack)
+		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
 	r.unreferenced++
 	return nil
@@ -221,7 +222,7 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 func (r *Repository) receive(ctx context.Context, answer io.Reader, caps *capability.List, pattern string, wrap func(io.Reader) io.Reader, errTransfer string) (*indexedPack, func(), error) {
 	f, err := os.CreateTemp(r.dir, pattern)
 	if err != nil {
-		return nil, nil, errors.Wrap(err, errSpool)
+		return nil, nil, fmt.Errorf("%s: %w", errSpool, err)
 	}
 	done := func() {
 		_ = f.Close()           // its content is flushed and checked before it is moved
@@ -243,9 +244,9 @@ func (r *Repository) receive(ctx context.Context, answer io.Reader, caps *capabi
 		done()
 		if src.err != nil && !errors.Is(src.err, io.EOF) {
 			// The transfer broke: the pack is incomplete, not corrupt.
-			return nil, nil, errors.Wrap(classify(src.err), errTransfer)
+			return nil, nil, fmt.Errorf("%s: %w", errTransfer, classify(src.err))
 		}
-		return nil, nil, errors.Wrap(err, errStorePack)
+		return nil, nil, fmt.Errorf("%s: %w", errStorePack, err)
 	}
 	return p, done, nil
 }
@@ -277,7 +278,7 @@ func (r *Repository) thinBase(h plumbing.Hash) (plumbing.ObjectType, []byte, err
 	if o.Size() > packObjectBudget {
 		// An object an earlier pack stored without holding it, named as
 		// a base to make the indexer hold it: refused before it is read.
-		return plumbing.InvalidObject, nil, errors.Errorf("%s: %d bytes, more than %d", errPackHeld, o.Size(), packObjectBudget)
+		return plumbing.InvalidObject, nil, fmt.Errorf("%s: %d bytes, more than %d", errPackHeld, o.Size(), packObjectBudget)
 	}
 	rd, err := o.Reader()
 	if err != nil {
@@ -361,23 +362,23 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 
 	auth, err := r.conn.authMethod(ctx)
 	if err != nil {
-		return errors.Wrap(err, errPush)
+		return fmt.Errorf("%s: %w", errPush, err)
 	}
 	sess, err := r.tr.NewReceivePackSession(r.conn.endpoint(), auth)
 	if err != nil {
-		return errors.Wrap(classify(err), errPush)
+		return fmt.Errorf("%s: %w", errPush, classify(err))
 	}
 	defer sess.Close() //nolint:errcheck // the outcome is decided by then; a failed Close loses nothing
 
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return errors.Wrap(classify(err), errPush)
+		return fmt.Errorf("%s: %w", errPush, classify(err))
 	}
 	cur := plumbing.ZeroHash
 	if ar != nil {
 		refs, err := ar.AllReferences()
 		if err != nil {
-			return errors.Wrap(err, errAdvertised)
+			return fmt.Errorf("%s: %w", errAdvertised, err)
 		}
 		if ref, ok := refs[branchRef(branch)]; ok {
 			cur = ref.Hash()
@@ -411,7 +412,10 @@ func (r *Repository) push(ctx context.Context, branch string, u *refUpdate) (err
 			return msgs.explain(classifyStatus(serr, cur))
 		}
 	}
-	return errors.Wrap(classify(err), errPush)
+	if err != nil {
+		return fmt.Errorf("%s: %w", errPush, classify(err))
+	}
+	return nil
 }
 
 // classifyStatus tells a lost race (retry after a fetch) from a refusal
@@ -425,5 +429,5 @@ func classifyStatus(err error, cur plumbing.Hash) error {
 			return &errMoved{remote: cur}
 		}
 	}
-	return &Error{Kind: KindRejected, Err: errors.Wrap(err, errPush)}
+	return &Error{Kind: KindRejected, Err: fmt.Errorf("%s: %w", errPush, err)}
 }

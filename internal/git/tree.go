@@ -17,10 +17,10 @@ limitations under the License.
 package git
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -61,7 +61,7 @@ func (t *tree) load(s storer.EncodedObjectStorer) error {
 	}
 	ot, err := object.GetTree(s, t.hash)
 	if err != nil {
-		return errors.Wrap(err, errReadTree)
+		return fmt.Errorf("%s: %w", errReadTree, err)
 	}
 	for _, e := range ot.Entries {
 		t.entries[e.Name] = &treeEntry{mode: e.Mode, hash: e.Hash}
@@ -82,7 +82,7 @@ func splitPath(p string) ([]string, error) {
 	parts := strings.Split(p, "/")
 	for _, s := range parts {
 		if s == "" || s == "." || s == ".." || isGitDir(s) || strings.ContainsRune(s, 0) {
-			return nil, &Error{Kind: KindInvalidChange, Err: errors.Errorf("%s: %q", errBadPath, p)}
+			return nil, &Error{Kind: KindInvalidChange, Err: fmt.Errorf("%s: %q", errBadPath, p)}
 		}
 	}
 	return parts, nil
@@ -109,7 +109,7 @@ func (t *tree) lookup(s storer.EncodedObjectStorer, parts []string) (*treeEntry,
 		return e, nil
 	}
 	if e.mode != filemode.Dir {
-		return nil, &Error{Kind: KindPathConflict, Err: errors.Errorf("%s: %s", errParentFile, strings.Join(parts, "/"))}
+		return nil, &Error{Kind: KindPathConflict, Err: fmt.Errorf("%s: %s", errParentFile, strings.Join(parts, "/"))}
 	}
 	return e.subtree().lookup(s, parts[1:])
 }

@@ -17,7 +17,8 @@ limitations under the License.
 package git
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"fmt"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -46,7 +47,7 @@ func (c *treeCache) get(s storer.EncodedObjectStorer, h plumbing.Hash) (*object.
 	}
 	t, err := object.GetTree(s, h)
 	if err != nil {
-		return nil, errors.Wrap(err, errReadTree)
+		return nil, fmt.Errorf("%s: %w", errReadTree, err)
 	}
 	c.share.putTree(h, t)
 	return t, nil

@@ -18,10 +18,11 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -124,7 +125,7 @@ func openAPI(c *Cache, r Remote, conn *connection) (CommitAPI, error) {
 	}
 	t, err := httpTransport(r.CABundle, c.opts.Proxy)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errOpenAPI)}
+		return nil, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errOpenAPI, err)}
 	}
 	hc := &http.Client{}
 	if t != nil {
@@ -132,7 +133,7 @@ func openAPI(c *Cache, r Remote, conn *connection) (CommitAPI, error) {
 	}
 	api, err := c.opts.CommitAPI(r, conn.app.token, hc)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalid, Err: errors.Wrap(err, errOpenAPI)}
+		return nil, &Error{Kind: KindInvalid, Err: fmt.Errorf("%s: %w", errOpenAPI, err)}
 	}
 	return api, nil
 }
@@ -159,7 +160,7 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 			return apiError(err, errAPITree)
 		}
 		if tree != c.tree.String() {
-			return &errAPIDiffers{err: errors.Errorf(errAPITreeFmt, tree, c.tree)}
+			return &errAPIDiffers{err: fmt.Errorf(errAPITreeFmt, tree, c.tree)}
 		}
 		sha, err := r.api.CreateCommit(ctx, APICommit{Message: c.message, Tree: tree, Parent: parent, Author: c.author, When: c.when})
 		if err != nil {
@@ -189,7 +190,7 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 	// The commits are the forge's, not the clone's: fetch them, so the
 	// next batch builds on them and readers find them.
 	if err := r.fetchNow(ctx, branch); err != nil {
-		return errors.Wrap(err, errAPIFetch)
+		return fmt.Errorf("%s: %w", errAPIFetch, err)
 	}
 	tip := u.api.commits[len(u.api.commits)-1].tree
 	r.mu.Lock()
@@ -202,13 +203,13 @@ func (r *Repository) sendViaAPI(ctx context.Context, branch string, u *refUpdate
 	if fetched && tree != tip {
 		// The API answered a commit of another tree than it was asked for:
 		// the branch does not hold the batch.
-		return &Error{Kind: KindTransient, Err: errors.Errorf(errAPITipFmt, u.newHead, tree, tip)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf(errAPITipFmt, u.newHead, tree, tip)}
 	}
 	if !fetched {
 		// The API wrote to another repository than the URL fetches from
 		// (an API URL of another GitHub), or someone forced the branch
 		// back meanwhile: either way the change is not where it is read.
-		return &Error{Kind: KindTransient, Err: errors.Errorf(errAPIElsewhereFmt, u.newHead)}
+		return &Error{Kind: KindTransient, Err: fmt.Errorf(errAPIElsewhereFmt, u.newHead)}
 	}
 	return nil
 }
@@ -226,7 +227,7 @@ func (r *Repository) stillAt(ctx context.Context, branch string, head plumbing.H
 	}
 	refs, err := ar.AllReferences()
 	if err != nil {
-		return errors.Wrap(err, errAdvertised)
+		return fmt.Errorf("%s: %w", errAdvertised, err)
 	}
 	if ref, ok := refs[branchRef(branch)]; !ok || ref.Hash() != head {
 		r.cache.opts.Metrics.rejected(r.conn.host)
@@ -253,7 +254,7 @@ func (r *Repository) apiEntries(ctx context.Context, c *apiCommit, made map[plum
 					return nil, apiError(err, errAPIBlob)
 				}
 				if sha != e.blob.String() {
-					return nil, &errAPIDiffers{err: errors.Errorf(errAPIBlobFmt, sha, e.blob)}
+					return nil, &errAPIDiffers{err: fmt.Errorf(errAPIBlobFmt, sha, e.blob)}
 				}
 				made[e.blob] = true
 			}
@@ -275,15 +276,15 @@ func (e *errAPIDiffers) Error() string { return e.err.Error() }
 func apiError(err error, what string) error {
 	var ge *Error
 	if errors.As(err, &ge) {
-		return &Error{Kind: ge.Kind, Err: errors.Wrap(err, what)}
+		return &Error{Kind: ge.Kind, Err: fmt.Errorf("%s: %w", what, err)}
 	}
-	return &Error{Kind: KindTransient, Err: errors.Wrap(err, what)}
+	return &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", what, err)}
 }
 
 // apiHash parses an object ID the API answered.
 func apiHash(sha, what string) (plumbing.Hash, error) {
 	if !plumbing.IsHash(sha) {
-		return plumbing.ZeroHash, &Error{Kind: KindTransient, Err: errors.Errorf(errAPINoAnswerFm, what)}
+		return plumbing.ZeroHash, &Error{Kind: KindTransient, Err: fmt.Errorf(errAPINoAnswerFm, what)}
 	}
 	return plumbing.NewHash(sha), nil
 }

@@ -18,9 +18,10 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -89,7 +90,7 @@ func (r *Repository) Poll(ctx context.Context) (moves []Move, err error) {
 	default:
 		refs, err := ar.AllReferences()
 		if err != nil {
-			return nil, errors.Wrap(err, errAdvertised)
+			return nil, fmt.Errorf("%s: %w", errAdvertised, err)
 		}
 		for _, b := range used {
 			if ref, ok := refs[branchRef(b)]; ok && ref.Type() == plumbing.HashReference {
@@ -196,15 +197,15 @@ func (r *Repository) diffLocked(from, to plumbing.Hash) ([]string, error) {
 	}
 	a, err := tree(from)
 	if err != nil {
-		return nil, errors.Wrap(err, errDiff)
+		return nil, fmt.Errorf("%s: %w", errDiff, err)
 	}
 	b, err := tree(to)
 	if err != nil {
-		return nil, errors.Wrap(err, errDiff)
+		return nil, fmt.Errorf("%s: %w", errDiff, err)
 	}
 	changes, err := object.DiffTree(a, b)
 	if err != nil {
-		return nil, errors.Wrap(err, errDiff)
+		return nil, fmt.Errorf("%s: %w", errDiff, err)
 	}
 	paths := make([]string, 0, len(changes))
 	for _, c := range changes {

@@ -18,10 +18,10 @@ package git
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 const (
@@ -229,7 +229,7 @@ func (w *writer) do(ctx context.Context, o *op) Result {
 			}
 		}
 		w.mu.Unlock()
-		return Result{Err: &Error{Kind: KindTransient, Err: errors.Wrap(ctx.Err(), errSubmitCtx)}}
+		return Result{Err: &Error{Kind: KindTransient, Err: fmt.Errorf("%s: %w", errSubmitCtx, ctx.Err())}}
 	}
 }
 

@@ -66,6 +66,53 @@ func TestLinksNoTestBed(t *testing.T) {
 	}
 }
 
+// TestEngineAndForgesLinkNoKubernetes keeps the Git engine (internal/git)
+// and the forge clients (internal/forge/...) free of Kubernetes and its
+// controller machinery, transitively: depguard sees a package's own
+// imports only, and crossplane-runtime's errors package, imported by them
+// all until December 2026, brought client-go, apimachinery and
+// controller-runtime (18 MiB of RSS before the engine's own process opened
+// anything; docs/concepts/clones.md). k8s.io/utils/clock may stay: it
+// imports the standard library only. The failure names the package that
+// brings a forbidden one in.
+func TestEngineAndForgesLinkNoKubernetes(t *testing.T) {
+	const module = "github.com/crossplane-contrib/provider-git/"
+	forbidden := []string{"k8s.io/apimachinery/", "k8s.io/client-go/", "k8s.io/api/", "sigs.k8s.io/controller-runtime/"}
+	isForbidden := func(path string) bool {
+		for _, prefix := range forbidden {
+			if strings.HasPrefix(path+"/", prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	cases := map[string]struct {
+		reason string
+		pkg    string
+	}{
+		"Engine": {reason: "The Git engine links no Kubernetes package.", pkg: module + "internal/git"},
+		"Forges": {reason: "The forge clients link no Kubernetes package.", pkg: module + "internal/forge/..."},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, p := range goListDeps(t, tc.pkg) {
+				if isForbidden(p.path) {
+					continue
+				}
+				for _, imp := range p.imports {
+					if isForbidden(imp) {
+						got = append(got, p.path+" imports "+imp)
+					}
+				}
+			}
+			if diff := cmp.Diff([]string(nil), got); diff != "" {
+				t.Errorf("%s\ngo list -deps %s: -want, +got:\n%s", tc.reason, tc.pkg, diff)
+			}
+		})
+	}
+}
+
 // MaxModules is the most modules the provider binary may link. It links 96
 // since it writes SOPS documents itself: the SOPS library brought 98 more
 // (every key service's SDK), 194 in all. Raise it only for a module the

@@ -18,10 +18,9 @@ package azure
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 // errUnpinFmt: cancelling an auto-complete whose head moved failed.
@@ -81,14 +80,14 @@ func (c *Client) unpin(ctx context.Context, p *pullRequest) (bool, error) {
 	}
 	me, err := c.whoAmI(ctx)
 	if err != nil {
-		return false, errors.Wrapf(err, errUnpinFmt, p.PullRequestID, judged, head)
+		return false, fmt.Errorf(errUnpinFmt+": %w", p.PullRequestID, judged, head, err)
 	}
 	if !strings.EqualFold(p.AutoCompleteSetBy.ID, me) {
 		return false, nil
 	}
 	b := updateBody{AutoCompleteSetBy: &identityRef{ID: noIdentity}}
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(p.PullRequestID, ""), body: b}, nil); err != nil {
-		return false, errors.Wrapf(err, errUnpinFmt, p.PullRequestID, judged, head)
+		return false, fmt.Errorf(errUnpinFmt+": %w", p.PullRequestID, judged, head, err)
 	}
 	c.mu.Lock()
 	delete(c.pins, p.PullRequestID)

@@ -102,13 +102,13 @@ package azure
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -180,7 +180,7 @@ func New(c forge.Config) (forge.Client, error) { return NewClient(c) }
 // the repository.
 func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if c.Token == nil {
-		return nil, errors.Wrap(forge.ErrNoCredentials, errNewClient)
+		return nil, fmt.Errorf("%s: %w", errNewClient, forge.ErrNoCredentials)
 	}
 	api := c.APIURL
 	if !strings.HasSuffix(api, "/") {
@@ -188,22 +188,22 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	}
 	base, err := url.Parse(api)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" || base.RawQuery != "" {
-		return nil, errors.Errorf(errAPIURLFmt, c.APIURL)
+		return nil, fmt.Errorf(errAPIURLFmt, c.APIURL)
 	}
 	i := strings.LastIndex(c.Owner, "/")
 	project := c.Owner[i+1:]
 	if project == "" || c.Name == "" {
-		return nil, errors.Errorf(errOwnerFmt, c.Owner)
+		return nil, fmt.Errorf(errOwnerFmt, c.Owner)
 	}
 	idBase := identitiesURL(base)
 	hc, err := forgehttp.New(c.HTTPClient, base.String())
 	if err != nil {
-		return nil, errors.Wrap(err, errNewClient)
+		return nil, fmt.Errorf("%s: %w", errNewClient, err)
 	}
 	ids := hc
 	if idBase.Host != base.Host {
 		if ids, err = forgehttp.New(c.HTTPClient, idBase.String()); err != nil {
-			return nil, errors.Wrap(err, errNewClient)
+			return nil, fmt.Errorf("%s: %w", errNewClient, err)
 		}
 	}
 	cl := &Client{api: hc, ids: ids, base: base, idBase: idBase, project: project, repo: c.Name,

@@ -18,14 +18,14 @@ package azure
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -75,7 +75,7 @@ var hookEvents = []string{"git.push", "git.pullrequest.created", "git.pullreques
 func (c *Client) ListHooks(ctx context.Context) ([]forge.Hook, error) {
 	groups, err := c.ownSubscriptions(ctx)
 	if err != nil {
-		return nil, errors.Wrap(err, errListHooks)
+		return nil, fmt.Errorf("%s: %w", errListHooks, err)
 	}
 	out := make([]forge.Hook, 0, len(groups))
 	for u, subs := range groups {
@@ -92,7 +92,7 @@ func (c *Client) ListHooks(ctx context.Context) ([]forge.Hook, error) {
 func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
 	made, err := c.subscribeAll(ctx, h, nil)
 	if err != nil {
-		return forge.Hook{}, errors.Wrap(err, errCreateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errCreateHook, err)
 	}
 	return forge.Hook{ID: joinIDs(made), URL: h.URL, Active: true}, nil
 }
@@ -104,7 +104,7 @@ func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
 	groups, err := c.ownSubscriptions(ctx)
 	if err != nil {
-		return forge.Hook{}, errors.Wrap(err, errUpdateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errUpdateHook, err)
 	}
 	ids := splitIDs(h.ID)
 	var old []subscription
@@ -117,12 +117,12 @@ func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 	}
 	kept, err := c.subscribeAll(ctx, h, old)
 	if err != nil {
-		return forge.Hook{}, errors.Wrap(err, errUpdateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errUpdateHook, err)
 	}
 	for _, s := range old {
 		if !slices.ContainsFunc(kept, func(k subscription) bool { return k.ID == s.ID }) {
 			if err := c.unsubscribe(ctx, s.ID); err != nil && !errors.Is(err, forge.ErrNotFound) {
-				return forge.Hook{ID: joinIDs(kept), URL: h.URL}, errors.Wrap(err, errUpdateHook)
+				return forge.Hook{ID: joinIDs(kept), URL: h.URL}, fmt.Errorf("%s: %w", errUpdateHook, err)
 			}
 		}
 	}
@@ -141,11 +141,11 @@ func (c *Client) DeleteHook(ctx context.Context, id string) error {
 		case errors.Is(err, forge.ErrNotFound):
 			gone++
 		case err != nil:
-			return errors.Wrap(err, errDeleteHook)
+			return fmt.Errorf("%s: %w", errDeleteHook, err)
 		}
 	}
 	if gone == len(ids) {
-		return errors.Wrap(&forge.APIError{Status: http.StatusNotFound, Message: "no such subscription", Kind: forge.ErrNotFound}, errDeleteHook)
+		return fmt.Errorf("%s: %w", errDeleteHook, &forge.APIError{Status: http.StatusNotFound, Message: "no such subscription", Kind: forge.ErrNotFound})
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func (c *Client) rollBack(ctx context.Context, made []subscription, refusal erro
 	if len(left) == 0 {
 		return refusal
 	}
-	return errors.Wrapf(refusal, errRollBackFmt, strings.Join(left, ", "))
+	return fmt.Errorf(errRollBackFmt+": %w", strings.Join(left, ", "), refusal)
 }
 
 // subscriptionFor is the subscription of event type ev of the repository
@@ -260,10 +260,10 @@ func (c *Client) repositoryIDs(ctx context.Context) (repository, error) {
 		return r, nil
 	}
 	if _, err := c.do(ctx, call{method: http.MethodGet, path: strings.TrimSuffix(c.repoPath(), "/")}, &r); err != nil {
-		return repository{}, errors.Wrap(err, errRepository)
+		return repository{}, fmt.Errorf("%s: %w", errRepository, err)
 	}
 	if r.ID == "" || r.Project == nil || r.Project.ID == "" {
-		return repository{}, errors.Wrap(&forge.APIError{Status: http.StatusOK, Message: "the repository's answer names no id or project id"}, errRepository)
+		return repository{}, fmt.Errorf("%s: %w", errRepository, &forge.APIError{Status: http.StatusOK, Message: "the repository's answer names no id or project id"})
 	}
 	c.mu.Lock()
 	c.repoIDs = r
@@ -276,7 +276,7 @@ func (c *Client) repositoryIDs(ctx context.Context) (repository, error) {
 func deliverable(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return &forge.APIError{Message: errors.Errorf(errInsecureFmt, raw).Error(), Kind: forge.ErrInvalidInput}
+		return &forge.APIError{Message: fmt.Errorf(errInsecureFmt, raw).Error(), Kind: forge.ErrInvalidInput}
 	}
 	if u.Scheme == "https" {
 		return nil
@@ -284,7 +284,7 @@ func deliverable(raw string) error {
 	if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && (u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())) {
 		return nil
 	}
-	return &forge.APIError{Message: errors.Errorf(errInsecureFmt, raw).Error(), Kind: forge.ErrInvalidInput}
+	return &forge.APIError{Message: fmt.Errorf(errInsecureFmt, raw).Error(), Kind: forge.ErrInvalidInput}
 }
 
 // complete: every event type has an enabled (or on probation: still

@@ -20,14 +20,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
@@ -86,10 +85,10 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 	}
 	ref, err := url.Parse(r.path)
 	if err != nil {
-		return nil, errors.Wrap(err, errBuild)
+		return nil, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	if slices.Contains(strings.Split(ref.Path, "/"), "..") {
-		return nil, errors.Errorf(errPathFmt, r.path)
+		return nil, fmt.Errorf(errPathFmt, r.path) //nolint:staticcheck // ST1005: the message ends with "..", the path element it refuses
 	}
 	q := ref.Query()
 	q.Set("api-version", cmpOr(r.version, apiVersion))
@@ -104,20 +103,20 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false) // a title's <, > and & as typed
 		if err := enc.Encode(r.body); err != nil {
-			return nil, errors.Wrap(err, errEncode)
+			return nil, fmt.Errorf("%s: %w", errEncode, err)
 		}
 		body = &buf
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, base.ResolveReference(ref).String(), body)
 	if err != nil {
-		return nil, errors.Wrap(err, errBuild)
+		return nil, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	t, err := c.token(ctx)
 	if err == nil && t == "" {
 		err = forge.ErrNoCredentials
 	}
 	if err != nil {
-		return nil, errors.Wrap(err, errToken)
+		return nil, fmt.Errorf("%s: %w", errToken, err)
 	}
 	// Set on the request, not by a RoundTripper: forgehttp's client
 	// sends nothing off the API's origin.
@@ -136,12 +135,12 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 			err = ctx.Err()
 		}
 		// The URL carries no secret: the token travels in a header.
-		return nil, errors.Wrapf(err, errSendFmt, r.method, r.path)
+		return nil, fmt.Errorf(errSendFmt+": %w", r.method, r.path, err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // a read body's close error says nothing.
 	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
-		return nil, errors.Wrapf(err, errReadFmt, r.method, r.path)
+		return nil, fmt.Errorf(errReadFmt+": %w", r.method, r.path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 || resp.StatusCode == http.StatusNonAuthoritativeInfo {
 		return resp.Header, c.refusal(resp.StatusCode, resp.Header, b)
@@ -151,7 +150,7 @@ func (c *Client) do(ctx context.Context, r call, out any) (http.Header, error) {
 	}
 	if out != nil && len(bytes.TrimSpace(b)) > 0 {
 		if err := json.Unmarshal(b, out); err != nil {
-			return resp.Header, errors.Wrapf(err, errDecodeFmt, r.method, r.path)
+			return resp.Header, fmt.Errorf(errDecodeFmt+": %w", r.method, r.path, err)
 		}
 	}
 	return resp.Header, nil
@@ -164,7 +163,7 @@ func pages[T any](ctx context.Context, c *Client, path, version string, ids bool
 	token := ""
 	for skip, n := 0, 0; ; n++ {
 		if n == maxPages {
-			return nil, &forge.APIError{Status: http.StatusOK, Message: errors.Errorf(errPagesFmt, redact(path), maxPages).Error()}
+			return nil, &forge.APIError{Status: http.StatusOK, Message: fmt.Sprintf(errPagesFmt, redact(path), maxPages)}
 		}
 		q := url.Values{"$top": {strconv.Itoa(c.top)}}
 		if token != "" {

@@ -18,12 +18,11 @@ package azure
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -50,10 +49,10 @@ func (c *Client) whoAmI(ctx context.Context) (string, error) {
 	}
 	var cd connectionData
 	if _, err := c.do(ctx, call{method: http.MethodGet, path: "_apis/connectionData?connectOptions=0&lastChangeId=-1&lastChangeId64=-1"}, &cd); err != nil {
-		return "", errors.Wrap(err, errMe)
+		return "", fmt.Errorf("%s: %w", errMe, err)
 	}
 	if cd.AuthenticatedUser.ID == "" {
-		return "", errors.Wrap(&forge.APIError{Status: http.StatusOK, Message: "connectionData names no authenticated user", Kind: forge.ErrUnauthorized}, errMe)
+		return "", fmt.Errorf("%s: %w", errMe, &forge.APIError{Status: http.StatusOK, Message: "connectionData names no authenticated user", Kind: forge.ErrUnauthorized})
 	}
 	c.mu.Lock()
 	c.me = cd.AuthenticatedUser.ID
@@ -95,7 +94,7 @@ func (c *Client) search(ctx context.Context, name string) (string, error) {
 	q := url.Values{"searchFilter": {"General"}, "filterValue": {name}, "queryMembership": {"None"}}
 	var found list[identity]
 	if _, err := c.do(ctx, call{method: http.MethodGet, path: "_apis/identities?" + q.Encode(), ids: true}, &found); err != nil {
-		return "", errors.Wrapf(err, errIdentityFmt, name)
+		return "", fmt.Errorf(errIdentityFmt+": %w", name, err)
 	}
 	// The identity whose account (unique) name or mail is exactly name
 	// wins: the search also matches display names, which anyone's may
@@ -110,7 +109,7 @@ func (c *Client) search(ctx context.Context, name string) (string, error) {
 	case len(found.Value) == 1 && !strings.Contains(name, "@") && strings.EqualFold(found.Value[0].ProviderDisplayName, name):
 		return found.Value[0].ID, nil
 	case len(found.Value) <= 1:
-		return "", &forge.APIError{Status: http.StatusNotFound, Message: errors.Errorf(errNoneFmt, name).Error(), Kind: forge.ErrInvalidInput}
+		return "", &forge.APIError{Status: http.StatusNotFound, Message: fmt.Errorf(errNoneFmt, name).Error(), Kind: forge.ErrInvalidInput}
 	}
-	return "", &forge.APIError{Status: http.StatusConflict, Message: errors.Errorf(errManyFmt, len(found.Value), name).Error(), Kind: forge.ErrInvalidInput}
+	return "", &forge.APIError{Status: http.StatusConflict, Message: fmt.Errorf(errManyFmt, len(found.Value), name).Error(), Kind: forge.ErrInvalidInput}
 }

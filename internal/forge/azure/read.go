@@ -18,12 +18,11 @@ package azure
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -45,7 +44,7 @@ const (
 func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error) {
 	raw, err := pages[pullRequest](ctx, c, c.repoPath()+"pullrequests?searchCriteria.status=active", apiVersion, false)
 	if err != nil {
-		return nil, false, errors.Wrap(err, errList)
+		return nil, false, fmt.Errorf("%s: %w", errList, err)
 	}
 	out := make([]forge.PullRequest, 0, len(raw))
 	for i := range raw {
@@ -105,7 +104,7 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 func (c *Client) pull(ctx context.Context, n int64) (*pullRequest, error) {
 	var p pullRequest
 	if _, err := c.do(ctx, call{method: http.MethodGet, path: c.pullPath(n, "")}, &p); err != nil {
-		return nil, errors.Wrap(err, errGet)
+		return nil, fmt.Errorf("%s: %w", errGet, err)
 	}
 	if p.Status == statusActive {
 		c.keep(n, p.Description)
@@ -122,7 +121,7 @@ func (c *Client) evaluations(ctx context.Context, project string, n int64) ([]ev
 	path := url.PathEscape(c.project) + "/_apis/policy/evaluations?artifactId=" + url.QueryEscape(artifact)
 	evals, err := pages[evaluation](ctx, c, path, previewVersion, false)
 	if err != nil {
-		return nil, errors.Wrap(err, errPolicies)
+		return nil, fmt.Errorf("%s: %w", errPolicies, err)
 	}
 	return evals, nil
 }

@@ -18,12 +18,12 @@ package azure
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -51,7 +51,7 @@ var strategies = map[forge.MergeMethod]string{
 // target is ErrExists.
 func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, error) {
 	if len(s.Assignees) > 0 {
-		return forge.PullRequest{}, errors.Wrap(assignees(), errCreate)
+		return forge.PullRequest{}, fmt.Errorf("%s: %w", errCreate, assignees())
 	}
 	b := createBody{SourceRefName: headsPrefix + s.Head, TargetRefName: headsPrefix + s.Base,
 		Title: s.Title, Description: s.Body, IsDraft: s.Draft}
@@ -61,7 +61,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	}{{s.Reviewers, true}, {s.OptionalReviewers, false}} {
 		ids, err := c.identities(ctx, r.names)
 		if err != nil {
-			return forge.PullRequest{}, errors.Wrap(err, errCreate)
+			return forge.PullRequest{}, fmt.Errorf("%s: %w", errCreate, err)
 		}
 		for _, id := range ids {
 			if !slices.ContainsFunc(b.Reviewers, func(h reviewerRef) bool { return strings.EqualFold(h.ID, id) }) {
@@ -74,7 +74,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	}
 	var p pullRequest
 	if _, err := c.do(ctx, call{method: http.MethodPost, path: c.repoPath() + "pullrequests", body: b}, &p); err != nil {
-		return forge.PullRequest{}, errors.Wrap(err, errCreate)
+		return forge.PullRequest{}, fmt.Errorf("%s: %w", errCreate, err)
 	}
 	c.keep(p.PullRequestID, p.Description)
 	return c.convert(&p), nil
@@ -86,7 +86,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 // declared). It reads the pull request first, and again after a change.
 func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
 	if len(s.Assignees) > 0 {
-		return forge.PullRequest{}, errors.Wrapf(assignees(), errUpdateFmt, number)
+		return forge.PullRequest{}, fmt.Errorf(errUpdateFmt+": %w", number, assignees())
 	}
 	cur, err := c.Get(ctx, number)
 	if err != nil {
@@ -105,7 +105,7 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	}
 	if changed {
 		if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: b}, nil); err != nil {
-			return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
+			return forge.PullRequest{}, fmt.Errorf(errUpdateFmt+": %w", number, err)
 		}
 		c.keep(number, s.Body)
 	}
@@ -136,7 +136,7 @@ func (c *Client) labels(ctx context.Context, number int64, have, want []string) 
 			continue
 		}
 		if _, err := c.do(ctx, call{method: http.MethodPost, path: c.pullPath(number, "labels"), version: previewVersion, body: label{Name: l}}, nil); err != nil {
-			return false, errors.Wrapf(err, errLabelFmt, number)
+			return false, fmt.Errorf(errLabelFmt+": %w", number, err)
 		}
 		changed = true
 	}
@@ -146,7 +146,7 @@ func (c *Client) labels(ctx context.Context, number int64, have, want []string) 
 		}
 		err := c.deleteLabel(ctx, number, l)
 		if err != nil && !errors.Is(err, forge.ErrNotFound) {
-			return false, errors.Wrapf(err, errLabelFmt, number)
+			return false, fmt.Errorf(errLabelFmt+": %w", number, err)
 		}
 		changed = true
 	}
@@ -174,7 +174,7 @@ func (c *Client) addReviewers(ctx context.Context, number int64, have, want []st
 	}
 	ids, err := c.identities(ctx, missing)
 	if err != nil {
-		return false, errors.Wrapf(err, errReviewerFmt, number)
+		return false, fmt.Errorf(errReviewerFmt+": %w", number, err)
 	}
 	vote := 0
 	for _, id := range ids {
@@ -183,7 +183,7 @@ func (c *Client) addReviewers(ctx context.Context, number int64, have, want []st
 		}
 		body := reviewerRef{ID: id, IsRequired: required, Vote: &vote}
 		if _, err := c.do(ctx, call{method: http.MethodPut, path: c.pullPath(number, "reviewers/"+url.PathEscape(id)), body: body}, nil); err != nil {
-			return false, errors.Wrapf(err, errReviewerFmt, number)
+			return false, fmt.Errorf(errReviewerFmt+": %w", number, err)
 		}
 	}
 	return true, nil
@@ -192,7 +192,7 @@ func (c *Client) addReviewers(ctx context.Context, number int64, have, want []st
 // Close abandons the pull request.
 func (c *Client) Close(ctx context.Context, number int64) error {
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: updateBody{Status: statusAbandoned}}, nil); err != nil {
-		return errors.Wrapf(err, errCloseFmt, number)
+		return fmt.Errorf(errCloseFmt+": %w", number, err)
 	}
 	c.forget(number)
 	return nil
@@ -208,7 +208,7 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	if head == "" {
 		p, err := c.pull(ctx, number)
 		if err != nil {
-			return errors.Wrapf(err, errMergeFmt, number)
+			return fmt.Errorf(errMergeFmt+": %w", number, err)
 		}
 		if p.LastMergeSourceCommit != nil {
 			head = p.LastMergeSourceCommit.CommitID
@@ -217,18 +217,18 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	b := updateBody{Status: statusCompleted, LastMergeSourceCommit: &commitRef{CommitID: head}, CompletionOptions: options(m)}
 	var p pullRequest
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: b}, &p); err != nil {
-		return errors.Wrapf(err, errMergeFmt, number)
+		return fmt.Errorf(errMergeFmt+": %w", number, err)
 	}
 	switch {
 	case p.Status == statusCompleted:
 		c.forget(number)
 		return nil
 	case p.LastMergeSourceCommit != nil && p.LastMergeSourceCommit.CommitID != head:
-		return errors.Wrapf(forge.ErrHeadMoved, errMergeFmt, number)
+		return fmt.Errorf(errMergeFmt+": %w", number, forge.ErrHeadMoved)
 	case p.Status == statusActive && (p.MergeStatus == mergeQueued || p.MergeStatus == mergeSucceeded):
 		return nil
 	}
-	return errors.Wrapf(&forge.APIError{Status: http.StatusOK, Message: "the pull request is " + p.Status + ", merge status " + p.MergeStatus, Kind: forge.ErrNotMergeable}, errMergeFmt, number)
+	return fmt.Errorf(errMergeFmt+": %w", number, &forge.APIError{Status: http.StatusOK, Message: "the pull request is " + p.Status + ", merge status " + p.MergeStatus, Kind: forge.ErrNotMergeable})
 }
 
 // AutoMerge sets auto-complete, by the token's identity, with m's
@@ -240,16 +240,16 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	p, err := c.pull(ctx, number)
 	if err != nil {
-		return errors.Wrapf(err, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, err)
 	}
 	if p.Status != statusActive {
 		return nil // completed or abandoned since: the next read says which
 	}
 	if m.HeadSHA != "" && (p.LastMergeSourceCommit == nil || p.LastMergeSourceCommit.CommitID != m.HeadSHA) {
-		return errors.Wrapf(forge.ErrHeadMoved, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, forge.ErrHeadMoved)
 	}
 	if p.IsDraft {
-		return errors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, forge.ErrNotMergeable)
 	}
 	head := ""
 	if p.LastMergeSourceCommit != nil {
@@ -263,11 +263,11 @@ func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 	}
 	me, err := c.whoAmI(ctx)
 	if err != nil {
-		return errors.Wrapf(err, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, err)
 	}
 	b := updateBody{AutoCompleteSetBy: &identityRef{ID: me}, CompletionOptions: opts}
 	if _, err := c.do(ctx, call{method: http.MethodPatch, path: c.pullPath(number, ""), body: b}, nil); err != nil {
-		return errors.Wrapf(err, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, err)
 	}
 	c.pin(number, head)
 	return nil

@@ -24,8 +24,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
@@ -67,7 +65,7 @@ func (c *Cloud) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, er
 	for i := range open {
 		p := &open[i]
 		if p.Source.Branch.Name == s.Head && p.Destination.Branch.Name == s.Base && sameRepo(p.Source.Repository, p.Destination.Repository) {
-			return forge.PullRequest{}, errors.Wrap(forge.ErrExists, errCloudCreate)
+			return forge.PullRequest{}, fmt.Errorf("%s: %w", errCloudCreate, forge.ErrExists)
 		}
 	}
 	repo := &cloudRepo{FullName: c.workspace + "/" + c.slug}
@@ -176,7 +174,7 @@ func (c *Cloud) Close(ctx context.Context, number int64) error {
 func (c *Cloud) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	p, err := c.pull(ctx, number)
 	if err != nil {
-		return errors.Wrap(err, errCloudMerge)
+		return fmt.Errorf("%s: %w", errCloudMerge, err)
 	}
 	switch p.State {
 	case "MERGED":
@@ -216,7 +214,7 @@ func (c *Cloud) Merge(ctx context.Context, number int64, m forge.Merge) error {
 // its source commit, and then its branch's head as Cloud reads it now.
 func (c *Cloud) headIs(ctx context.Context, p *cloudPull, judged string) error {
 	if p.Source.Commit == nil || !sameHead(judged, p.Source.Commit.Hash) || !sameRepo(p.Source.Repository, p.Destination.Repository) {
-		return errors.Wrap(forge.ErrHeadMoved, errCloudMerge)
+		return fmt.Errorf("%s: %w", errCloudMerge, forge.ErrHeadMoved)
 	}
 	var b cloudBranch
 	_, err := c.do(ctx, call{method: http.MethodGet, path: c.repoPath() + "refs/branches/" + url.PathEscape(p.Source.Branch.Name)}, &b)
@@ -227,7 +225,7 @@ func (c *Cloud) headIs(ctx context.Context, p *cloudPull, judged string) error {
 		return c.fail(err, errCloudBranch)
 	}
 	if !sameHead(judged, b.Target.Hash) {
-		return errors.Wrap(forge.ErrHeadMoved, errCloudMerge)
+		return fmt.Errorf("%s: %w", errCloudMerge, forge.ErrHeadMoved)
 	}
 	return nil
 }

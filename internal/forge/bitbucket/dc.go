@@ -24,8 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
@@ -82,7 +80,7 @@ func NewDataCenterClient(c forge.Config, o ...Option) (*DataCenter, error) {
 		}
 	}
 	if root == "" {
-		return nil, errors.Errorf(errDCAPIFmt, c.APIURL)
+		return nil, fmt.Errorf(errDCAPIFmt, c.APIURL)
 	}
 	k, err := newCore(c, api, dcWait, o)
 	if err != nil {

@@ -24,8 +24,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
 
@@ -226,7 +224,7 @@ func (d *DataCenter) AutoMerge(ctx context.Context, number int64, m forge.Merge)
 func (d *DataCenter) merge(ctx context.Context, number int64, m forge.Merge, auto bool, what string) (*dcPull, bool, error) {
 	p, err := d.pull(ctx, number)
 	if err != nil {
-		return nil, false, errors.Wrap(err, what)
+		return nil, false, fmt.Errorf("%s: %w", what, err)
 	}
 	switch p.State {
 	case stateMerged:
@@ -236,7 +234,7 @@ func (d *DataCenter) merge(ctx context.Context, number int64, m forge.Merge, aut
 		return nil, false, refuse(forge.ErrNotMergeable, msgNotOpen, what)
 	}
 	if m.HeadSHA != "" && !sameHead(m.HeadSHA, p.FromRef.LatestCommit) {
-		return nil, false, errors.Wrap(forge.ErrHeadMoved, what)
+		return nil, false, fmt.Errorf("%s: %w", what, forge.ErrHeadMoved)
 	}
 	body := dcMerge{Version: p.Version, Message: m.Message, StrategyID: dcStrategies[m.Method], AutoMerge: auto}
 	path := fmt.Sprintf("%s?version=%d", d.pullPath(number, "merge"), p.Version)

@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -29,7 +31,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -86,7 +87,7 @@ func newCore(c forge.Config, api string, wait time.Duration, o []Option) (*core,
 	}
 	u, err := url.Parse(api)
 	if err != nil || u.Host == "" {
-		return nil, errors.Errorf(errAPIURLFmt, api)
+		return nil, fmt.Errorf(errAPIURLFmt, api)
 	}
 	hc, err := forgehttp.New(c.HTTPClient, api)
 	if err != nil {
@@ -142,10 +143,10 @@ func (k *core) do(ctx context.Context, r call, out any) (int, error) {
 	}
 	ref, err := url.Parse(r.path)
 	if err != nil {
-		return 0, errors.Wrap(err, errBuild)
+		return 0, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	if slices.Contains(strings.Split(ref.Path, "/"), "..") {
-		return 0, errors.Errorf(errPathFmt, r.path)
+		return 0, fmt.Errorf(errPathFmt, r.path) //nolint:staticcheck // ST1005: the message ends with "..", the path element it refuses
 	}
 	var body io.Reader
 	if r.body != nil {
@@ -153,20 +154,20 @@ func (k *core) do(ctx context.Context, r call, out any) (int, error) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false) // a title's <, > and & as typed
 		if err := enc.Encode(r.body); err != nil {
-			return 0, errors.Wrap(err, errEncode)
+			return 0, fmt.Errorf("%s: %w", errEncode, err)
 		}
 		body = &buf
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, k.base.ResolveReference(ref).String(), body)
 	if err != nil {
-		return 0, errors.Wrap(err, errBuild)
+		return 0, fmt.Errorf("%s: %w", errBuild, err)
 	}
 	t, err := k.token(ctx)
 	if err == nil && t == "" {
 		err = forge.ErrNoCredentials
 	}
 	if err != nil {
-		return 0, errors.Wrap(err, errToken)
+		return 0, fmt.Errorf("%s: %w", errToken, err)
 	}
 	// Set on the request, not by a RoundTripper; forgehttp refuses a
 	// request or redirect off the API's origin.
@@ -186,19 +187,19 @@ func (k *core) do(ctx context.Context, r call, out any) (int, error) {
 			err = ctx.Err() // more telling than the transport's words
 		}
 		// The URL carries no secret: the credential is a header.
-		return 0, errors.Wrapf(err, errSendFmt, r.method, redact(r.path))
+		return 0, fmt.Errorf(errSendFmt+": %w", r.method, redact(r.path), err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // a read body's close error says nothing.
 	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
-		return resp.StatusCode, errors.Wrapf(err, errReadFmt, r.method, redact(r.path))
+		return resp.StatusCode, fmt.Errorf(errReadFmt+": %w", r.method, redact(r.path), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, refused(resp.StatusCode, resp.Header, b)
 	}
 	if out != nil && len(bytes.TrimSpace(b)) > 0 {
 		if err := json.Unmarshal(b, out); err != nil {
-			return resp.StatusCode, errors.Wrapf(err, errDecodeFmt, r.method, redact(r.path))
+			return resp.StatusCode, fmt.Errorf(errDecodeFmt+": %w", r.method, redact(r.path), err)
 		}
 	}
 	return resp.StatusCode, nil
@@ -277,7 +278,7 @@ const authorisation = "AuthorisationException"
 func (k *core) fail(err error, what string, kind ...error) error {
 	r := asRefusal(err)
 	if r == nil {
-		return errors.Wrap(err, what)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	now := k.clock.Now()
 	if r.status == http.StatusTooManyRequests {
@@ -290,7 +291,7 @@ func (k *core) fail(err error, what string, kind ...error) error {
 			k.until, k.limitMsg = at, r.message
 		}
 		k.mu.Unlock()
-		return errors.Wrap(&forge.RateLimitError{At: at, Msg: r.message}, what)
+		return fmt.Errorf("%s: %w", what, &forge.RateLimitError{At: at, Msg: r.message})
 	}
 	e := &forge.APIError{Status: r.status, Message: r.message}
 	switch r.status {
@@ -309,11 +310,11 @@ func (k *core) fail(err error, what string, kind ...error) error {
 	if len(kind) > 0 && kind[0] != nil {
 		e.Kind = kind[0]
 	}
-	return errors.Wrap(e, what)
+	return fmt.Errorf("%s: %w", what, e)
 }
 
 // refuse is an error of the forge's kind with the provider's words, for
 // what is refused before anything is sent.
 func refuse(kind error, msg, what string) error {
-	return errors.Wrap(&forge.APIError{Status: http.StatusUnprocessableEntity, Message: msg, Kind: kind}, what)
+	return fmt.Errorf("%s: %w", what, &forge.APIError{Status: http.StatusUnprocessableEntity, Message: msg, Kind: kind})
 }

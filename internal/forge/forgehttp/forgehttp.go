@@ -26,14 +26,13 @@ limitations under the License.
 package forgehttp
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
 const (
@@ -61,7 +60,7 @@ const (
 func New(base *http.Client, apiURL string) (*http.Client, error) {
 	u, err := url.Parse(apiURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, errors.Errorf(errAPIURLFmt, apiURL)
+		return nil, fmt.Errorf(errAPIURLFmt, apiURL)
 	}
 	hc := &http.Client{}
 	if base != nil {
@@ -75,10 +74,10 @@ func New(base *http.Client, apiURL string) (*http.Client, error) {
 	hc.Transport = &guard{origin: o, next: next}
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if origin(req.URL) != o {
-			return errors.Errorf(errRedirectFmt, Redact(req.URL), o)
+			return fmt.Errorf(errRedirectFmt, Redact(req.URL), o)
 		}
 		if len(via) > maxRedirects {
-			return errors.Errorf(errTooManyFmt, Redact(req.URL), maxRedirects)
+			return fmt.Errorf(errTooManyFmt, Redact(req.URL), maxRedirects)
 		}
 		return nil
 	}
@@ -101,7 +100,7 @@ func (g *guard) RoundTrip(r *http.Request) (*http.Response, error) {
 		if r.Body != nil {
 			_ = r.Body.Close()
 		}
-		return nil, errors.Errorf(errOffOriginFmt, Redact(r.URL), g.origin)
+		return nil, fmt.Errorf(errOffOriginFmt, Redact(r.URL), g.origin)
 	}
 	return g.next.RoundTrip(r)
 }
@@ -130,7 +129,7 @@ func ReadBody(r io.Reader, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, errors.Errorf(errTooLargeFmt, limit)
+		return nil, fmt.Errorf(errTooLargeFmt, limit)
 	}
 	return b, nil
 }
@@ -149,7 +148,7 @@ type limited struct {
 
 func (l *limited) Read(p []byte) (int, error) {
 	if l.left < 0 {
-		return 0, errors.Errorf(errTooLargeFmt, l.limit)
+		return 0, fmt.Errorf(errTooLargeFmt, l.limit)
 	}
 	if int64(len(p)) > l.left+1 {
 		p = p[:l.left+1] // one byte more tells an answer of exactly limit from a larger one
@@ -157,7 +156,7 @@ func (l *limited) Read(p []byte) (int, error) {
 	n, err := l.rc.Read(p)
 	if int64(n) > l.left {
 		n, l.left = int(l.left), -1
-		return n, errors.Errorf(errTooLargeFmt, l.limit)
+		return n, fmt.Errorf(errTooLargeFmt, l.limit)
 	}
 	l.left -= int64(n)
 	return n, err

@@ -37,11 +37,11 @@ package gitea
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/utils/clock"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -84,7 +84,7 @@ func newClient(cfg forge.Config, clk clock.PassiveClock) (*client, error) {
 	}
 	root, ok := strings.CutSuffix(api, apiSuffix)
 	if !ok || root == "" {
-		return nil, errors.Errorf(errAPIURLFmt, cfg.APIURL)
+		return nil, fmt.Errorf(errAPIURLFmt, cfg.APIURL)
 	}
 	if cfg.Token == nil {
 		return nil, forge.ErrNoCredentials
@@ -115,7 +115,7 @@ type call struct {
 func (c *client) sdk(ctx context.Context) (*call, error) {
 	tok, err := c.token(ctx)
 	if err != nil {
-		return nil, errors.Wrap(err, errToken)
+		return nil, fmt.Errorf("%s: %w", errToken, err)
 	}
 	if tok == "" {
 		return nil, forge.ErrNoCredentials
@@ -131,7 +131,7 @@ func (c *client) sdk(ctx context.Context) (*call, error) {
 	hc.Transport = rt
 	s, err := sdk.NewClient(c.root, sdk.SetHTTPClient(&hc), sdk.SetToken(tok), sdk.SetContext(ctx), sdk.SetGiteaVersion(""))
 	if err != nil {
-		return nil, errors.Wrap(err, errClient)
+		return nil, fmt.Errorf("%s: %w", errClient, err)
 	}
 	return &call{Client: s, rt: rt}, nil
 }

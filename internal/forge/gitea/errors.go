@@ -19,6 +19,8 @@ package gitea
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -26,7 +28,6 @@ import (
 	"time"
 
 	sdk "code.gitea.io/sdk/gitea"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
@@ -129,17 +130,17 @@ func (c *client) run(cl *call, what string, fn func(*sdk.Client) (*sdk.Response,
 func (c *client) failed(cl *call, err error, what string, adjust ...func(*forge.APIError)) error {
 	r := cl.rt.last()
 	if r == nil {
-		return errors.Wrap(err, what)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	e := &forge.APIError{Status: r.status, Message: r.message, Kind: kinds[r.status]}
 	if at, ok := c.retryAt(r); ok {
 		e.Kind = &forge.RateLimitError{At: at, Msg: r.message}
-		return errors.Wrap(e, what)
+		return fmt.Errorf("%s: %w", what, e)
 	}
 	for _, a := range adjust {
 		a(e)
 	}
-	return errors.Wrap(e, what)
+	return fmt.Errorf("%s: %w", what, e)
 }
 
 // retryAt is when a rate-limited request may be retried: 429, or a 403

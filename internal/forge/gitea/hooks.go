@@ -18,10 +18,11 @@ package gitea
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 
 	sdk "code.gitea.io/sdk/gitea"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -100,7 +101,7 @@ func (c *client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 		return forge.Hook{}, err
 	}
 	if err := c.DeleteHook(ctx, h.ID); err != nil && !errors.Is(err, forge.ErrNotFound) {
-		return created, errors.Wrapf(err, errReplaceHookFmt, h.ID, created.ID)
+		return created, fmt.Errorf(errReplaceHookFmt+": %w", h.ID, created.ID, err)
 	}
 	return created, nil
 }
@@ -114,7 +115,7 @@ func (c *client) DeleteHook(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return c.run(cl, errors.Errorf(errDelHookFmt, id).Error(), func(s *sdk.Client) (*sdk.Response, error) {
+	return c.run(cl, fmt.Errorf(errDelHookFmt, id).Error(), func(s *sdk.Client) (*sdk.Response, error) {
 		return s.DeleteRepoHook(c.owner, c.name, n)
 	})
 }
@@ -128,7 +129,7 @@ func hookConfig(h forge.Hook) map[string]string {
 func hookID(id string) (int64, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, errors.Errorf(errHookIDFmt, id)
+		return 0, fmt.Errorf(errHookIDFmt, id)
 	}
 	return n, nil
 }

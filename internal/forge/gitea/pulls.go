@@ -19,11 +19,11 @@ package gitea
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
-	xerrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -92,7 +92,7 @@ func (c *client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 // reviews: three requests.
 func (c *client) get(cl *call, number int64) (forge.PullRequest, error) {
 	var p *sdk.PullRequest
-	if err := c.run(cl, xerrors.Errorf(errGetFmt, number).Error(), func(s *sdk.Client) (r *sdk.Response, err error) {
+	if err := c.run(cl, fmt.Sprintf(errGetFmt, number), func(s *sdk.Client) (r *sdk.Response, err error) {
 		p, r, err = s.GetPullRequest(c.owner, c.name, number)
 		return r, err
 	}); err != nil {
@@ -101,7 +101,7 @@ func (c *client) get(cl *call, number int64) (forge.PullRequest, error) {
 	pr := convert(p)
 	if pr.HeadSHA != "" {
 		var st *sdk.CombinedStatus
-		if err := c.run(cl, xerrors.Errorf(errChecksFmt, number).Error(), func(s *sdk.Client) (r *sdk.Response, err error) {
+		if err := c.run(cl, fmt.Sprintf(errChecksFmt, number), func(s *sdk.Client) (r *sdk.Response, err error) {
 			st, r, err = s.GetCombinedStatus(c.owner, c.name, pr.HeadSHA)
 			return r, err
 		}); err != nil {
@@ -123,7 +123,7 @@ func (c *client) reviews(cl *call, number int64) ([]*sdk.PullReview, error) {
 	for page := 1; page > 0; {
 		var rs []*sdk.PullReview
 		var resp *sdk.Response
-		if err := c.run(cl, xerrors.Errorf(errReviewsFmt, number).Error(), func(s *sdk.Client) (*sdk.Response, error) {
+		if err := c.run(cl, fmt.Sprintf(errReviewsFmt, number), func(s *sdk.Client) (*sdk.Response, error) {
 			var err error
 			rs, resp, err = s.ListPullReviews(c.owner, c.name, number, sdk.ListPullReviewsOptions{ListOptions: sdk.ListOptions{Page: page, PageSize: pageSize}})
 			return resp, err
@@ -187,9 +187,9 @@ func (c *client) missingBranch(cl *call, s forge.Spec, refused *forge.APIError, 
 		})
 		var ae *forge.APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-			return xerrors.Wrap(&forge.APIError{
-				Status: refused.Status, Message: xerrors.Errorf(errBranchFmt, b, refused.Message).Error(), Kind: forge.ErrNoSuchBranch,
-			}, errCreate)
+			return fmt.Errorf("%s: %w", errCreate, &forge.APIError{
+				Status: refused.Status, Message: fmt.Sprintf(errBranchFmt, b, refused.Message), Kind: forge.ErrNoSuchBranch,
+			})
 		}
 	}
 	return createErr
@@ -201,7 +201,7 @@ func (c *client) Close(ctx context.Context, number int64) error {
 		return err
 	}
 	closed := sdk.StateClosed
-	return c.run(cl, xerrors.Errorf(errCloseFmt, number).Error(), func(s *sdk.Client) (r *sdk.Response, err error) {
+	return c.run(cl, fmt.Sprintf(errCloseFmt, number), func(s *sdk.Client) (r *sdk.Response, err error) {
 		_, r, err = s.EditPullRequest(c.owner, c.name, number, sdk.EditPullRequestOption{State: &closed})
 		return r, err
 	})
@@ -241,11 +241,11 @@ func (c *client) AutoMerge(ctx context.Context, number int64, m forge.Merge) err
 		return err
 	}
 	if m.HeadSHA != "" && pr.State == forge.StateOpen && pr.HeadSHA != m.HeadSHA {
-		return xerrors.Wrapf(forge.ErrHeadMoved, errAutoFmt, number)
+		return fmt.Errorf(errAutoFmt+": %w", number, forge.ErrHeadMoved)
 	}
 	if pr.State == forge.StateOpen && (pr.Checks == "" || pr.Checks == forge.ChecksSuccess) {
 		if pr.Mergeable == nil || !*pr.Mergeable {
-			return xerrors.Wrapf(forge.ErrNotMergeable, errAutoFmt, number)
+			return fmt.Errorf(errAutoFmt+": %w", number, forge.ErrNotMergeable)
 		}
 		err := c.merge(ctx, number, m, pr.HeadSHA, false)
 		if !errors.Is(err, forge.ErrNotMergeable) {
@@ -273,7 +273,7 @@ func (c *client) merge(ctx context.Context, number int64, m forge.Merge, head st
 	msgTitle, msgBody, _ := strings.Cut(m.Message, "\n")
 	del := m.DeleteBranch
 	scheduled := false
-	err = c.run(cl, xerrors.Errorf(what, number).Error(), func(s *sdk.Client) (r *sdk.Response, err error) {
+	err = c.run(cl, fmt.Sprintf(what, number), func(s *sdk.Client) (r *sdk.Response, err error) {
 		_, r, err = s.MergePullRequest(c.owner, c.name, number, sdk.MergePullRequestOption{
 			Style: style, Title: msgTitle, Message: strings.TrimSpace(msgBody),
 			DeleteBranchAfterMerge: &del, MergeWhenChecksSucceed: auto, HeadCommitId: head,

@@ -19,12 +19,12 @@ package gitea
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	sdk "code.gitea.io/sdk/gitea"
-	xerrors "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 )
@@ -48,7 +48,7 @@ func (c *client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	if err != nil {
 		return forge.PullRequest{}, err
 	}
-	what := xerrors.Errorf(errUpdateFmt, number).Error()
+	what := fmt.Sprintf(errUpdateFmt, number)
 	var opt sdk.EditPullRequestOption
 	edit := false
 	if cur.Title != s.Title || cur.Draft != s.Draft {
@@ -84,7 +84,7 @@ func (c *client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 		}
 	}
 	if len(missing) > 0 {
-		if err := c.run(cl, xerrors.Errorf(errReviewFmt, number).Error(), func(sc *sdk.Client) (*sdk.Response, error) {
+		if err := c.run(cl, fmt.Sprintf(errReviewFmt, number), func(sc *sdk.Client) (*sdk.Response, error) {
 			return sc.CreateReviewRequests(c.owner, c.name, number, sdk.PullReviewRequestOptions{Reviewers: missing})
 		}); err != nil {
 			return forge.PullRequest{}, err
@@ -147,9 +147,9 @@ func (c *client) labelIDs(cl *call, names []string) ([]int64, error) {
 	for _, n := range names {
 		id, ok := byName[n]
 		if !ok {
-			return nil, xerrors.Wrap(&forge.APIError{
-				Status: http.StatusUnprocessableEntity, Message: xerrors.Errorf(errNoLabelFmt, n, c.owner, c.name).Error(), Kind: forge.ErrInvalidInput,
-			}, errLabels)
+			return nil, fmt.Errorf("%s: %w", errLabels, &forge.APIError{
+				Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf(errNoLabelFmt, n, c.owner, c.name), Kind: forge.ErrInvalidInput,
+			})
 		}
 		ids = append(ids, id)
 	}

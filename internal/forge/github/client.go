@@ -69,13 +69,14 @@ limitations under the License.
 package github
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 	"k8s.io/utils/clock"
 
@@ -151,10 +152,10 @@ func New(c forge.Config) (forge.Client, error) { return NewClient(c) }
 // reads them.
 func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	if c.Token == nil {
-		return nil, errors.Wrap(forge.ErrNoCredentials, errNewClient)
+		return nil, fmt.Errorf("%s: %w", errNewClient, forge.ErrNoCredentials)
 	}
 	if !pathSafe(c.Owner) || !pathSafe(c.Name) || strings.Contains(c.Owner+c.Name, "/") {
-		return nil, errors.Errorf(errRepoFmt, c.Owner, c.Name)
+		return nil, fmt.Errorf(errRepoFmt, c.Owner, c.Name)
 	}
 	api := c.APIURL
 	if api == "" {
@@ -162,7 +163,7 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	}
 	u, err := url.Parse(api)
 	if err != nil || u.Host == "" {
-		return nil, errors.Errorf(errAPIURLFmt, api)
+		return nil, fmt.Errorf(errAPIURLFmt, api)
 	}
 	base := http.Client{}
 	if c.HTTPClient != nil {
@@ -181,7 +182,7 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	g, gql := gh.NewClient(hc), defaultGraphQL
 	if !strings.EqualFold(u.Hostname(), "api.github.com") {
 		if g, err = g.WithEnterpriseURLs(api, api); err != nil {
-			return nil, errors.Errorf(errAPIURLFmt, api)
+			return nil, fmt.Errorf(errAPIURLFmt, api)
 		}
 		// Enterprise serves GraphQL at /api/graphql beside /api/v3/;
 		// GHE.com's API host at /graphql, as github.com.
@@ -231,7 +232,7 @@ func (c *Client) fail(err error, what string) error {
 		}
 		c.mu.Unlock()
 	}
-	return errors.Wrap(err, what)
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // pathSafe refuses what would climb out of, or vanish from, a path

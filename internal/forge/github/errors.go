@@ -18,13 +18,13 @@ package github
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"

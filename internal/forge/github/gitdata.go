@@ -19,11 +19,12 @@ package github
 import (
 	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 	"k8s.io/utils/clock"
 
@@ -104,7 +105,7 @@ func (c *Client) pace(ctx context.Context) error {
 		case <-t.C():
 		case <-ctx.Done():
 			t.Stop()
-			return errors.Wrap(ctx.Err(), errPaceWait)
+			return fmt.Errorf("%s: %w", errPaceWait, ctx.Err())
 		}
 	}
 }
@@ -172,7 +173,7 @@ func (c *Client) CreateCommit(ctx context.Context, m NewCommit) (string, error) 
 // no longer an ancestor of sha, because someone else moved it.
 func (c *Client) UpdateBranch(ctx context.Context, branch, sha string) (bool, error) {
 	if !pathSafe(branch) {
-		return false, errors.Errorf(errBadRefName, branch)
+		return false, fmt.Errorf(errBadRefName, branch)
 	}
 	if err := c.write(ctx); err != nil {
 		return false, err

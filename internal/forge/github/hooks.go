@@ -18,10 +18,11 @@ package github
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -80,7 +81,7 @@ func (c *Client) ListHooks(ctx context.Context) ([]forge.Hook, error) {
 // ErrInvalidInput with those words (list the hooks and update that one).
 func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
 	if h.Secret == "" {
-		return forge.Hook{}, errors.Wrap(errors.Wrap(forge.ErrInvalidInput, errNoSecret), errCreateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errCreateHook, fmt.Errorf("%s: %w", errNoSecret, forge.ErrInvalidInput))
 	}
 	if err := c.begin(); err != nil {
 		return forge.Hook{}, err
@@ -100,10 +101,10 @@ func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
 	id, err := hookID(h.ID)
 	if err != nil {
-		return forge.Hook{}, errors.Wrap(err, errUpdateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errUpdateHook, err)
 	}
 	if h.Secret == "" {
-		return forge.Hook{}, errors.Wrap(errors.Wrap(forge.ErrInvalidInput, errNoSecret), errUpdateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errUpdateHook, fmt.Errorf("%s: %w", errNoSecret, forge.ErrInvalidInput))
 	}
 	if err := c.begin(); err != nil {
 		return forge.Hook{}, err
@@ -120,7 +121,7 @@ func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 func (c *Client) DeleteHook(ctx context.Context, id string) error {
 	n, err := hookID(id)
 	if err != nil {
-		return errors.Wrap(err, errDeleteHook)
+		return fmt.Errorf("%s: %w", errDeleteHook, err)
 	}
 	if err := c.begin(); err != nil {
 		return err
@@ -146,7 +147,7 @@ func hookRequest(h forge.Hook) *gh.Hook {
 func hookID(id string) (int64, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, errors.Wrapf(forge.ErrInvalidInput, errHookIDFmt, id)
+		return 0, fmt.Errorf(errHookIDFmt+": %w", id, forge.ErrInvalidInput)
 	}
 	return n, nil
 }

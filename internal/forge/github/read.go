@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -133,7 +132,7 @@ func (c *Client) pull(ctx context.Context, n int64) (pullInfo, error) {
 
 func (c *Client) checks(ctx context.Context, sha string) (forge.Checks, error) {
 	if !commitID(sha) {
-		return "", errors.Errorf(errSHAFmt, sha)
+		return "", fmt.Errorf(errSHAFmt, sha)
 	}
 	st, _, _, err := get(ctx, c, "status/"+sha, func(ctx context.Context) (forge.Checks, *gh.Response, error) {
 		s, resp, err := c.gh.Repositories.GetCombinedStatus(ctx, c.owner, c.name, sha, nil)

@@ -18,10 +18,9 @@ package github
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
 	"github.com/crossplane-contrib/provider-git/internal/forge/forgehttp"
@@ -63,7 +62,7 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		if r.Body != nil {
 			_ = r.Body.Close()
 		}
-		return nil, errors.Wrap(err, errToken)
+		return nil, fmt.Errorf("%s: %w", errToken, err)
 	}
 	r = r.Clone(r.Context()) // a RoundTripper must not change its caller's request
 	r.Header.Set("Authorization", "Bearer "+tok)

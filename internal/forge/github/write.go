@@ -18,11 +18,12 @@ package github
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gh "github.com/google/go-github/v75/github"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -214,7 +215,7 @@ func (c *Client) Merge(ctx context.Context, n int64, m forge.Merge) error {
 		if re.status == http.StatusConflict {
 			kind = forge.ErrHeadMoved
 		}
-		return errors.Wrap(&forge.APIError{Status: re.status, Message: re.body.Message, Kind: kind}, errMerge)
+		return fmt.Errorf("%s: %w", errMerge, &forge.APIError{Status: re.status, Message: re.body.Message, Kind: kind})
 	}
 	if err != nil {
 		return c.fail(err, errMerge)
@@ -230,7 +231,7 @@ func (c *Client) Merge(ctx context.Context, n int64, m forge.Merge) error {
 		return nil
 	}
 	if !pathSafe(info.pr.Head) {
-		return errors.Errorf(errRefFmt, info.pr.Head)
+		return fmt.Errorf(errRefFmt, info.pr.Head)
 	}
 	_, err = c.gh.Git.DeleteRef(ctx, c.owner, c.name, "heads/"+info.pr.Head)
 	if err = refusal(err); errors.As(err, &re) && re.status == http.StatusUnprocessableEntity {
@@ -261,9 +262,9 @@ func (c *Client) AutoMerge(ctx context.Context, n int64, m forge.Merge) error {
 	case info.pr.State == forge.StateMerged || info.pr.AutoMerge:
 		return nil
 	case info.pr.State == forge.StateClosed:
-		return errors.Wrap(&forge.APIError{Status: http.StatusOK, Message: errNotOpen, Kind: forge.ErrNotMergeable}, errAutoMerge)
+		return fmt.Errorf("%s: %w", errAutoMerge, &forge.APIError{Status: http.StatusOK, Message: errNotOpen, Kind: forge.ErrNotMergeable})
 	case m.HeadSHA != "" && info.pr.HeadSHA != m.HeadSHA:
-		return errors.Wrap(forge.ErrHeadMoved, errAutoMerge)
+		return fmt.Errorf("%s: %w", errAutoMerge, forge.ErrHeadMoved)
 	}
 	method := strings.ToUpper(string(m.Method))
 	if method == "" {
@@ -275,7 +276,7 @@ func (c *Client) AutoMerge(ctx context.Context, n int64, m forge.Merge) error {
 		// GitHub documents expectedHeadOid but not the words of its
 		// refusal: a head that moved since is told by the head itself.
 		if now, gerr := c.pull(ctx, n); gerr == nil && now.pr.HeadSHA != m.HeadSHA {
-			return errors.Wrap(forge.ErrHeadMoved, errAutoMerge)
+			return fmt.Errorf("%s: %w", errAutoMerge, forge.ErrHeadMoved)
 		}
 	}
 	return err

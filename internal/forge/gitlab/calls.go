@@ -18,13 +18,14 @@ package gitlab
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -71,12 +72,12 @@ func (c *Client) ListOpen(ctx context.Context) ([]forge.PullRequest, bool, error
 	notModified := true
 	for page := int64(1); page != 0; {
 		if len(seen) >= maxPages {
-			return nil, false, errors.Wrap(errors.Errorf(errPagesFmt, maxPages), errList)
+			return nil, false, fmt.Errorf("%s: %w", errList, fmt.Errorf(errPagesFmt, maxPages))
 		}
 		prev, had := cached[page]
 		lp, unchanged, err := c.listPage(ctx, page, prev, had)
 		if err != nil {
-			return nil, false, errors.Wrap(err, errList)
+			return nil, false, fmt.Errorf("%s: %w", errList, err)
 		}
 		notModified = notModified && unchanged
 		seen[page] = lp
@@ -155,7 +156,7 @@ func linkNext(link string) string {
 func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, error) {
 	mr, _, err := c.api.MergeRequests.GetMergeRequest(c.path, number, nil, c.opts(ctx)...)
 	if err != nil {
-		return forge.PullRequest{}, errors.Wrapf(err, errGetFmt, number)
+		return forge.PullRequest{}, fmt.Errorf(errGetFmt+": %w", number, err)
 	}
 	pr := detailed(mr, c.path)
 	a, _, err := c.api.MergeRequests.GetMergeRequestApprovals(c.path, number, c.opts(ctx)...)
@@ -164,7 +165,7 @@ func (c *Client) Get(ctx context.Context, number int64) (forge.PullRequest, erro
 		// An instance or token without approvals: no decision to tell.
 		a = nil
 	case err != nil:
-		return forge.PullRequest{}, errors.Wrapf(errors.Wrap(err, errApprovals), errGetFmt, number)
+		return forge.PullRequest{}, fmt.Errorf(errGetFmt+": %w", number, fmt.Errorf("%s: %w", errApprovals, err))
 	}
 	pr.ReviewDecision = reviewDecision(mr.DetailedMergeStatus, a)
 	return pr, nil
@@ -205,7 +206,7 @@ func (c *Client) fields(ctx context.Context, s forge.Spec) (fields, error) {
 func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, error) {
 	f, err := c.fields(ctx, s)
 	if err != nil {
-		return forge.PullRequest{}, errors.Wrap(err, errCreate)
+		return forge.PullRequest{}, fmt.Errorf("%s: %w", errCreate, err)
 	}
 	opt := &gl.CreateMergeRequestOptions{
 		SourceBranch: gl.Ptr(s.Head), TargetBranch: gl.Ptr(s.Base),
@@ -214,7 +215,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 	}
 	mr, _, err := c.api.MergeRequests.CreateMergeRequest(c.path, opt, c.opts(ctx)...)
 	if err != nil {
-		return forge.PullRequest{}, errors.Wrap(err, errCreate)
+		return forge.PullRequest{}, fmt.Errorf("%s: %w", errCreate, err)
 	}
 	return detailed(mr, c.path), nil
 }
@@ -224,7 +225,7 @@ func (c *Client) Create(ctx context.Context, s forge.Spec) (forge.PullRequest, e
 func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.PullRequest, error) {
 	f, err := c.fields(ctx, s)
 	if err != nil {
-		return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
+		return forge.PullRequest{}, fmt.Errorf(errUpdateFmt+": %w", number, err)
 	}
 	opt := &gl.UpdateMergeRequestOptions{
 		Title: gl.Ptr(f.title), Description: gl.Ptr(f.description),
@@ -232,7 +233,7 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 	}
 	mr, _, err := c.api.MergeRequests.UpdateMergeRequest(c.path, number, opt, c.opts(ctx)...)
 	if err != nil {
-		return forge.PullRequest{}, errors.Wrapf(err, errUpdateFmt, number)
+		return forge.PullRequest{}, fmt.Errorf(errUpdateFmt+": %w", number, err)
 	}
 	return detailed(mr, c.path), nil
 }
@@ -241,7 +242,7 @@ func (c *Client) Update(ctx context.Context, number int64, s forge.Spec) (forge.
 func (c *Client) Close(ctx context.Context, number int64) error {
 	opt := &gl.UpdateMergeRequestOptions{StateEvent: gl.Ptr("close")}
 	if _, _, err := c.api.MergeRequests.UpdateMergeRequest(c.path, number, opt, c.opts(ctx)...); err != nil {
-		return errors.Wrapf(err, errCloseFmt, number)
+		return fmt.Errorf(errCloseFmt+": %w", number, err)
 	}
 	return nil
 }
@@ -257,7 +258,7 @@ func (c *Client) userIDs(ctx context.Context, names []string) ([]int64, error) {
 		if !ok {
 			var err error
 			if id, err = c.lookUp(ctx, n); err != nil {
-				return nil, errors.Wrap(err, errUsers)
+				return nil, fmt.Errorf("%s: %w", errUsers, err)
 			}
 			c.mu.Lock()
 			c.users[strings.ToLower(n)] = id
@@ -274,12 +275,12 @@ func (c *Client) userIDs(ctx context.Context, names []string) ([]int64, error) {
 func (c *Client) lookUp(ctx context.Context, name string) (int64, error) {
 	us, _, err := c.api.Users.ListUsers(&gl.ListUsersOptions{Username: gl.Ptr(name)}, c.opts(ctx)...)
 	if err != nil {
-		return 0, errors.Wrapf(err, errUserLookFmt, name)
+		return 0, fmt.Errorf(errUserLookFmt+": %w", name, err)
 	}
 	for _, u := range us {
 		if u != nil && strings.EqualFold(u.Username, name) {
 			return u.ID, nil
 		}
 	}
-	return 0, errors.Wrapf(forge.ErrInvalidInput, errNoUserFmt, name)
+	return 0, fmt.Errorf(errNoUserFmt+": %w", name, forge.ErrInvalidInput)
 }

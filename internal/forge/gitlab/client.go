@@ -18,13 +18,14 @@ package gitlab
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 	"k8s.io/utils/clock"
@@ -96,13 +97,13 @@ func New(c forge.Config) (forge.Client, error) {
 func NewClient(c forge.Config, o ...Option) (*Client, error) {
 	u, err := url.Parse(c.APIURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, errors.Errorf(errAPIURLFmt, c.APIURL)
+		return nil, fmt.Errorf(errAPIURLFmt, c.APIURL)
 	}
 	if strings.Trim(c.Owner, "/") == "" || strings.Trim(c.Name, "/") == "" {
 		return nil, errors.New(errProject)
 	}
 	if c.Token == nil {
-		return nil, errors.Wrap(forge.ErrNoCredentials, errNoToken)
+		return nil, fmt.Errorf("%s: %w", errNoToken, forge.ErrNoCredentials)
 	}
 	cl := &Client{
 		path:  strings.Trim(c.Owner, "/") + "/" + strings.Trim(c.Name, "/"),
@@ -133,7 +134,7 @@ func NewClient(c forge.Config, o ...Option) (*Client, error) {
 		gl.WithCustomLimiter(unlimited{}),
 	)
 	if err != nil {
-		return nil, errors.Wrap(err, errClient)
+		return nil, fmt.Errorf("%s: %w", errClient, err)
 	}
 	return cl, nil
 }
@@ -173,7 +174,7 @@ func (c *Client) answer(resp *http.Response) error {
 	defer resp.Body.Close() //nolint:errcheck // a read-only body's close error says nothing.
 	b, err := forgehttp.ReadBody(resp.Body, maxBody)
 	if err != nil {
-		return errors.Wrap(err, errRead)
+		return fmt.Errorf("%s: %w", errRead, err)
 	}
 	return c.refusal(resp.StatusCode, resp.Header, b)
 }
@@ -191,7 +192,7 @@ func (c *capped) Read(p []byte) (int, error) {
 		if n, err := c.r.Read(make([]byte, 1)); n == 0 && err != nil {
 			return 0, err
 		}
-		return 0, errors.Errorf(errTooLargeFmt, maxBody)
+		return 0, fmt.Errorf(errTooLargeFmt, maxBody)
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]
@@ -215,7 +216,7 @@ func (tokenSource) Init(context.Context, *gl.Client) error { return nil }
 func (s tokenSource) Header(ctx context.Context) (string, string, error) {
 	t, err := s.token(ctx)
 	if err != nil {
-		return "", "", errors.Wrap(err, errGetToken)
+		return "", "", fmt.Errorf("%s: %w", errGetToken, err)
 	}
 	if t == "" {
 		return "", "", forge.ErrNoCredentials

@@ -18,13 +18,14 @@ package gitlab
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -201,7 +202,7 @@ func TestNewClient(t *testing.T) {
 		"NotAURL": {
 			reason: "An API URL that is not absolute http(s) is refused.",
 			c:      forge.Config{APIURL: "gitlab.example.com", Owner: "g", Name: "p", Token: token},
-			want:   errors.Errorf(errAPIURLFmt, "gitlab.example.com"),
+			want:   fmt.Errorf(errAPIURLFmt, "gitlab.example.com"),
 		},
 		"NoOwner": {
 			reason: "A project needs its namespace.",
@@ -211,7 +212,7 @@ func TestNewClient(t *testing.T) {
 		"NoToken": {
 			reason: "No token function is ErrNoCredentials.",
 			c:      forge.Config{APIURL: "https://gitlab.com/api/v4/", Owner: "g", Name: "p"},
-			want:   errors.Wrap(forge.ErrNoCredentials, errNoToken),
+			want:   fmt.Errorf("%s: %w", errNoToken, forge.ErrNoCredentials),
 		},
 	}
 	for name, tc := range cases {
@@ -242,7 +243,7 @@ func TestCapped(t *testing.T) {
 	}{
 		"Under":   {reason: "A body under the limit reads whole.", body: "[1,2]", left: 8},
 		"AtLimit": {reason: "A body of exactly the limit reads whole: its end is no excess.", body: "[1,2]", left: 5},
-		"Over":    {reason: "One byte more is an error, and reading stops.", body: "[1,2,3]", left: 5, want: errors.Errorf(errTooLargeFmt, maxBody)},
+		"Over":    {reason: "One byte more is an error, and reading stops.", body: "[1,2,3]", left: 5, want: fmt.Errorf(errTooLargeFmt, maxBody)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -18,9 +18,9 @@ package gitlab
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -46,12 +46,12 @@ func (c *Client) ListHooks(ctx context.Context) ([]forge.Hook, error) {
 	var out []forge.Hook
 	for page, n := int64(1), 0; page != 0; n++ {
 		if n >= maxPages {
-			return nil, errors.Wrap(errors.Errorf(errPagesFmt, maxPages), errListHooks)
+			return nil, fmt.Errorf("%s: %w", errListHooks, fmt.Errorf(errPagesFmt, maxPages))
 		}
 		opt := &gl.ListProjectHooksOptions{ListOptions: gl.ListOptions{PerPage: perPage, Page: page}}
 		hs, resp, err := c.api.Projects.ListProjectHooks(c.path, opt, c.opts(ctx)...)
 		if err != nil {
-			return nil, errors.Wrap(err, errListHooks)
+			return nil, fmt.Errorf("%s: %w", errListHooks, err)
 		}
 		for _, h := range hs {
 			if h != nil {
@@ -70,7 +70,7 @@ func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 	opt := gl.AddProjectHookOptions(events(h))
 	got, _, err := c.api.Projects.AddProjectHook(c.path, &opt, c.opts(ctx)...)
 	if err != nil {
-		return forge.Hook{}, errors.Wrap(err, errCreateHook)
+		return forge.Hook{}, fmt.Errorf("%s: %w", errCreateHook, err)
 	}
 	r := hook(got)
 	h.ID, h.URL, h.Active = r.ID, r.URL, r.Active
@@ -83,12 +83,12 @@ func (c *Client) CreateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, error) {
 	id, err := hookID(h.ID)
 	if err != nil {
-		return forge.Hook{}, errors.Wrapf(err, errUpdateHookFmt, h.ID)
+		return forge.Hook{}, fmt.Errorf(errUpdateHookFmt+": %w", h.ID, err)
 	}
 	opt := events(h)
 	got, _, err := c.api.Projects.EditProjectHook(c.path, id, &opt, c.opts(ctx)...)
 	if err != nil {
-		return forge.Hook{}, errors.Wrapf(err, errUpdateHookFmt, h.ID)
+		return forge.Hook{}, fmt.Errorf(errUpdateHookFmt+": %w", h.ID, err)
 	}
 	return hook(got), nil
 }
@@ -97,10 +97,10 @@ func (c *Client) UpdateHook(ctx context.Context, h forge.Hook) (forge.Hook, erro
 func (c *Client) DeleteHook(ctx context.Context, id string) error {
 	n, err := hookID(id)
 	if err != nil {
-		return errors.Wrapf(err, errDeleteHookFmt, id)
+		return fmt.Errorf(errDeleteHookFmt+": %w", id, err)
 	}
 	if _, err := c.api.Projects.DeleteProjectHook(c.path, n, c.opts(ctx)...); err != nil {
-		return errors.Wrapf(err, errDeleteHookFmt, id)
+		return fmt.Errorf(errDeleteHookFmt+": %w", id, err)
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func hook(h *gl.ProjectHook) forge.Hook {
 func hookID(id string) (int64, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, errors.Wrapf(forge.ErrInvalidInput, errHookIDFmt, id)
+		return 0, fmt.Errorf(errHookIDFmt+": %w", id, forge.ErrInvalidInput)
 	}
 	return n, nil
 }

@@ -18,9 +18,10 @@ package gitlab
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	gl "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
@@ -42,7 +43,7 @@ const (
 func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 	mr, err := c.merge(ctx, number, m, false)
 	if err != nil {
-		return errors.Wrapf(err, errMergeFmt, number)
+		return fmt.Errorf(errMergeFmt+": %w", number, err)
 	}
 	// GitLab's merge service records a failed merge (a refused push, a
 	// lost race) on the merge request and the API still answers 200.
@@ -51,7 +52,7 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 		if why == "" {
 			why = "state " + mr.State
 		}
-		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, why), errMergeFmt, number)
+		return fmt.Errorf(errMergeFmt+": %w", number, fmt.Errorf(errNotMergedFmt+": %w", why, forge.ErrNotMergeable))
 	}
 	return nil
 }
@@ -61,16 +62,16 @@ func (c *Client) Merge(ctx context.Context, number int64, m forge.Merge) error {
 func (c *Client) AutoMerge(ctx context.Context, number int64, m forge.Merge) error {
 	mr, err := c.merge(ctx, number, m, true)
 	if err != nil {
-		return errors.Wrapf(err, errAutoMergeFmt, number)
+		return fmt.Errorf(errAutoMergeFmt+": %w", number, err)
 	}
 	switch {
 	case mr.MergeWhenPipelineSucceeds || mr.State == "merged" || mr.State == "locked":
 		return nil
 	case mr.MergeError != "":
 		// It merged at once, and that merge failed.
-		return errors.Wrapf(errors.Wrapf(forge.ErrNotMergeable, errNotMergedFmt, mr.MergeError), errAutoMergeFmt, number)
+		return fmt.Errorf(errAutoMergeFmt+": %w", number, fmt.Errorf(errNotMergedFmt+": %w", mr.MergeError, forge.ErrNotMergeable))
 	}
-	return errors.Wrapf(errors.Wrap(forge.ErrUnsupported, errAutoMergeUnset), errAutoMergeFmt, number)
+	return fmt.Errorf(errAutoMergeFmt+": %w", number, fmt.Errorf("%s: %w", errAutoMergeUnset, forge.ErrUnsupported))
 }
 
 // merge sends the merge call with the judged head as sha, which makes
@@ -98,7 +99,7 @@ func (c *Client) merge(ctx context.Context, number int64, m forge.Merge, auto bo
 			return nil, err
 		}
 	default:
-		return nil, errors.Wrapf(forge.ErrInvalidInput, errMethodFmt, m.Method)
+		return nil, fmt.Errorf(errMethodFmt+": %w", m.Method, forge.ErrInvalidInput)
 	}
 	if m.Message != "" {
 		*msg = gl.Ptr(m.Message)
@@ -128,20 +129,20 @@ func (c *Client) rebase(ctx context.Context, number int64) error {
 	opt := &gl.GetMergeRequestsOptions{IncludeDivergedCommitsCount: gl.Ptr(true), IncludeRebaseInProgress: gl.Ptr(true)}
 	mr, _, err := c.api.MergeRequests.GetMergeRequest(c.path, number, opt, c.opts(ctx)...)
 	if err != nil {
-		return errors.Wrapf(err, errRebaseFmt, number)
+		return fmt.Errorf(errRebaseFmt+": %w", number, err)
 	}
 	switch {
 	case mr.RebaseInProgress:
-		return errors.Wrap(forge.ErrNotMergeable, errRebasing)
+		return fmt.Errorf("%s: %w", errRebasing, forge.ErrNotMergeable)
 	case mr.State != "opened" || (mr.DivergedCommitsCount == 0 && mr.DetailedMergeStatus != "need_rebase"):
 		// Nothing to rebase: the merge call answers for the rest.
 		return nil
 	}
 	if _, err := c.api.MergeRequests.RebaseMergeRequest(c.path, number, nil, c.opts(ctx)...); err != nil {
-		return errors.Wrapf(err, errRebaseFmt, number)
+		return fmt.Errorf(errRebaseFmt+": %w", number, err)
 	}
 	if mr.MergeError != "" {
-		return errors.Wrapf(forge.ErrNotMergeable, errRebaseFailFmt, mr.MergeError)
+		return fmt.Errorf(errRebaseFailFmt+": %w", mr.MergeError, forge.ErrNotMergeable)
 	}
-	return errors.Wrap(forge.ErrNotMergeable, errRebasing)
+	return fmt.Errorf("%s: %w", errRebasing, forge.ErrNotMergeable)
 }

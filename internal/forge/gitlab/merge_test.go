@@ -18,10 +18,10 @@ package gitlab_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
