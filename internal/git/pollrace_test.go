@@ -18,6 +18,7 @@ package git
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -99,35 +100,17 @@ func TestPollAfterOwnCreateSeesDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The watcher's poll reads the advertisement (no drift yet) ...
-	held.arm()
-	type polled struct {
-		moves []Move
-		err   error
-	}
-	first := make(chan polled, 1)
-	go func() {
-		m, err := r.Poll(ctx(t))
-		first <- polled{m, err}
-	}()
-	read, released := held.read, held.released
-	// Released once, here or when the test fails first: the cache closes
-	// after (cleanups run last first), with no poll left held.
-	release := sync.OnceFunc(func() { close(released) })
-	t.Cleanup(release)
-	<-read
-	// ... the Branch creates drift meanwhile ...
-	if res := r.CreateBranchAs(ctx(t), "drift", "main", Signature{Name: "bot", Email: "bot@example.com"}); res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	created := s.repo.Head(t, "drift")
-	// ... and the poll compares its advertisement after the creation.
-	release()
-	p := <-first
-	if p.err != nil {
-		t.Fatal(p.err)
-	}
-	if diff := cmp.Diff([]Move(nil), p.moves); diff != "" {
+	// The watcher's poll reads the advertisement (no drift yet), the Branch
+	// creates drift meanwhile, and the poll compares its advertisement after
+	// the creation.
+	var created string
+	moves := pollAcross(t, r, held, func() {
+		if res := r.CreateBranchAs(ctx(t), "drift", "main", Signature{Name: "bot", Email: "bot@example.com"}); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		created = s.repo.Head(t, "drift")
+	})
+	if diff := cmp.Diff([]Move(nil), moves); diff != "" {
 		t.Errorf("a Poll answered before our own create reports no move of the branch it created: -want, +got:\n%s", diff)
 	}
 
@@ -142,5 +125,79 @@ func TestPollAfterOwnCreateSeesDeletion(t *testing.T) {
 	want := []Move{{Branch: "drift", Old: created, All: true}}
 	if diff := cmp.Diff(want, m); diff != "" {
 		t.Errorf("a branch deleted after our create is reported gone: -want, +got:\n%s", diff)
+	}
+}
+
+// pollAcross runs a Poll whose advertisement is read before during runs and
+// compared after it, and returns its moves.
+func pollAcross(t *testing.T, r *Repository, held *heldAdvert, during func()) []Move {
+	t.Helper()
+	held.arm()
+	type polled struct {
+		moves []Move
+		err   error
+	}
+	done := make(chan polled, 1)
+	go func() {
+		m, err := r.Poll(ctx(t))
+		done <- polled{m, err}
+	}()
+	read, released := held.read, held.released
+	// Released once, here or when the test fails first: the cache closes
+	// after (cleanups run last first), with no poll left held.
+	release := sync.OnceFunc(func() { close(released) })
+	t.Cleanup(release)
+	<-read
+	during()
+	release()
+	p := <-done
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return p.moves
+}
+
+// TestPollOverlappedKeepsForeignMove: a branch never announced whose Polls
+// our own pushes overlap, twice, with someone else's commit between them.
+// The first skipped Poll left no baseline, so the next compared Poll took
+// the clone's head then, which our writer's fetch and push had moved past
+// that commit: the move was lost, and the File whose path it changed,
+// never polled on its own, kept the foreign content.
+func TestPollOverlappedKeepsForeignMove(t *testing.T) {
+	t.Parallel()
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	held := &heldAdvert{Transport: r.tr}
+	r.tr = held
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	ours := func(path string) {
+		t.Helper()
+		if res := r.Submit(ctx(t), "main", putChange(path, "ours\n")); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	if m := pollAcross(t, r, held, func() { ours("apps/ours-1.yaml") }); len(m) != 0 {
+		t.Errorf("a Poll our own push overlaps = %+v, want none", m)
+	}
+	if _, err := s.repo.Commit("main", testenv.CommitSpec{Message: "hand edit", Files: map[string]string{"apps/theirs.yaml": "theirs\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if m := pollAcross(t, r, held, func() { ours("apps/ours-2.yaml") }); len(m) != 0 {
+		t.Errorf("a Poll our own push overlaps = %+v, want none", m)
+	}
+	m, err := r.Poll(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, mv := range m {
+		if mv.Branch == "main" {
+			paths = append(paths, mv.Paths...)
+		}
+	}
+	if !slices.Contains(paths, "apps/theirs.yaml") {
+		t.Errorf("the Poll after two overlapped ones reports main's paths %q, want someone else's apps/theirs.yaml among them", paths)
 	}
 }

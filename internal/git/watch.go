@@ -154,6 +154,15 @@ func (r *Repository) moves(used []string, local, remote map[string]plumbing.Hash
 	var out []Move
 	for _, b := range used {
 		if r.ownMoved[b] > since {
+			// Never announced: the clone's head before this Poll becomes
+			// the baseline now. Left unset, the next Poll would take the
+			// clone's head then, which our fetches may have moved past
+			// someone else's commit: a move lost, not delayed.
+			if _, ok := r.announced[b]; !ok {
+				if l, ok := local[b]; ok {
+					r.announced[b] = l
+				}
+			}
 			continue
 		}
 		h := remote[b]
