@@ -46,7 +46,7 @@ func (m *cloneMemory) String() string { return units.Base2Bytes(*m).String() }
 // engine's (git.DefaultCloneMemory, which says why).
 func cloneMemoryFlag(app *kingpin.Application) *cloneMemory {
 	m := cloneMemory(git.DefaultCloneMemory)
-	app.Flag("clone-memory", "Budget of the object and tree caches and the pack indexes of all local clones together (e.g. 64MiB, 1GiB); the least recently used cache entries go first. Above 0.").
+	app.Flag("clone-memory", "Budget of the object and tree caches and the pack indexes of all local clones together (e.g. 64MiB, 1GiB); the least recently used cache entries go first, and the caches always keep a quarter. Above 0.").
 		Default(m.String()).SetValue(&m)
 	return &m
 }

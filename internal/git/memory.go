@@ -46,8 +46,12 @@ import (
 // million objects of a 50,000-commit monorepo's whole history. An index
 // cannot be evicted while its clone is open, so it is charged when the
 // clone opens and whenever its packs change, and the caches of every
-// clone give way to it, least recently used first; the caches hold
-// nothing while the indexes alone take the whole budget.
+// clone give way to it, least recently used first. The caches always keep
+// a quarter of the budget (cacheLimitLocked): without it, a process whose
+// indexes outgrew the budget would read every tree and delta base from
+// its packs again at every reconcile, for no memory saved, since the
+// indexes are held either way. Such a process holds its indexes and a
+// quarter of the budget.
 //
 // Locking: memoryBudget.mu guards everything in the budget and in its
 // shares (used, the list, each share's index and whether it was
@@ -57,11 +61,11 @@ import (
 // DefaultCloneMemory is the budget of the clones' object and tree caches of
 // one process. A 512 MiB container holds the provider's own heap (10,001
 // Files on one repository measured 248 MiB RSS with a clone's 29 MiB of
-// caches), the clones' pack indexes (about 50 bytes an object) and the Go
-// collector's headroom, which may grow the heap to twice what is live
-// (GOGC=100): 64 MiB of caches can cost 128 MiB. 64 MiB holds the trees
-// and files reconciles read again of several repositories of 10,000 files
-// each, and four times what one clone had before.
+// caches) and the Go collector's headroom, which may grow the heap to twice
+// what is live (GOGC=100): 64 MiB can cost 128 MiB. It counts the clones'
+// pack indexes too (100 bytes an object: 2 MiB for a repository of 10,000
+// files and its bounded history), and holds beside them the trees and
+// files reconciles read again of several such repositories.
 const DefaultCloneMemory = 64 << 20
 
 // Accounting. An object costs its size, as go-git's own cache counts it,
@@ -98,10 +102,10 @@ type memoryBudget struct {
 
 	mu sync.Mutex
 	// used is what the entries held cost in all, indexes what the open
-	// clones' pack indexes cost; used+indexes is never above max once an
-	// entry is put. peak is the most that sum was after a put, for tests
-	// to check that bound.
-	used, indexes, peak int64
+	// clones' pack indexes cost; used is never above cacheLimitLocked once
+	// an entry is put. over is the most it was above after a put, and
+	// peak the most used+indexes was, for tests to check those bounds.
+	used, indexes, over, peak int64
 	// lru holds *budgetEntry, the most recently used at the front.
 	lru list.List
 }
@@ -159,19 +163,28 @@ func (b *memoryBudget) reportLocked() {
 // the whole fits. An entry that would not fit in the whole budget is not
 // held. Call it with b.mu held.
 func (b *memoryBudget) putLocked(index map[plumbing.Hash]*list.Element, e *budgetEntry) {
-	if e.share.released || e.cost > b.max-b.indexes {
+	limit := b.cacheLimitLocked()
+	if e.share.released || e.cost > limit {
 		return
 	}
 	if old, ok := index[e.hash]; ok {
 		b.removeLocked(old)
 	}
-	for b.used+b.indexes+e.cost > b.max {
+	for b.used+e.cost > limit {
 		b.removeLocked(b.lru.Back())
 	}
 	index[e.hash] = b.lru.PushFront(e)
 	b.used += e.cost
+	b.over = max(b.over, b.used-limit)
 	b.peak = max(b.peak, b.used+b.indexes)
 	b.reportLocked()
+}
+
+// cacheLimitLocked is what the caches may hold: the budget less the
+// indexes, and never less than a quarter of the budget. Call it with b.mu
+// held.
+func (b *memoryBudget) cacheLimitLocked() int64 {
+	return max(b.max-b.indexes, b.max/4)
 }
 
 func (b *memoryBudget) removeLocked(el *list.Element) {
@@ -256,8 +269,8 @@ func (s *cloneShare) release() {
 
 // chargeIndex charges the clone's pack indexes n bytes (packIndexCost),
 // in place of what they were charged before, and evicts the least
-// recently used entries of any clone until the caches and the indexes fit
-// the budget, or no entry is left.
+// recently used entries of any clone until the caches fit beside the
+// indexes (cacheLimitLocked).
 func (s *cloneShare) chargeIndex(n int64) {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
@@ -266,7 +279,7 @@ func (s *cloneShare) chargeIndex(n int64) {
 	}
 	s.b.indexes += n - s.index
 	s.index = n
-	for s.b.used+s.b.indexes > s.b.max && s.b.lru.Len() > 0 {
+	for s.b.used > s.b.cacheLimitLocked() && s.b.lru.Len() > 0 {
 		s.b.removeLocked(s.b.lru.Back())
 	}
 	s.b.reportLocked()

@@ -81,7 +81,7 @@ func TestIndexCharge(t *testing.T) {
 			want: want{Used: 2 * cost, Indexes: cost, Held: map[string]string{"A": "", "B": "bc"}},
 		},
 		"TakesTheWholeBudget": {
-			reason: "Indexes larger than the budget leave the caches nothing; a put is not held, and nothing fails.",
+			reason: "Indexes larger than the budget leave the caches their quarter of it; an entry larger than that is not held, and nothing fails.",
 			budget: 2 * cost,
 			ops: func(s map[string]*cloneShare) {
 				s["A"].Put(objs['a'])
@@ -89,6 +89,17 @@ func TestIndexCharge(t *testing.T) {
 				s["B"].Put(objs['b'])
 			},
 			want: want{Indexes: 3 * cost, Held: map[string]string{"A": "", "B": ""}},
+		},
+		"CachesKeepAQuarter": {
+			reason: "Indexes larger than the budget leave the caches a quarter of it: reads are not all decoded again from the packs.",
+			budget: 8 * cost,
+			ops: func(s map[string]*cloneShare) {
+				s["A"].chargeIndex(10 * cost)
+				s["A"].Put(objs['a'])
+				s["B"].Put(objs['b'])
+				s["B"].Put(objs['c'])
+			},
+			want: want{Used: 2 * cost, Indexes: 10 * cost, Held: map[string]string{"A": "", "B": "bc"}},
 		},
 		"ChargedAgain": {
 			reason: "A clone's index is charged what it costs now, in place of what it cost before (a merge of its packs).",
