@@ -56,7 +56,9 @@ func TestRefusedRetryStaysStalled(t *testing.T) {
 		published bool
 		queued    bool
 		inflight  bool
-		want      want
+		// edited: the spec changed after the refusal was published.
+		edited bool
+		want   want
 	}{
 		"RetryQueued": {
 			reason:    "The retry waits in the commit window: the refusal stays published, nothing is enqueued twice.",
@@ -72,6 +74,11 @@ func TestRefusedRetryStaysStalled(t *testing.T) {
 			reason:    "No retry under way: the change is handed to the writer again, and the refusal stays published.",
 			published: true,
 			want:      want{Stalled: spec.ReasonPushRejected, Pending: 2, Enqueued: true},
+		},
+		"SpecEditedQueued": {
+			reason:    "The spec changed since the refusal was published (another branch, say): the change under way is its answer, and the Mirror waits for it as Committing.",
+			published: true, queued: true, edited: true,
+			want: want{Waiting: ReasonCommitting, Pending: 2},
 		},
 		"OtherStatusQueued": {
 			reason: "A Mirror that publishes something else (a person edited its status away) waits for the push under way as Committing.",
@@ -93,7 +100,13 @@ func TestRefusedRetryStaysStalled(t *testing.T) {
 			mg.Status.AtProvider.Pending = 2
 			if tc.published {
 				mg.SetConditions(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: spec.ReasonPushRejected, Message: refusal.Error()})
-				tc.want.Message = refusal.Error()
+				if tc.want.Waiting == "" {
+					tc.want.Message = refusal.Error()
+				}
+			}
+
+			if tc.edited {
+				mg.SetGeneration(mg.GetGeneration() + 1)
 			}
 
 			// A later reconcile, with the retry under way or not.

@@ -143,7 +143,10 @@ func (e *external) stillRefused(mg *v1alpha1.Mirror) error {
 	err := e.refused.of(keyOf(mg))
 	reason, _ := managed.StalledReason(err)
 	ready := mg.GetCondition(xpv2.TypeReady)
-	if err == nil || ready.Reason != reason || !strings.HasSuffix(ready.Message, err.Error()) {
+	// A spec edited since the refusal was published may have lifted it
+	// (another branch): the change under way is its answer, not the old
+	// refusal.
+	if err == nil || ready.Reason != reason || !strings.HasSuffix(ready.Message, err.Error()) || ready.ObservedGeneration != mg.GetGeneration() {
 		return nil
 	}
 	return err
