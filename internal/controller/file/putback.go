@@ -64,6 +64,8 @@ type fights struct {
 	clock  clock.PassiveClock
 	mu     sync.Mutex
 	landed map[types.UID]landing
+	// swept is how many landings the last sweep kept (at least 8).
+	swept int
 }
 
 // landing is when a put-back landed, and the window it is remembered for.
@@ -111,10 +113,16 @@ func (f *fights) land(uid types.UID, window time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.clock.Now()
-	for k, l := range f.landed {
-		if now.Sub(l.at) >= l.window {
-			delete(f.landed, k)
+	// Swept when the map doubled since the last sweep, not at every
+	// landing: a burst of N put-backs then costs O(N), not O(N²), on the
+	// writer's callback path, and holds at most twice the Files in a window.
+	if len(f.landed) >= 2*f.swept {
+		for k, l := range f.landed {
+			if now.Sub(l.at) >= l.window {
+				delete(f.landed, k)
+			}
 		}
+		f.swept = max(len(f.landed), 8)
 	}
 	f.landed[uid] = landing{at: now, window: window}
 }

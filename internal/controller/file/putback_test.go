@@ -18,6 +18,7 @@ package file
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -141,5 +142,28 @@ func TestPutBackFight(t *testing.T) {
 				t.Errorf("%s\nUpdate(...): PutBack of each change: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestFightsForget: landings older than their window are forgotten, in
+// sweeps made when the map doubled rather than at every landing (a burst of
+// N put-backs costs O(N)): what is held stays within twice the Files that
+// landed within a window.
+func TestFightsForget(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1_700_000_000, 0))
+	f := newFights(clk)
+	const burst, window = 1000, time.Second
+	for round := range 3 {
+		for i := range burst {
+			f.land(types.UID(fmt.Sprintf("r%d-%d", round, i)), window)
+		}
+		clk.SetTime(clk.Now().Add(2 * window))
+	}
+	f.land("last", window)
+	if got := len(f.landed); got > 2*burst {
+		t.Errorf("after three bursts of %d landings a window apart, %d are held, want at most %d", burst, got, 2*burst)
+	}
+	if !f.fighting("last") || f.fighting("r0-0") {
+		t.Errorf("fighting(last) = %t, fighting(r0-0) = %t: want true, false", f.fighting("last"), f.fighting("r0-0"))
 	}
 }
