@@ -36,6 +36,7 @@ import (
 // (TestMetrics wants the others labelled by host).
 var processMetrics = map[string]bool{
 	"provider_git_clone_cache_bytes": true, "provider_git_clone_cache_budget_bytes": true, "provider_git_clones": true,
+	"provider_git_clone_index_bytes": true,
 }
 
 // blobOf is a blob of n bytes, named by its first byte.

@@ -19,10 +19,12 @@ package gitea_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-git/internal/forge"
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
 )
 
 // testForks: a stranger's pull request from a fork reads as such (its
@@ -61,7 +63,18 @@ func testForks(t *testing.T, b *bed) {
 		waitMergeable(t, b, pr.Number, judged)
 		moved := b.g.CommitFile(t, b.repo.Name, "pinned", "", "pinned-again.yaml", "name: again\n")
 		waitMergeable(t, b, pr.Number, moved)
-		err := b.c.Merge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge, HeadSHA: judged})
+		// Gitea answers 405 "Please try again later" while it checks the
+		// pull request again after the push: it judged and merged nothing.
+		// Its mergeable flag cannot show when that check starts (it reads
+		// the judged head's check until then), so the merge is asked until
+		// Gitea judges it, as the provider asks again after ErrNotMergeable.
+		var err error
+		testenv.Eventually(t, time.Minute, func() error {
+			if err = b.c.Merge(ctx(t), pr.Number, forge.Merge{Method: forge.MethodMerge, HeadSHA: judged}); errors.Is(err, forge.ErrNotMergeable) {
+				return err
+			}
+			return nil
+		})
 		if !errors.Is(err, forge.ErrHeadMoved) {
 			t.Errorf("a merge of the judged head after it moved: want ErrHeadMoved, got %v", err)
 		}
