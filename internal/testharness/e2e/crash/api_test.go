@@ -36,6 +36,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-git/apis/v1alpha1"
@@ -123,6 +125,10 @@ func faultOf(name string) (statusFault, bool) {
 	return 0, false
 }
 
+// watchLost is the key under which readyTransitions records a watch it
+// could not resume.
+const watchLost = "(watch lost)"
+
 // readyTransitions watches the Files of a namespace and records, per File,
 // every Ready (status, reason) the API server stored, one entry per change.
 func readyTransitions(t *testing.T, ns string) (func() map[string][]string, func()) {
@@ -131,7 +137,19 @@ func readyTransitions(t *testing.T, ns string) (func() map[string][]string, func
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := wc.Watch(context.Background(), &v1alpha1.FileList{}, client.InNamespace(ns))
+	// A watch the API server ends (it closes one whose reader fell behind,
+	// as a loaded test process may) is resumed from the last version it
+	// delivered, so no stored transition is missed: a plain watch lost
+	// them once in make test, and the Events looked duplicated.
+	l := &v1alpha1.FileList{}
+	if err := wc.List(context.Background(), l, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(context.Background(), l.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return wc.Watch(ctx, &v1alpha1.FileList{}, client.InNamespace(ns), &client.ListOptions{Raw: &o})
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +159,14 @@ func readyTransitions(t *testing.T, ns string) (func() map[string][]string, func
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				// Resuming failed (the version is gone): what follows is
+				// unknown, and the comparison must not pass on it.
+				mu.Lock()
+				seen[watchLost] = append(seen[watchLost], fmt.Sprint(ev.Object))
+				mu.Unlock()
+				continue
+			}
 			fl, ok := ev.Object.(*v1alpha1.File)
 			if !ok || ev.Type == watch.Deleted {
 				continue
@@ -230,6 +256,9 @@ func TestFaultAPIServerConflictsAndLostStatusWrites(t *testing.T) {
 	want := map[string][]string{}
 	testenv.Eventually(t, 30*time.Second, func() error {
 		tr := transitions()
+		if lost := tr[watchLost]; len(lost) > 0 {
+			t.Fatalf("the watch of the stored transitions could not be resumed: %v", lost)
+		}
 		for _, fl := range files {
 			reasons := []string{}
 			for _, v := range tr[fl.Name] {
