@@ -201,3 +201,56 @@ func TestPollOverlappedKeepsForeignMove(t *testing.T) {
 		t.Errorf("the Poll after two overlapped ones reports main's paths %q, want someone else's apps/theirs.yaml among them", paths)
 	}
 }
+
+// TestOwnMovesForgotten: the numbers of our own moves were kept for every
+// branch this clone ever wrote, though a Poll needs only those made while
+// it runs. Forgotten once no running Poll began before them, and not while
+// one still does: a Poll our push overlapped still skips that branch after
+// a second, whole Poll ended meanwhile.
+func TestOwnMovesForgotten(t *testing.T) {
+	t.Parallel()
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	held := &heldAdvert{Transport: r.tr}
+	r.tr = held
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	ours := func(path string) {
+		t.Helper()
+		if res := r.Submit(ctx(t), "main", putChange(path, "ours\n")); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	remembered := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.ownMoved)
+	}
+
+	ours("apps/ours-1.yaml")
+	if _, err := r.Poll(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := remembered(); n != 0 {
+		t.Errorf("after a Poll with none running beside it, %d own moves remembered, want 0", n)
+	}
+
+	var during int
+	moves := pollAcross(t, r, held, func() {
+		ours("apps/ours-2.yaml")
+		if _, err := r.Poll(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
+		during = remembered()
+	})
+	if during != 1 {
+		t.Errorf("while a Poll our push overlapped still ran, %d own moves remembered, want 1 (main's)", during)
+	}
+	if len(moves) != 0 {
+		t.Errorf("a Poll our own push overlapped = %+v, want none", moves)
+	}
+	if n := remembered(); n != 0 {
+		t.Errorf("after the overlapped Poll ended, %d own moves remembered, want 0", n)
+	}
+}

@@ -90,8 +90,8 @@ type Repository struct {
 	// instead of pushing them (viaapi.go).
 	api CommitAPI
 
-	// mu guards st, trees, pushedAt, announced, ownMoves, unreferenced and
-	// empty (see Locking above).
+	// mu guards st, trees, pushedAt, announced, ownMoves, ownMoved,
+	// polling, unreferenced and empty (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// trees are decoded trees read again by ReadFile (trees.go).
@@ -106,6 +106,9 @@ type Repository struct {
 	// no branch we moved after it began (watch.go).
 	ownMoves uint64
 	ownMoved map[string]uint64
+	// polling counts the Polls running, by the ownMoves each began at: a
+	// number no running Poll began before is no longer needed (pollEnded).
+	polling map[uint64]int
 	// unreferenced counts fetched packs stored but not yet reachable from
 	// a ref; compaction waits for it to drop to zero.
 	unreferenced int
@@ -206,7 +209,7 @@ func newRepository(c *Cache, r Remote, dir string, conn *connection) (*Repositor
 	repo := &Repository{
 		cache: c, conn: conn, tr: tr, dir: dir, st: st, id: filepath.Base(dir), signer: r.Signer, trees: treeCache{share: mem},
 		used: map[string]bool{}, writers: map[string]*writer{}, results: map[string]Result{}, pushedAt: map[string]time.Time{},
-		announced: map[string]plumbing.Hash{}, ownMoved: map[string]uint64{},
+		announced: map[string]plumbing.Hash{}, ownMoved: map[string]uint64{}, polling: map[uint64]int{},
 	}
 	// The URL was parsed by connect already; a key it cannot make is
 	// the empty one, which a Fence holds like any other.

@@ -73,7 +73,9 @@ func (r *Repository) Poll(ctx context.Context) (moves []Move, err error) {
 	// (moves).
 	r.mu.Lock()
 	since := r.ownMoves
+	r.polling[since]++
 	r.mu.Unlock()
+	defer r.pollEnded(since)
 	r.rmu.Lock()
 	used := make([]string, 0, len(r.used))
 	for b := range r.used {
@@ -226,4 +228,26 @@ func (r *Repository) diffLocked(from, to plumbing.Hash) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// pollEnded forgets the Poll that began at since, and every own move no
+// running Poll can still skip: one numbered at or below the lowest number a
+// running Poll began at (all of them, when none runs). Later Polls begin
+// past them, so ownMoved holds only the branches moved during a Poll, not
+// every branch this clone ever wrote.
+func (r *Repository) pollEnded(since uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.polling[since]--; r.polling[since] == 0 {
+		delete(r.polling, since)
+	}
+	low := r.ownMoves
+	for s := range r.polling {
+		low = min(low, s)
+	}
+	for b, n := range r.ownMoved {
+		if n <= low {
+			delete(r.ownMoved, b)
+		}
+	}
 }
