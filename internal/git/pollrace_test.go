@@ -165,19 +165,8 @@ func pollAcross(t *testing.T, r *Repository, held *heldAdvert, during func()) []
 // never polled on its own, kept the foreign content.
 func TestPollOverlappedKeepsForeignMove(t *testing.T) {
 	t.Parallel()
-	s := httpServer(t)
-	r, _ := newRepo(t, s.remote)
-	held := &heldAdvert{Transport: r.tr}
-	r.tr = held
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
-	ours := func(path string) {
-		t.Helper()
-		if res := r.Submit(ctx(t), "main", putChange(path, "ours\n")); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-	}
+	s, r, held := heldMain(t)
+	ours := func(path string) { t.Helper(); submitOurs(t, r, path) }
 	if m := pollAcross(t, r, held, func() { ours("apps/ours-1.yaml") }); len(m) != 0 {
 		t.Errorf("a Poll our own push overlaps = %+v, want none", m)
 	}
@@ -209,19 +198,8 @@ func TestPollOverlappedKeepsForeignMove(t *testing.T) {
 // a second, whole Poll ended meanwhile.
 func TestOwnMovesForgotten(t *testing.T) {
 	t.Parallel()
-	s := httpServer(t)
-	r, _ := newRepo(t, s.remote)
-	held := &heldAdvert{Transport: r.tr}
-	r.tr = held
-	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
-		t.Fatal(err)
-	}
-	ours := func(path string) {
-		t.Helper()
-		if res := r.Submit(ctx(t), "main", putChange(path, "ours\n")); res.Err != nil {
-			t.Fatal(res.Err)
-		}
-	}
+	_, r, held := heldMain(t)
+	ours := func(path string) { t.Helper(); submitOurs(t, r, path) }
 	remembered := func() int {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -252,5 +230,27 @@ func TestOwnMovesForgotten(t *testing.T) {
 	}
 	if n := remembered(); n != 0 {
 		t.Errorf("after the overlapped Poll ended, %d own moves remembered, want 0", n)
+	}
+}
+
+// heldMain returns a repository whose advertisements pollAcross can hold,
+// with main in use and read.
+func heldMain(t *testing.T) (*server, *Repository, *heldAdvert) {
+	t.Helper()
+	s := httpServer(t)
+	r, _ := newRepo(t, s.remote)
+	held := &heldAdvert{Transport: r.tr}
+	r.tr = held
+	if err := r.Refresh(ctx(t), 0, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return s, r, held
+}
+
+// submitOurs lands our own write of path on main.
+func submitOurs(t *testing.T, r *Repository, path string) {
+	t.Helper()
+	if res := r.Submit(ctx(t), "main", putChange(path, "ours\n")); res.Err != nil {
+		t.Fatal(res.Err)
 	}
 }
