@@ -17,6 +17,7 @@ limitations under the License.
 package git
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,16 +154,7 @@ func TestPackIndexCharged(t *testing.T) {
 	t.Cleanup(c.Close)
 	r := openAll(t, c, remotes)[0]
 	readAll(t, r, files, 1)
-	out, err := testenv.Git(r.dir, nil, "count-objects", "-v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inPack int64
-	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "in-pack: "); ok {
-			inPack, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		}
-	}
+	inPack := objectsInPacks(t, r.dir)
 	if inPack < files {
 		t.Fatalf("git counts %d objects in the clone's packs, want at least its %d files", inPack, files)
 	}
@@ -181,4 +173,48 @@ func TestPackIndexCharged(t *testing.T) {
 	if diff := cmp.Diff(Memory{CacheBudget: DefaultCloneMemory}, memoryMetricsOf(m)); diff != "" {
 		t.Errorf("after the clone's eviction: -want +got:\n%s", diff)
 	}
+}
+
+// TestPushedPackCharged: the pack of our own push was charged to the
+// budget only at the next read of the clone's packs (a fetch, a
+// compaction), though go-git holds its index from the moment it is stored.
+func TestPushedPackCharged(t *testing.T) {
+	t.Parallel()
+	remotes := manyRepos(t, 1, 4)
+	c, err := NewCache(t.TempDir(), WithClock(newFakeClock()), WithIdleTimeout(testIdle), WithCommitWindow(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	r := openAll(t, c, remotes)[0]
+	before := c.Memory().IndexBytes
+	for i := range 3 {
+		if res := r.Submit(ctx(t), "main", putChange(fmt.Sprintf("pushed/%d.yaml", i), "ours\n")); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	want := objectsInPacks(t, r.dir) * indexObjectCost
+	if got := c.Memory().IndexBytes; got != want || got <= before {
+		t.Errorf("after three pushes the indexes are charged %d bytes (%d before), want %d: what git counts in the clone's packs", got, before, want)
+	}
+}
+
+// objectsInPacks is git's count of the objects in the packs of dir.
+func objectsInPacks(t *testing.T, dir string) int64 {
+	t.Helper()
+	out, err := testenv.Git(dir, nil, "count-objects", "-v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "in-pack: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no in-pack count in %q", out)
+	return 0
 }

@@ -149,6 +149,10 @@ func (r *Repository) pushed(branch string, old, h plumbing.Hash, pack []byte) er
 		if err := packfile.UpdateObjectStorage(r.st, bytes.NewReader(pack)); err != nil {
 			return fmt.Errorf("%s: %w", errStorePushed, err)
 		}
+		// go-git holds the new pack's index from here on (its pack writer
+		// adds it to the storage's indexes): charged now, not at the next
+		// read of the packs.
+		r.trees.share.chargeIndex(packIndexCost(r.dir))
 	}
 	if !h.IsZero() && !r.hasLocked(h) {
 		// A branch created at a commit this clone never downloaded: a local
