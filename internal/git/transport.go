@@ -113,12 +113,10 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		}
 	}()
 
-	downloaded := false
 	if len(wants) > 0 {
 		if err := r.downloadWhole(ctx, sess, ar, wants, haves); err != nil {
 			return err
 		}
-		downloaded = true
 	}
 
 	// Told once the clone's lock is released (deferred first, run last).
@@ -126,11 +124,6 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	defer func() { r.cache.headsMoved(moves) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if downloaded {
-		// The refs below make the downloaded objects reachable; until now a
-		// compaction would have dropped them (see compactLocked).
-		r.unreferenced--
-	}
 	if !r.pushedSinceLocked(start) {
 		// A branch we pushed after this fetch read the advertisement made
 		// the repository non-empty, whatever the advertisement said.
@@ -155,12 +148,14 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	return r.compactLocked()
 }
 
-// startReceiving chooses the heads a fetch wants of remote (those the clone
-// lacks; all when held: a deepen, shallow.go) and, if any, the haves it tells the server and
-// whether it filters blobs (partial.go). From then until stopReceiving, or
-// the refs are set, compaction drops nothing (compactLocked): a thin pack's
-// deltas have the objects the haves reach as bases, and a head the clone
-// held when it was not wanted must still be there when its ref is set.
+// startReceiving chooses the heads a fetch wants of remote (those the
+// clone lacks; all when held: a deepen, shallow.go) and, if any, the haves
+// it tells the server and whether it filters blobs (partial.go). From then
+// until stopReceiving, or the refs are set, compaction drops nothing
+// (compactLocked): a thin pack's deltas have the objects the haves reach as
+// bases, a pack stored is reachable only once the refs are set, and a head
+// the clone held when it was not wanted must still be there when its ref
+// is set.
 func (r *Repository) startReceiving(remote map[string]plumbing.Hash, held bool, ar *packp.AdvRefs) (wants, haves []plumbing.Hash, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -234,7 +229,6 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	if err := r.recordShallowLocked(resp.Shallows); err != nil {
 		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
-	r.unreferenced++
 	return nil
 }
 
