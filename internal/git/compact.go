@@ -28,11 +28,14 @@ const errCompact = "cannot merge the clone's pack files"
 
 // compactLocked merges the clone's packs into one when there are more than
 // maxPacks. Call it with r.mu held and only once the refs point at
-// everything just stored: objects no ref reaches are dropped.
+// everything just stored: objects no ref reaches are dropped. While a fetch
+// is receiving (from choosing its haves until its refs are set) it merges
+// nothing, and leaves the packs to the next call (that fetch's own, at the
+// latest): the fetch's thin pack has deltas against what its haves reached,
+// which our own push may meanwhile have left unreachable (a branch deleted),
+// and a pack it stored is reachable only once its refs are set.
 func (r *Repository) compactLocked() error {
-	if r.unreferenced > 0 {
-		// A fetch stored a pack and has not yet pointed refs at it: merging
-		// now would drop what it downloaded.
+	if r.receiving > 0 {
 		return nil
 	}
 	packs, err := r.st.ObjectPacks()

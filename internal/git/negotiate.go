@@ -129,6 +129,24 @@ func (a *answer) Close() error {
 	return nil
 }
 
+// localHeadsLocked returns the heads of the clone's branches: the haves of
+// a fetch's first request.
+func (r *Repository) localHeadsLocked() []plumbing.Hash {
+	var hs []plumbing.Hash
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil
+	}
+	_ = iter.ForEach(func(ref *plumbing.Reference) error {
+		// A have we do not hold would tell the server not to send it.
+		if ref.Type() == plumbing.HashReference && ref.Name().IsBranch() && r.hasLocked(ref.Hash()) {
+			hs = append(hs, ref.Hash())
+		}
+		return nil
+	})
+	return hs
+}
+
 // haveAt reports whether the first-parent ancestor at distance d ≥ 1 from a
 // head is sent in the second request.
 func haveAt(d int) bool {

@@ -22,8 +22,8 @@ package git
 //   - Repository.lmu: whether the clone is in use or evicted (evict.go).
 //   - Repository.mu: the clone's storage st (go-git's filesystem storage is
 //     not safe for concurrent use), and pushedAt, announced, ownMoves,
-//     unreferenced and empty, which change with it. Reads, building a batch, storing a
-//     pack, moving a local ref and compacting happen under it.
+//     ownMoved, polling, receiving and empty, which change with it. Reads, building a batch,
+//     storing a pack, moving a local ref and compacting happen under it.
 //   - Repository.rmu: fetch coalescing: the branches in use, the fetch in
 //     flight and the newest completed one (fetch.go).
 //   - Repository.wmu: the branch writers and the results of enqueued
@@ -91,7 +91,7 @@ type Repository struct {
 	api CommitAPI
 
 	// mu guards st, trees, pushedAt, announced, ownMoves, ownMoved,
-	// polling, unreferenced and empty (see Locking above).
+	// polling, receiving and empty (see Locking above).
 	mu sync.Mutex
 	st *filesystem.Storage
 	// trees are decoded trees read again by ReadFile (trees.go).
@@ -109,9 +109,12 @@ type Repository struct {
 	// polling counts the Polls running, by the ownMoves each began at: a
 	// number no running Poll began before is no longer needed (pollEnded).
 	polling map[uint64]int
-	// unreferenced counts fetched packs stored but not yet reachable from
-	// a ref; compaction waits for it to drop to zero.
-	unreferenced int
+	// receiving counts fetches between choosing their haves and setting
+	// their refs: a thin pack they receive has deltas against what the
+	// haves reach, and a pack they stored is reachable only once the refs
+	// are set, so compaction, which drops what no ref reaches, waits for
+	// it to drop to zero.
+	receiving int
 	// empty is set when the last fetch found no branch at all on the
 	// remote: a freshly created repository, whose first write has no
 	// parent to build on.

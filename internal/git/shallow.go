@@ -301,9 +301,6 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 	if len(missing) == 0 {
 		return nil
 	}
-	// The refs the caller moves make the next pack reachable, not this one;
-	// and no ref moves after an error.
-	r.referenced()
 	sess, ar, err := r.uploadSession(ctx)
 	if err != nil {
 		return err
@@ -313,19 +310,9 @@ func (r *Repository) downloadWhole(ctx context.Context, sess transport.UploadPac
 		return err
 	}
 	if missing := r.missing(missing); len(missing) > 0 {
-		r.referenced()
 		return fmt.Errorf(errIncompleteFmt, missing[0])
 	}
 	return nil
-}
-
-// referenced undoes a download's count of packs not yet reachable
-// (Repository.unreferenced) where no ref will make its pack reachable:
-// compaction waits while it is above zero.
-func (r *Repository) referenced() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.unreferenced--
 }
 
 // missing returns the hashes of hs the clone lacks.

@@ -337,10 +337,10 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 		t.Error("the proxy dropped no shallow line: the test tests nothing")
 	}
 	r.mu.Lock()
-	unreferenced := r.unreferenced
+	receiving := r.receiving
 	r.mu.Unlock()
-	if unreferenced != 0 {
-		t.Errorf("%d packs counted as not yet reachable after the refresh: compaction would wait for ever", unreferenced)
+	if receiving != 0 {
+		t.Errorf("%d fetches counted as receiving after the refresh: compaction would wait for ever", receiving)
 	}
 	if got := mustHead(t, r, "main"); got != head {
 		t.Fatalf("head %s, want %s", got, head)

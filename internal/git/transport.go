@@ -102,32 +102,21 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 		}
 	}
 
-	held := r.wantHeld() // a deepen (shallow.go) wants the heads the clone holds
-	r.mu.Lock()
-	var wants, haves []plumbing.Hash
-	for _, h := range remote {
-		if !r.hasLocked(h) || held {
-			wants = append(wants, h)
+	wants, haves, err := r.startReceiving(remote, r.wantHeld(), ar)
+	if err != nil {
+		return err
+	}
+	received := false
+	defer func() {
+		if !received {
+			r.stopReceiving()
 		}
-	}
-	if len(wants) > 0 {
-		haves = r.localHeadsLocked()
-	}
-	var perr error
-	if len(wants) > 0 {
-		perr = r.choosePartialLocked(ar.Capabilities)
-	}
-	r.mu.Unlock()
-	if perr != nil {
-		return perr
-	}
+	}()
 
-	downloaded := false
 	if len(wants) > 0 {
 		if err := r.downloadWhole(ctx, sess, ar, wants, haves); err != nil {
 			return err
 		}
-		downloaded = true
 	}
 
 	// Told once the clone's lock is released (deferred first, run last).
@@ -135,11 +124,6 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 	defer func() { r.cache.headsMoved(moves) }()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if downloaded {
-		// The refs below make the downloaded objects reachable; until now a
-		// compaction would have dropped them (see compactLocked).
-		r.unreferenced--
-	}
 	if !r.pushedSinceLocked(start) {
 		// A branch we pushed after this fetch read the advertisement made
 		// the repository non-empty, whatever the advertisement said.
@@ -157,7 +141,44 @@ func (r *Repository) fetch(ctx context.Context, branches []string) (err error) {
 			moves = append(moves, m)
 		}
 	}
+	// The refs reach what this fetch received: a compaction may go ahead,
+	// its own first.
+	r.receiving--
+	received = true
 	return r.compactLocked()
+}
+
+// startReceiving chooses the heads a fetch wants of remote (those the
+// clone lacks; all when held: a deepen, shallow.go) and, if any, the haves
+// it tells the server and whether it filters blobs (partial.go). From then
+// until stopReceiving, or the refs are set, compaction drops nothing
+// (compactLocked): a thin pack's deltas have the objects the haves reach as
+// bases, a pack stored is reachable only once the refs are set, and a head
+// the clone held when it was not wanted must still be there when its ref
+// is set.
+func (r *Repository) startReceiving(remote map[string]plumbing.Hash, held bool, ar *packp.AdvRefs) (wants, haves []plumbing.Hash, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range remote {
+		if !r.hasLocked(h) || held {
+			wants = append(wants, h)
+		}
+	}
+	if len(wants) > 0 {
+		haves = r.localHeadsLocked()
+		if err := r.choosePartialLocked(ar.Capabilities); err != nil {
+			return nil, nil, err
+		}
+	}
+	r.receiving++
+	return wants, haves, nil
+}
+
+// stopReceiving ends a fetch's startReceiving that set no ref.
+func (r *Repository) stopReceiving() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.receiving--
 }
 
 // setHeadLocked points the clone's branch at h (removes it for a zero h)
@@ -208,7 +229,6 @@ func (r *Repository) download(ctx context.Context, sess transport.UploadPackSess
 	if err := r.recordShallowLocked(resp.Shallows); err != nil {
 		return fmt.Errorf("%s: %w", errStorePack, err)
 	}
-	r.unreferenced++
 	return nil
 }
 
@@ -319,22 +339,6 @@ func (r *Repository) pushedSinceLocked(t time.Time) bool {
 
 func (r *Repository) hasLocked(h plumbing.Hash) bool {
 	return r.st.HasEncodedObject(h) == nil
-}
-
-func (r *Repository) localHeadsLocked() []plumbing.Hash {
-	var hs []plumbing.Hash
-	iter, err := r.st.IterReferences()
-	if err != nil {
-		return nil
-	}
-	_ = iter.ForEach(func(ref *plumbing.Reference) error {
-		// A have we do not hold would tell the server not to send it.
-		if ref.Type() == plumbing.HashReference && ref.Name().IsBranch() && r.hasLocked(ref.Hash()) {
-			hs = append(hs, ref.Hash())
-		}
-		return nil
-	})
-	return hs
 }
 
 // push moves branch from oldHead to newHead (either may be zero: create,

@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The provider-git Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package git
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/crossplane-contrib/provider-git/internal/testharness/testenv"
+)
+
+// gate holds the first request it sees once armed until released.
+type gate struct {
+	armed   atomic.Bool
+	arrived chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGate() *gate { return &gate{arrived: make(chan struct{}, 1), release: make(chan struct{})} }
+
+// hold reports whether this request is the one held, and if so waits for
+// the release (or the request's end).
+func (g *gate) hold(r *http.Request) bool {
+	if !g.armed.CompareAndSwap(true, false) {
+		return false
+	}
+	g.arrived <- struct{}{}
+	select {
+	case <-g.release:
+	case <-r.Context().Done():
+	}
+	return true
+}
+
+func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
+
+// answerHolder is a smart-HTTP proxy that, each once armed, holds the
+// answer of an upload-pack request (forwarded, the whole answer read from
+// the server, not yet written to the client) and a receive-pack request
+// (before it is forwarded).
+type answerHolder struct {
+	URL         string
+	fetch, push *gate
+}
+
+func newAnswerHolder(t testing.TB, target string) *answerHolder {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &answerHolder{fetch: newGate(), push: newGate()}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") && h.fetch.armed.Load():
+			rec := httptest.NewRecorder()
+			rp.ServeHTTP(rec, r)
+			if !h.fetch.hold(r) {
+				break
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
+			h.push.hold(r)
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// Runs before srv.Close: a request still held is let go.
+	t.Cleanup(func() { h.fetch.open(); h.push.open() })
+	h.URL = srv.URL
+	return h
+}
+
+// TestCompactionWaitsForFetchInFlight: a fetch from a server that requires
+// multi_ack gets a thin pack, whose deltas are made against objects the
+// clone holds because a have reached them. While its answer is on its way,
+// our own writes delete the branch that have was the head of and push past
+// maxPacks packs; the compaction they trigger must not drop the deltas'
+// bases, or the fetch fails with nothing wrong on the server.
+func TestCompactionWaitsForFetchInFlight(t *testing.T) {
+	t.Parallel()
+	s := httpServer(t)
+	p := testenv.NewAzureProxy(t, s.http.URL)
+	h := newAnswerHolder(t, p.URL)
+	remote := s.remote
+	remote.URL = h.URL + "/" + s.repo.Name
+
+	// A large file only branch old reaches (random, so that only a delta
+	// against itself makes its modification small).
+	raw := make([]byte, 128<<10)
+	_, _ = rand.Read(raw)
+	big := hex.EncodeToString(raw)
+	s.repo.Branch(t, "main", map[string]testenv.CommitSpec{"old": {Message: "big", Files: map[string]string{"data/big.txt": big}}})
+	s.repo.CreateBranch(t, "fill", "main")
+
+	r, _ := newRepo(t, remote)
+	r.SetCommitWindow(0)
+	c := ctx(t)
+	if err := r.Refresh(c, 0, "main", "old", "fill"); err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	if !r.multiACK.Load() {
+		t.Fatal("the server's refusal did not make the clone declare multi_ack: the answers are not thin")
+	}
+	// Our own writes to fill until the clone holds maxPacks packs: the next
+	// pack makes a compaction.
+	for i := 0; packCount(t, r) != maxPacks; i++ {
+		if i > 2*maxPacks {
+			t.Fatalf("%d packs after %d pushes, never %d", packCount(t, r), i, maxPacks)
+		}
+		if res := r.Submit(c, "fill", Change{Puts: map[string]File{fmt.Sprintf("fill/%02d", i): {Content: []byte(fmt.Sprint(i))}}}); res.Err != nil {
+			t.Fatalf("push %d: %v", i, res.Err)
+		}
+	}
+
+	// Our deletion of old: its fetch first, then its push, held at the
+	// proxy until the fetch below chose its haves.
+	h.push.armed.Store(true)
+	deleted := make(chan Result, 1)
+	go func() { deleted <- r.DeleteBranch(c, "old") }()
+	select {
+	case <-h.push.arrived:
+	case res := <-deleted:
+		t.Fatalf("DeleteBranch ended before it pushed: %+v", res)
+	}
+
+	// Someone else merges old into main, changing the large file a little
+	// (a pull request merged, the branch then deleted): old's head is a
+	// parent of the commit wanted and a have, so the server sends the file
+	// as a delta against the blob of old's head.
+	want := mergeInto(t, s.repo, "main", "old", map[string]string{"data/big.txt": big + "changed\n"})
+	p.ResetCounts()
+	h.fetch.armed.Store(true)
+	fetched := make(chan error, 1)
+	go func() { fetched <- r.Refresh(c, 0, "main") }()
+	select {
+	case <-h.fetch.arrived:
+	case err := <-fetched:
+		t.Fatalf("the fetch ended before its answer was held: %v", err)
+	}
+	// The answer is thin: the changed file comes as a delta, a small
+	// fraction of its size, against the blob only old reaches.
+	if c := p.Counts(); len(c.PackSizes) != 1 || c.PackSizes[0]*8 > int64(len(big)) {
+		t.Fatalf("answers of %v bytes for a %d-byte file changed a little: not a delta against the clone's blob, the test tests nothing", c.PackSizes, len(big))
+	}
+
+	// While the answer is held: the deletion lands, and a write past
+	// maxPacks packs compacts the clone.
+	h.push.open()
+	if res := <-deleted; res.Err != nil {
+		t.Fatalf("DeleteBranch: %v", res.Err)
+	}
+	if res := r.Submit(c, "fill", Change{Puts: map[string]File{"fill/last": {Content: []byte("last")}}}); res.Err != nil {
+		t.Fatalf("push past maxPacks: %v", res.Err)
+	}
+
+	h.fetch.open()
+	if err := <-fetched; err != nil {
+		t.Fatalf("the fetch in flight during the compaction: %v", err)
+	}
+	if got := mustHead(t, r, "main"); got != want {
+		t.Fatalf("Head(main) = %s, want %s", got, want)
+	}
+	readWant(t, r, want, "data/big.txt", big+"changed\n")
+	// The compaction left for later ran at the fetch's end.
+	if n := packCount(t, r); n > maxPacks {
+		t.Errorf("%d packs once the fetch ended, want at most %d: the compaction never ran", n, maxPacks)
+	}
+}
+
+func packCount(t testing.TB, r *Repository) int {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	packs, err := r.st.ObjectPacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(packs)
+}
+
+// mergeInto makes a merge commit of branch from into branch into on the
+// server, whose tree is from's with files written, and returns it.
+func mergeInto(t testing.TB, repo *testenv.BareRepo, into, from string, files map[string]string) string {
+	t.Helper()
+	repo.CreateBranch(t, "merging", from)
+	side, err := repo.Commit("merging", testenv.CommitSpec{Message: "side", Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := testenv.Git(repo.Dir, nil, "commit-tree", side+"^{tree}", "-p", repo.Head(t, into), "-p", repo.Head(t, from), "-m", "merge "+from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge := strings.TrimSpace(out)
+	for _, args := range [][]string{{"update-ref", "refs/heads/" + into, merge}, {"update-ref", "-d", "refs/heads/merging"}} {
+		if _, err := testenv.Git(repo.Dir, nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return merge
+}
