@@ -200,7 +200,7 @@ func TestPushedPackCharged(t *testing.T) {
 }
 
 // objectsInPacks is git's count of the objects in the packs of dir.
-func objectsInPacks(t *testing.T, dir string) int64 {
+func objectsInPacks(t testing.TB, dir string) int64 {
 	t.Helper()
 	out, err := testenv.Git(dir, nil, "count-objects", "-v")
 	if err != nil {
