@@ -110,6 +110,8 @@ const repackWindow = 10
 // parent, and fails on the first a bounded clone lacks, where this walk
 // ends the history. Call it with r.mu held.
 func (r *Repository) repackLocked() error {
+	// Every object is read once: none is worth a place in the caches.
+	defer r.trees.share.passBy()()
 	old, err := r.st.ObjectPacks()
 	if err != nil {
 		return err

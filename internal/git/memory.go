@@ -139,6 +139,8 @@ type cloneShare struct {
 	objects  map[plumbing.Hash]*list.Element
 	trees    map[plumbing.Hash]*list.Element
 	released bool
+	// passing says the clone's reads go by without being held (passBy).
+	passing bool
 	// index is what this clone's pack indexes are charged (chargeIndex).
 	index int64
 }
@@ -207,10 +209,14 @@ func (b *memoryBudget) getLocked(index map[plumbing.Hash]*list.Element, h plumbi
 	return el.Value.(*budgetEntry), true //nolint:forcetypeassert // the list holds nothing else
 }
 
-// Put holds o, as go-git's object cache does.
+// Put holds o, as go-git's object cache does, unless the clone's reads
+// pass by.
 func (s *cloneShare) Put(o plumbing.EncodedObject) {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	if s.passing {
+		return
+	}
 	s.b.putLocked(s.objects, &budgetEntry{share: s, hash: o.Hash(), obj: o, cost: o.Size() + entryOverhead})
 }
 
@@ -252,7 +258,26 @@ func (s *cloneShare) tree(h plumbing.Hash) (*object.Tree, bool) {
 func (s *cloneShare) putTree(h plumbing.Hash, t *object.Tree) {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
+	if s.passing {
+		return
+	}
 	s.b.putLocked(s.trees, &budgetEntry{share: s, hash: h, tree: t, cost: treeCost(t)})
+}
+
+// passBy holds none of the clone's reads until the returned func is
+// called: a walk of every object the clone holds (a compaction) reads each
+// once, and held, they would push out of the budget what every clone's
+// reconciles read again. Call it, and what it returns, with the clone's
+// lock held, so no other read of the clone passes by with the walk's.
+func (s *cloneShare) passBy() (hold func()) {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	s.passing = true
+	return func() {
+		s.b.mu.Lock()
+		defer s.b.mu.Unlock()
+		s.passing = false
+	}
 }
 
 // release gives back everything the clone holds, at once, and holds

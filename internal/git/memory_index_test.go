@@ -218,3 +218,38 @@ func objectsInPacks(t testing.TB, dir string) int64 {
 	t.Fatalf("no in-pack count in %q", out)
 	return 0
 }
+
+// TestCompactionLeavesTheCaches: a compaction reads every object its clone
+// holds, and each was put in the shared budget as a read for a reconcile
+// is, pushing out what the other clones' reconciles read again and again;
+// none of it is read again by the compaction.
+func TestCompactionLeavesTheCaches(t *testing.T) {
+	t.Parallel()
+	const files = 20
+	remotes := manyRepos(t, 2, 2*files)
+	c, err := NewCache(t.TempDir(), WithClock(newFakeClock()), WithIdleTimeout(testIdle), WithCloneMemory(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	repos := openAll(t, c, remotes)
+	a, b := repos[0], repos[1]
+	readAll(t, b, files, 1)
+	held, own := shareBytes(b.trees.share), shareBytes(a.trees.share)
+	if held == 0 {
+		t.Fatal("the clone that read its files holds none of them: the test tests nothing")
+	}
+
+	a.mu.Lock()
+	err = a.repackLocked()
+	a.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shareBytes(b.trees.share); got != held {
+		t.Errorf("after another clone's compaction the clone that read its files holds %d bytes of them, want the %d it held before", got, held)
+	}
+	if got := shareBytes(a.trees.share); got != own {
+		t.Errorf("the compacted clone holds %d bytes in the caches, want the %d its own reads left", got, own)
+	}
+}
