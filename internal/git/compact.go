@@ -30,8 +30,8 @@ const errCompact = "cannot merge the clone's pack files"
 // maxPacks. Call it with r.mu held and only once the refs point at
 // everything just stored: objects no ref reaches are dropped. While a fetch
 // is receiving (from choosing its haves until its refs are set) it merges
-// nothing, and leaves the packs to the next call (that fetch's own, at the
-// latest): the fetch's thin pack has deltas against what its haves reached,
+// nothing, and leaves the packs to the next call (at that fetch's end, at
+// the latest, whether it failed or not): the fetch's thin pack has deltas against what its haves reached,
 // which our own push may meanwhile have left unreachable (a branch deleted),
 // and a pack it stored is reachable only once its refs are set.
 func (r *Repository) compactLocked() error {

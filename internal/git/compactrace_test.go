@@ -65,6 +65,9 @@ func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
 type answerHolder struct {
 	URL         string
 	fetch, push *gate
+	// failFetch answers the held upload-pack request 500 in place of the
+	// server's answer.
+	failFetch atomic.Bool
 }
 
 func newAnswerHolder(t testing.TB, target string) *answerHolder {
@@ -82,6 +85,10 @@ func newAnswerHolder(t testing.TB, target string) *answerHolder {
 			rp.ServeHTTP(rec, r)
 			if !h.fetch.hold(r) {
 				break
+			}
+			if h.failFetch.Load() {
+				http.Error(w, "held and failed", http.StatusInternalServerError)
+				return
 			}
 			for k, v := range rec.Header() {
 				w.Header()[k] = v
@@ -195,6 +202,68 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 	// The compaction left for later ran at the fetch's end.
 	if n := packCount(t, r); n > maxPacks {
 		t.Errorf("%d packs once the fetch ended, want at most %d: the compaction never ran", n, maxPacks)
+	}
+}
+
+// TestFailedFetchCompacts: a fetch that fails after choosing its haves
+// held compaction back while it ran and left it undone: against a server
+// whose every fetch fails, our own pushes' packs piled up without bound.
+func TestFailedFetchCompacts(t *testing.T) {
+	t.Parallel()
+	s := httpServer(t)
+	h := newAnswerHolder(t, s.http.URL)
+	remote := s.remote
+	remote.URL = h.URL + "/" + s.repo.Name
+	s.repo.CreateBranch(t, "fill", "main")
+	r, _ := newRepo(t, remote)
+	r.SetCommitWindow(0)
+	c := ctx(t)
+	if err := r.Refresh(c, 0, "main", "fill"); err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	fill := func(name string) {
+		t.Helper()
+		if res := r.Submit(c, "fill", Change{Puts: map[string]File{"fill/" + name: {Content: []byte(name)}}}); res.Err != nil {
+			t.Fatalf("push %s: %v", name, res.Err)
+		}
+	}
+	for i := 0; packCount(t, r) != maxPacks; i++ {
+		if i > 2*maxPacks {
+			t.Fatalf("%d packs after %d pushes, never %d", packCount(t, r), i, maxPacks)
+		}
+		fill(fmt.Sprint(i))
+	}
+
+	// Someone else's commit, so the fetch wants one; its answer held,
+	// then failed.
+	if _, err := s.repo.Commit("main", testenv.CommitSpec{Message: "theirs", Files: map[string]string{"theirs.txt": "theirs"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.failFetch.Store(true)
+	h.fetch.armed.Store(true)
+	fetched := make(chan error, 1)
+	go func() { fetched <- r.Refresh(c, 0, "main") }()
+	select {
+	case <-h.fetch.arrived:
+	case err := <-fetched:
+		t.Fatalf("the fetch ended before its answer was held: %v", err)
+	}
+	fill("past")
+	if n := packCount(t, r); n <= maxPacks {
+		t.Fatalf("%d packs with a fetch receiving, want more than %d: the test tests nothing", n, maxPacks)
+	}
+	h.fetch.open()
+	if err := <-fetched; err == nil {
+		t.Fatal("the fetch answered 500 succeeded")
+	}
+	r.mu.Lock()
+	receiving := r.receiving
+	r.mu.Unlock()
+	if receiving != 0 {
+		t.Errorf("%d fetches counted as receiving after the failed one ended, want 0", receiving)
+	}
+	if n := packCount(t, r); n > maxPacks {
+		t.Errorf("%d packs once the failed fetch ended, want at most %d: the compaction it held back never ran", n, maxPacks)
 	}
 }
 

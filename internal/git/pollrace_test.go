@@ -207,6 +207,9 @@ func TestOwnMovesForgotten(t *testing.T) {
 	}
 
 	ours("apps/ours-1.yaml")
+	if n := remembered(); n != 0 {
+		t.Errorf("after our write with no Poll running, %d own moves remembered, want 0", n)
+	}
 	if _, err := r.Poll(ctx(t)); err != nil {
 		t.Fatal(err)
 	}

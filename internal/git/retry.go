@@ -131,7 +131,11 @@ func (r *Repository) announceOwn(branch string, old, h plumbing.Hash) {
 // reports theirs.
 func (r *Repository) announceOwnLocked(branch string, old, h plumbing.Hash) {
 	r.ownMoves++
-	r.ownMoved[branch] = r.ownMoves
+	if len(r.polling) > 0 {
+		// Only a Poll running now can skip the branch: one that begins
+		// later begins past this number (pollEnded).
+		r.ownMoved[branch] = r.ownMoves
+	}
 	if a, ok := r.announced[branch]; ok && a == old {
 		r.announced[branch] = h
 	}

@@ -174,11 +174,16 @@ func (r *Repository) startReceiving(remote map[string]plumbing.Hash, held bool, 
 	return wants, haves, nil
 }
 
-// stopReceiving ends a fetch's startReceiving that set no ref.
+// stopReceiving ends a fetch's startReceiving that set no ref, and runs
+// the compaction it held back: a server whose every fetch fails would
+// otherwise leave our own pushes' packs to pile up.
 func (r *Repository) stopReceiving() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.receiving--
+	// The fetch's own error is what its caller needs; a compaction that
+	// fails is tried again at the next pack stored.
+	_ = r.compactLocked()
 }
 
 // setHeadLocked points the clone's branch at h (removes it for a zero h)
