@@ -141,14 +141,7 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 	}
 	// Our own writes to fill until the clone holds maxPacks packs: the next
 	// pack makes a compaction.
-	for i := 0; packCount(t, r) != maxPacks; i++ {
-		if i > 2*maxPacks {
-			t.Fatalf("%d packs after %d pushes, never %d", packCount(t, r), i, maxPacks)
-		}
-		if res := r.Submit(c, "fill", Change{Puts: map[string]File{fmt.Sprintf("fill/%02d", i): {Content: []byte(fmt.Sprint(i))}}}); res.Err != nil {
-			t.Fatalf("push %d: %v", i, res.Err)
-		}
-	}
+	fillToMaxPacks(t, r)
 
 	// Our deletion of old: its fetch first, then its push, held at the
 	// proxy until the fetch below chose its haves.
@@ -167,14 +160,7 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 	// as a delta against the blob of old's head.
 	want := mergeInto(t, s.repo, "main", "old", map[string]string{"data/big.txt": big + "changed\n"})
 	p.ResetCounts()
-	h.fetch.armed.Store(true)
-	fetched := make(chan error, 1)
-	go func() { fetched <- r.Refresh(c, 0, "main") }()
-	select {
-	case <-h.fetch.arrived:
-	case err := <-fetched:
-		t.Fatalf("the fetch ended before its answer was held: %v", err)
-	}
+	fetched := refreshHeld(t, h, r)
 	// The answer is thin: the changed file comes as a delta, a small
 	// fraction of its size, against the blob only old reaches.
 	if c := p.Counts(); len(c.PackSizes) != 1 || c.PackSizes[0]*8 > int64(len(big)) {
@@ -187,9 +173,7 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 	if res := <-deleted; res.Err != nil {
 		t.Fatalf("DeleteBranch: %v", res.Err)
 	}
-	if res := r.Submit(c, "fill", Change{Puts: map[string]File{"fill/last": {Content: []byte("last")}}}); res.Err != nil {
-		t.Fatalf("push past maxPacks: %v", res.Err)
-	}
+	fill(t, r, "last")
 
 	h.fetch.open()
 	if err := <-fetched; err != nil {
@@ -221,18 +205,7 @@ func TestFailedFetchCompacts(t *testing.T) {
 	if err := r.Refresh(c, 0, "main", "fill"); err != nil {
 		t.Fatalf("clone: %v", err)
 	}
-	fill := func(name string) {
-		t.Helper()
-		if res := r.Submit(c, "fill", Change{Puts: map[string]File{"fill/" + name: {Content: []byte(name)}}}); res.Err != nil {
-			t.Fatalf("push %s: %v", name, res.Err)
-		}
-	}
-	for i := 0; packCount(t, r) != maxPacks; i++ {
-		if i > 2*maxPacks {
-			t.Fatalf("%d packs after %d pushes, never %d", packCount(t, r), i, maxPacks)
-		}
-		fill(fmt.Sprint(i))
-	}
+	fillToMaxPacks(t, r)
 
 	// Someone else's commit, so the fetch wants one; its answer held,
 	// then failed.
@@ -240,15 +213,8 @@ func TestFailedFetchCompacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.failFetch.Store(true)
-	h.fetch.armed.Store(true)
-	fetched := make(chan error, 1)
-	go func() { fetched <- r.Refresh(c, 0, "main") }()
-	select {
-	case <-h.fetch.arrived:
-	case err := <-fetched:
-		t.Fatalf("the fetch ended before its answer was held: %v", err)
-	}
-	fill("past")
+	fetched := refreshHeld(t, h, r)
+	fill(t, r, "past")
 	if n := packCount(t, r); n <= maxPacks {
 		t.Fatalf("%d packs with a fetch receiving, want more than %d: the test tests nothing", n, maxPacks)
 	}
@@ -256,15 +222,54 @@ func TestFailedFetchCompacts(t *testing.T) {
 	if err := <-fetched; err == nil {
 		t.Fatal("the fetch answered 500 succeeded")
 	}
-	r.mu.Lock()
-	receiving := r.receiving
-	r.mu.Unlock()
-	if receiving != 0 {
-		t.Errorf("%d fetches counted as receiving after the failed one ended, want 0", receiving)
+	if n := receivingOf(r); n != 0 {
+		t.Errorf("%d fetches counted as receiving after the failed one ended, want 0", n)
 	}
 	if n := packCount(t, r); n > maxPacks {
 		t.Errorf("%d packs once the failed fetch ended, want at most %d: the compaction it held back never ran", n, maxPacks)
 	}
+}
+
+// refreshHeld starts a Refresh of main whose upload-pack answer h holds,
+// and returns once it is held; the Refresh's error comes on the channel.
+func refreshHeld(t *testing.T, h *answerHolder, r *Repository) <-chan error {
+	t.Helper()
+	h.fetch.armed.Store(true)
+	fetched := make(chan error, 1)
+	go func() { fetched <- r.Refresh(ctx(t), 0, "main") }()
+	select {
+	case <-h.fetch.arrived:
+	case err := <-fetched:
+		t.Fatalf("the fetch ended before its answer was held: %v", err)
+	}
+	return fetched
+}
+
+// fill lands our own write of fill/name on branch fill.
+func fill(t *testing.T, r *Repository, name string) {
+	t.Helper()
+	if res := r.Submit(ctx(t), "fill", Change{Puts: map[string]File{"fill/" + name: {Content: []byte(name)}}}); res.Err != nil {
+		t.Fatalf("push %s: %v", name, res.Err)
+	}
+}
+
+// fillToMaxPacks writes to branch fill until the clone holds maxPacks
+// packs: the next pack stored makes a compaction.
+func fillToMaxPacks(t *testing.T, r *Repository) {
+	t.Helper()
+	for i := 0; packCount(t, r) != maxPacks; i++ {
+		if i > 2*maxPacks {
+			t.Fatalf("%d packs after %d pushes, never %d", packCount(t, r), i, maxPacks)
+		}
+		fill(t, r, fmt.Sprintf("%02d", i))
+	}
+}
+
+// receivingOf is how many fetches r counts as receiving.
+func receivingOf(r *Repository) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.receiving
 }
 
 func packCount(t testing.TB, r *Repository) int {

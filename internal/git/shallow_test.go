@@ -336,11 +336,8 @@ func TestForcePushServerIgnoresShallow(t *testing.T) {
 	if p.dropped() == 0 {
 		t.Error("the proxy dropped no shallow line: the test tests nothing")
 	}
-	r.mu.Lock()
-	receiving := r.receiving
-	r.mu.Unlock()
-	if receiving != 0 {
-		t.Errorf("%d fetches counted as receiving after the refresh: compaction would wait for ever", receiving)
+	if n := receivingOf(r); n != 0 {
+		t.Errorf("%d fetches counted as receiving after the refresh: compaction would wait for ever", n)
 	}
 	if got := mustHead(t, r, "main"); got != head {
 		t.Fatalf("head %s, want %s", got, head)
