@@ -230,13 +230,71 @@ func TestFailedFetchCompacts(t *testing.T) {
 	}
 }
 
-// refreshHeld starts a Refresh of main whose upload-pack answer h holds,
-// and returns once it is held; the Refresh's error comes on the channel.
-func refreshHeld(t *testing.T, h *answerHolder, r *Repository) <-chan error {
+// TestCompactionKeepsAHeadNotWanted: a fetch does not want a head the
+// clone already holds, and sets the branch's ref to it once its other
+// wants arrived. Held only through a branch our own push deleted
+// meanwhile, that head went with a compaction in between, and the ref
+// named a commit the clone no longer had.
+func TestCompactionKeepsAHeadNotWanted(t *testing.T) {
+	t.Parallel()
+	s := httpServer(t)
+	h := newAnswerHolder(t, s.http.URL)
+	remote := s.remote
+	remote.URL = h.URL + "/" + s.repo.Name
+	heads := s.repo.Branch(t, "main", map[string]testenv.CommitSpec{"y": {Message: "y", Files: map[string]string{"y.txt": "only y\n"}}})
+	s.repo.CreateBranch(t, "fill", "main")
+	r, _ := newRepo(t, remote)
+	r.SetCommitWindow(0)
+	if err := r.Refresh(ctx(t), 0, "main", "y", "fill"); err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	fillToMaxPacks(t, r)
+
+	// Our deletion of y: its fetch first, then its push, held.
+	h.push.armed.Store(true)
+	deleted := make(chan Result, 1)
+	go func() { deleted <- r.DeleteBranch(ctx(t), "y") }()
+	select {
+	case <-h.push.arrived:
+	case res := <-deleted:
+		t.Fatalf("DeleteBranch ended before it pushed: %+v", res)
+	}
+	// Someone else makes x from y and commits to main: the fetch of both
+	// wants main's commit, not x's head, which the clone holds through y.
+	s.repo.CreateBranch(t, "x", "y")
+	if _, err := s.repo.Commit("main", testenv.CommitSpec{Message: "theirs", Files: map[string]string{"theirs.txt": "theirs"}}); err != nil {
+		t.Fatal(err)
+	}
+	fetched := refreshHeld(t, h, r, "main", "x")
+
+	// While its answer is held: y goes, and a write past maxPacks packs
+	// compacts the clone.
+	h.push.open()
+	if res := <-deleted; res.Err != nil {
+		t.Fatalf("DeleteBranch: %v", res.Err)
+	}
+	fill(t, r, "past")
+	h.fetch.open()
+	if err := <-fetched; err != nil {
+		t.Fatalf("the fetch in flight during the compaction: %v", err)
+	}
+	if got := mustHead(t, r, "x"); got != heads["y"] {
+		t.Fatalf("Head(x) = %s, want %s", got, heads["y"])
+	}
+	readWant(t, r, heads["y"], "y.txt", "only y\n")
+}
+
+// refreshHeld starts a Refresh of branches (main when none) whose
+// upload-pack answer h holds, and returns once it is held; the Refresh's
+// error comes on the channel.
+func refreshHeld(t *testing.T, h *answerHolder, r *Repository, branches ...string) <-chan error {
 	t.Helper()
+	if len(branches) == 0 {
+		branches = []string{"main"}
+	}
 	h.fetch.armed.Store(true)
 	fetched := make(chan error, 1)
-	go func() { fetched <- r.Refresh(ctx(t), 0, "main") }()
+	go func() { fetched <- r.Refresh(ctx(t), 0, branches...) }()
 	select {
 	case <-h.fetch.arrived:
 	case err := <-fetched:
