@@ -145,14 +145,7 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 
 	// Our deletion of old: its fetch first, then its push, held at the
 	// proxy until the fetch below chose its haves.
-	h.push.armed.Store(true)
-	deleted := make(chan Result, 1)
-	go func() { deleted <- r.DeleteBranch(c, "old") }()
-	select {
-	case <-h.push.arrived:
-	case res := <-deleted:
-		t.Fatalf("DeleteBranch ended before it pushed: %+v", res)
-	}
+	deleted := deleteHeld(t, h, r, "old")
 
 	// Someone else merges old into main, changing the large file a little
 	// (a pull request merged, the branch then deleted): old's head is a
@@ -194,10 +187,7 @@ func TestCompactionWaitsForFetchInFlight(t *testing.T) {
 // whose every fetch fails, our own pushes' packs piled up without bound.
 func TestFailedFetchCompacts(t *testing.T) {
 	t.Parallel()
-	s := httpServer(t)
-	h := newAnswerHolder(t, s.http.URL)
-	remote := s.remote
-	remote.URL = h.URL + "/" + s.repo.Name
+	s, h, remote := heldServer(t)
 	s.repo.CreateBranch(t, "fill", "main")
 	r, _ := newRepo(t, remote)
 	r.SetCommitWindow(0)
@@ -237,10 +227,7 @@ func TestFailedFetchCompacts(t *testing.T) {
 // named a commit the clone no longer had.
 func TestCompactionKeepsAHeadNotWanted(t *testing.T) {
 	t.Parallel()
-	s := httpServer(t)
-	h := newAnswerHolder(t, s.http.URL)
-	remote := s.remote
-	remote.URL = h.URL + "/" + s.repo.Name
+	s, h, remote := heldServer(t)
 	heads := s.repo.Branch(t, "main", map[string]testenv.CommitSpec{"y": {Message: "y", Files: map[string]string{"y.txt": "only y\n"}}})
 	s.repo.CreateBranch(t, "fill", "main")
 	r, _ := newRepo(t, remote)
@@ -251,14 +238,7 @@ func TestCompactionKeepsAHeadNotWanted(t *testing.T) {
 	fillToMaxPacks(t, r)
 
 	// Our deletion of y: its fetch first, then its push, held.
-	h.push.armed.Store(true)
-	deleted := make(chan Result, 1)
-	go func() { deleted <- r.DeleteBranch(ctx(t), "y") }()
-	select {
-	case <-h.push.arrived:
-	case res := <-deleted:
-		t.Fatalf("DeleteBranch ended before it pushed: %+v", res)
-	}
+	deleted := deleteHeld(t, h, r, "y")
 	// Someone else makes x from y and commits to main: the fetch of both
 	// wants main's commit, not x's head, which the clone holds through y.
 	s.repo.CreateBranch(t, "x", "y")
@@ -282,6 +262,33 @@ func TestCompactionKeepsAHeadNotWanted(t *testing.T) {
 		t.Fatalf("Head(x) = %s, want %s", got, heads["y"])
 	}
 	readWant(t, r, heads["y"], "y.txt", "only y\n")
+}
+
+// heldServer is a Git server on loopback behind an answerHolder, and the
+// remote that reaches it through the holder.
+func heldServer(t *testing.T) (*server, *answerHolder, Remote) {
+	t.Helper()
+	s := httpServer(t)
+	h := newAnswerHolder(t, s.http.URL)
+	remote := s.remote
+	remote.URL = h.URL + "/" + s.repo.Name
+	return s, h, remote
+}
+
+// deleteHeld starts our deletion of branch, whose push h holds, and
+// returns once it is held (its fetch done); the Result comes on the
+// channel.
+func deleteHeld(t *testing.T, h *answerHolder, r *Repository, branch string) <-chan Result {
+	t.Helper()
+	h.push.armed.Store(true)
+	deleted := make(chan Result, 1)
+	go func() { deleted <- r.DeleteBranch(ctx(t), branch) }()
+	select {
+	case <-h.push.arrived:
+	case res := <-deleted:
+		t.Fatalf("DeleteBranch ended before it pushed: %+v", res)
+	}
+	return deleted
 }
 
 // refreshHeld starts a Refresh of branches (main when none) whose
