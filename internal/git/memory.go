@@ -45,9 +45,9 @@ import (
 // the packs change (indexObjectCost an object), 118 MiB for the 1.2
 // million objects of a 50,000-commit monorepo's whole history. An index
 // cannot be evicted while its clone is open, so it is charged when the
-// clone opens and whenever it reads its packs again (a pack of our own
-// push, small, at the next compaction), and the caches of every
-// clone give way to it, least recently used first. The caches always keep
+// clone opens and whenever its packs change (a fetch, a compaction, the
+// pack of our own push), and the caches of every clone give way to it,
+// least recently used first. The caches always keep
 // a quarter of the budget (cacheLimitLocked): without it, a process whose
 // indexes outgrew the budget would read every tree and delta base from
 // its packs again at every reconcile, for no memory saved, since the
